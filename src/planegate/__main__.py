@@ -1,0 +1,3 @@
+from planegate.cli import main
+
+raise SystemExit(main())

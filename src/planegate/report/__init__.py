@@ -1,0 +1,63 @@
+"""One Report object feeds every output format (text, json, markdown, sarif)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from planegate import exitcodes
+from planegate.findings import STEP_ORDER, Finding, Step
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class StepResult:
+    step: Step
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return any(finding.fails for finding in self.findings)
+
+
+@dataclass(frozen=True)
+class ShadowResult:
+    """A frozen test's outcome in the shadow lane: reported, never voting."""
+
+    nodeid: str
+    outcome: str
+    owner: str
+
+
+@dataclass(frozen=True)
+class Report:
+    base: str
+    head: str
+    merge_base: str
+    agent: bool
+    digest_source: str
+    steps: tuple[StepResult, ...]
+    shadow: tuple[ShadowResult, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def exit_code(self) -> int:
+        by_step = {result.step: result for result in self.steps}
+        for step in STEP_ORDER:
+            result = by_step.get(step)
+            if result is not None and result.failed:
+                return step.exit_code
+        return exitcodes.PASS
+
+    @property
+    def verdict(self) -> str:
+        return "pass" if self.exit_code == exitcodes.PASS else "fail"
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(sorted((f for r in self.steps for f in r.findings), key=Finding.sort_key))
+
+    @property
+    def failed_step(self) -> Step | None:
+        return next((r.step for r in self.steps if r.failed and r.step.exit_code == self.exit_code), None)

@@ -1,0 +1,60 @@
+"""The JSON rendering of a Report (docs/report.md documents every field)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from planegate.findings import Finding
+from planegate.report import SCHEMA_VERSION, Report
+from planegate.rules import RULES
+
+
+def finding_to_dict(finding: Finding) -> dict[str, Any]:
+    rule = RULES.get(finding.rule)
+    return {
+        "rule": finding.rule,
+        "title": rule.title if rule else finding.rule,
+        "step": finding.step.value,
+        "severity": finding.severity.value,
+        "path": finding.path,
+        "line": finding.line,
+        "message": finding.message,
+        "owner": finding.owner,
+        "plane": finding.plane,
+        "nodeid": finding.nodeid,
+        "agent_may_fix": rule.agent_may_fix if rule else False,
+        "how_to_fix": rule.how_to_fix if rule else "",
+    }
+
+
+def to_dict(report: Report) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "verdict": report.verdict,
+        "exit_code": report.exit_code,
+        "failed_step": report.failed_step.value if report.failed_step else None,
+        "base": report.base,
+        "head": report.head,
+        "merge_base": report.merge_base,
+        "agent": report.agent,
+        "digest_source": report.digest_source,
+        "steps": [
+            {
+                "step": result.step.value,
+                "exit_code": result.step.exit_code,
+                "status": "fail" if result.failed else "pass",
+                "notes": list(result.notes),
+                "findings": [finding_to_dict(f) for f in sorted(result.findings, key=Finding.sort_key)],
+            }
+            for result in report.steps
+        ],
+        "shadow": [
+            {"nodeid": s.nodeid, "outcome": s.outcome, "owner": s.owner} for s in report.shadow
+        ],
+        "notes": list(report.notes),
+    }
+
+
+def render(report: Report) -> str:
+    return json.dumps(to_dict(report), indent=2, sort_keys=False) + "\n"
