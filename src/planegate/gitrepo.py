@@ -32,7 +32,9 @@ class GitRepo:
         try:
             self._repo = git.Repo(root, search_parent_directories=True)
         except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
-            raise UsageError(f"{root}: not a git repository", "run planegate inside one, or pass -C PATH") from None
+            raise UsageError(
+                f"{root}: not a git repository", "run planegate inside one, or pass -C PATH"
+            ) from None
         except git.exc.GitCommandNotFound:
             raise ServiceUnavailable("git is not installed or not on PATH") from None
         if self._repo.working_tree_dir is None:
@@ -43,7 +45,9 @@ class GitRepo:
         try:
             return str(self._repo.commit(ref).hexsha)
         except (git.exc.BadName, ValueError, git.exc.GitCommandError):
-            raise UsageError(f"unknown revision {ref!r}", "pass a branch, tag or commit sha") from None
+            raise UsageError(
+                f"unknown revision {ref!r}", "pass a branch, tag or commit sha"
+            ) from None
 
     def merge_base(self, base: str, head: str) -> str:
         bases = self._repo.merge_base(base, head)
@@ -52,7 +56,9 @@ class GitRepo:
         return str(bases[0].hexsha)
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        return bool(self._repo.is_ancestor(ancestor, descendant))
+        return bool(
+            self._repo.is_ancestor(self._repo.commit(ancestor), self._repo.commit(descendant))
+        )
 
     def files(self, commit: str) -> list[str]:
         tree = self._repo.commit(commit).tree
@@ -74,7 +80,7 @@ class GitRepo:
         return digest.hexdigest()
 
     def changes(self, base: str, head: str) -> list[Change]:
-        diffs = self._repo.commit(base).diff(self._repo.commit(head), find_renames=True)  # type: ignore[call-arg]
+        diffs = self._repo.commit(base).diff(self._repo.commit(head), find_renames=True)
         changes = []
         for diff in diffs:
             status = (diff.change_type or "M")[0]

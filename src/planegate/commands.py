@@ -1,0 +1,211 @@
+"""The thin shell of each subcommand: read files, call the pure core, print, return an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import date
+from pathlib import Path
+
+from planegate import config as config_mod
+from planegate import exitcodes, fixtures
+from planegate.errors import ConfigError, InputDataError, UsageError
+from planegate.progress import Progress
+
+
+def _root(args: argparse.Namespace) -> Path:
+    root = Path(getattr(args, "root", "."))
+    if not root.is_dir():
+        raise UsageError(f"-C {root}: no such directory")
+    return root
+
+
+def _progress(args: argparse.Namespace) -> Progress:
+    return Progress(quiet=bool(getattr(args, "quiet", False)))
+
+
+def load_worktree_config(root: Path, requested: str | None) -> config_mod.Config:
+    """The configuration as it is on disk (for commands a person runs in a checkout)."""
+    existing = {p.name for p in root.iterdir() if p.is_file()}
+    name = config_mod.find_config_name(existing, requested)
+    if name is None and requested is not None and (root / requested).is_file():
+        name = requested
+    if name is None:
+        raise config_mod.missing_config_error(requested or "planegate.yml", existing, f"in {root}")
+    return config_mod.parse((root / name).read_text("utf-8", "replace"), name)
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from planegate import gate
+    from planegate.report import json_report, text
+
+    options = gate.GateOptions(
+        root=_root(args),
+        base=args.base,
+        head=args.head,
+        digest_file=args.digest,
+        config_path=args.config,
+        agent=not args.human,
+        author=args.author,
+    )
+    report = gate.run(options, _progress(args))
+    rendered = json_report.render(report) if args.format == "json" else text.render(report)
+    if args.output is not None:
+        args.output.write_text(rendered, "utf-8")
+        if args.format != "text":
+            sys.stdout.write(text.render(report))
+    else:
+        sys.stdout.write(rendered)
+    return report.exit_code
+
+
+def cmd_digest(args: argparse.Namespace) -> int:
+    from planegate import digest as digest_mod
+    from planegate import evidence, gate, planes
+    from planegate.gitrepo import GitRepo
+
+    repo = GitRepo(_root(args))
+    commit = repo.resolve(args.commit)
+    snap = gate.snapshot(repo, commit)
+    cfg = gate.load_config(repo, commit, args.config, set(snap.files))
+    from planegate import ledger
+
+    frozen = ledger.frozen_nodeids(gate._text(snap.read(cfg.ledger)), cfg.ledger)
+    plane_map = planes.PlaneMap(cfg, frozenset(frozen))
+    inventory = gate._collect_base(repo, snap, cfg, plane_map, _progress(args))
+    result = evidence.compute_digest(snap, cfg, inventory)
+    out = args.out if args.out.is_absolute() else _root(args) / args.out
+    out.write_text(digest_mod.to_json(result), "utf-8")
+    counts = ", ".join(f"{len(ids)} {plane}" for plane, ids in inventory.items())
+    print(
+        f"planegate: digest of {commit[:12]}: {len(result.files)} protected files, root "
+        f"{result.root[:16]}, {counts} -> {out}"
+    )
+    return exitcodes.PASS
+
+
+def _data_hashes(root: Path, cfg: config_mod.Config) -> dict[str, str]:
+    from planegate import evidence
+    from planegate.hashing import file_sha256
+
+    files = [
+        str(p.relative_to(root).as_posix())
+        for p in root.rglob("*")
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    ]
+    return {path: file_sha256(root / path) for path in sorted(evidence.data_files(cfg, files))}
+
+
+def _read_manifest(root: Path, cfg: config_mod.Config) -> fixtures.Manifest | None:
+    path = root / cfg.manifest
+    if not path.is_file():
+        return None
+    return fixtures.parse(path.read_text("utf-8", "replace"), cfg.manifest)
+
+
+def cmd_lock(args: argparse.Namespace) -> int:
+    root = _root(args)
+    cfg = load_worktree_config(root, args.config)
+    covers = {}
+    for item in args.covers:
+        path, sep, note = item.partition("=")
+        if not sep:
+            raise UsageError(f"--covers {item!r}: expected PATH=TEXT")
+        covers[path] = note
+    previous = _read_manifest(root, cfg)
+    hashes = _data_hashes(root, cfg)
+    manifest = fixtures.lock(previous, hashes, date.today().isoformat(), covers)
+    target = root / cfg.manifest
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(fixtures.render(manifest), "utf-8")
+    changed = [p for p in hashes if previous is None or previous.files.get(p) != hashes[p]]
+    print(
+        f"planegate: locked {len(hashes)} fixture data files in {cfg.manifest} "
+        f"({len(changed)} new or changed)"
+    )
+    return exitcodes.PASS
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    root = _root(args)
+    cfg = load_worktree_config(root, args.config)
+    manifest = _read_manifest(root, cfg)
+    if manifest is None:
+        raise InputDataError(f"{cfg.manifest}: no such file", "create it with `planegate lock`")
+    hashes: dict[str, str | None] = dict(_data_hashes(root, cfg))
+    for path in manifest.files:
+        hashes.setdefault(path, None)
+    mismatches = fixtures.verify(manifest, hashes)
+    for mismatch in mismatches:
+        print(f"{mismatch.path}: {mismatch.describe()}")
+    if mismatches:
+        print(
+            f"planegate: {len(mismatches)} fixture files do not match {cfg.manifest}",
+            file=sys.stderr,
+        )
+        return exitcodes.EVIDENCE
+    print(f"planegate: {len(manifest.files)} fixture files match {cfg.manifest}")
+    return exitcodes.PASS
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from planegate import migrate
+
+    root = _root(args)
+    result = migrate.migrate([Path(f) if Path(f).is_absolute() else root / f for f in args.files])
+    return _emit_config(root, result.text, result.notes, args.write)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from planegate import init_suite
+
+    root = _root(args)
+    result = init_suite.propose(root, args.tests)
+    return _emit_config(root, result.text, result.notes, args.write)
+
+
+def _emit_config(root: Path, text: str, notes: list[str], write: bool) -> int:
+    for note in notes:
+        print(f"planegate: {note}", file=sys.stderr)
+    config_mod.parse(text, "planegate.yml")  # what we write must load
+    if not write:
+        sys.stdout.write(text)
+        return exitcodes.PASS
+    target = root / "planegate.yml"
+    if target.exists():
+        raise ConfigError(
+            f"{target}: exists already; not overwritten",
+            "move it aside, or run without --write and merge by hand",
+        )
+    target.write_text(text, "utf-8")
+    print(f"planegate: wrote {target}", file=sys.stderr)
+    return exitcodes.PASS
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from planegate.exitcodes import describe
+    from planegate.rules import RULES
+
+    what = args.what.strip()
+    rule = RULES.get(what.upper())
+    if rule is not None:
+        print(f"{rule.id} ({rule.step.value}, exit {rule.step.exit_code}): {rule.title}")
+        print(f"why: {rule.why}")
+        print(f"fix: {rule.how_to_fix}")
+        print(f"agent may fix: {'yes' if rule.agent_may_fix else 'no'}")
+        print(f"more: docs/findings.md#{rule.id.lower()}")
+        return exitcodes.PASS
+    if what.isdigit() and (entry := describe(int(what))) is not None:
+        print(f"exit {entry.code} ({entry.name}): {entry.meaning}; owner: {entry.owner}")
+        print("more: docs/exit-codes.md")
+        return exitcodes.PASS
+    raise UsageError(
+        f"explain {what!r}: not a rule id (PG201) or an exit code",
+        "see docs/findings.md and docs/exit-codes.md",
+    )
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from planegate import demo
+
+    return demo.run(_progress(args))

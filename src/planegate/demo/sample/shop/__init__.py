@@ -1,0 +1,1 @@
+"""A tiny shop library: the production code the demo's patches change."""

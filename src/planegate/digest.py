@@ -1,0 +1,110 @@
+"""Main's digest artifact: sha256 of every protected file, one root hash, and the inventory."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from planegate.errors import InputDataError
+from planegate.findings import Finding, Severity, Step
+
+SCHEMA_VERSION = 1
+ARTIFACT_NAME = "planegate-digest"
+FILE_NAME = "planegate-digest.json"
+
+
+@dataclass(frozen=True)
+class Digest:
+    commit: str
+    files: Mapping[str, str]
+    inventory: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def root(self) -> str:
+        return root_hash(self.files)
+
+
+def root_hash(files: Mapping[str, str]) -> str:
+    """One hash over (path, sha256) pairs in path order: changes iff any protected byte does."""
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(path.encode("utf-8") + b"\0" + files[path].encode("ascii") + b"\n")
+    return digest.hexdigest()
+
+
+def to_json(digest: Digest) -> str:
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "commit": digest.commit,
+        "root": digest.root,
+        "files": dict(sorted(digest.files.items())),
+        "inventory": {plane: list(ids) for plane, ids in sorted(digest.inventory.items())},
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+def from_json(text: str, source: str) -> Digest:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputDataError(f"{source}:{error.lineno}: not valid JSON: {error.msg}") from None
+    problem = _shape_problem(data)
+    if problem:
+        raise InputDataError(
+            f"{source}: {problem}", "regenerate it with `planegate digest` on main"
+        )
+    digest = Digest(
+        commit=data["commit"],
+        files=dict(data["files"]),
+        inventory={plane: tuple(ids) for plane, ids in data.get("inventory", {}).items()},
+    )
+    if digest.root != data["root"]:
+        raise InputDataError(f"{source}: root hash does not match its files (the file was edited)")
+    return digest
+
+
+def _shape_problem(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return "expected a JSON object"
+    if data.get("schema_version") != SCHEMA_VERSION:
+        return f"schema_version must be {SCHEMA_VERSION}, got {data.get('schema_version')!r}"
+    for key, kind in (("commit", str), ("root", str), ("files", dict)):
+        if not isinstance(data.get(key), kind):
+            return f"{key!r} is missing or of the wrong type"
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in data["files"].items()):
+        return "'files' must map paths to sha256 strings"
+    inventory = data.get("inventory", {})
+    if not isinstance(inventory, dict) or not all(
+        isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in inventory.values()
+    ):
+        return "'inventory' must map plane names to lists of nodeids"
+    return None
+
+
+def compare(artifact: Digest, recomputed: Digest, owner: str) -> list[Finding]:
+    """Every protected file whose hash differs between the artifact and git."""
+    findings = []
+    for path in sorted(set(artifact.files) | set(recomputed.files)):
+        expected, actual = artifact.files.get(path), recomputed.files.get(path)
+        if expected == actual:
+            continue
+        if expected is None:
+            what = "is protected in git but missing from the digest"
+        elif actual is None:
+            what = "is in the digest but not protected in git"
+        else:
+            what = f"hash differs: digest {expected[:12]}, git {actual[:12]}"
+        findings.append(
+            Finding(
+                "PG303",
+                Step.EVIDENCE,
+                Severity.ERROR,
+                f"{path} {what} (digest of {artifact.commit[:12]})",
+                path=path.split("#", 1)[0],
+                owner=owner,
+            )
+        )
+    return findings

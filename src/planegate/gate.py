@@ -1,0 +1,416 @@
+"""The gate's ordered steps on two commits; returns one Report (DESIGN §4)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from planegate import config as config_mod
+from planegate import digest as digest_mod
+from planegate import evidence, hunks, ledger, owners, planes, protect
+from planegate.config import SCORING_PLANES, Config
+from planegate.errors import ConfigError, InputDataError
+from planegate.findings import Finding, Severity, Step
+from planegate.gitrepo import GitRepo
+from planegate.progress import QUIET, Progress
+from planegate.report import Report, ShadowResult, StepResult
+from planegate.runner import ini, overlay, session
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    root: Path
+    base: str
+    head: str = "HEAD"
+    digest_file: Path | None = None
+    config_path: str | None = None
+    agent: bool = True
+    author: str = "the patch author"
+    today: date = field(default_factory=date.today)
+    environ: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Commits:
+    base_tip: str
+    head: str
+    merge_base: str
+
+
+def snapshot(repo: GitRepo, commit: str) -> evidence.Snapshot:
+    return evidence.Snapshot(
+        commit,
+        tuple(repo.files(commit)),
+        lambda path: repo.read(commit, path),
+        lambda path: repo.sha256(commit, path),
+    )
+
+
+def load_config(repo: GitRepo, commit: str, requested: str | None, files: set[str]) -> Config:
+    name = config_mod.find_config_name(files, requested)
+    if name is None:
+        raise config_mod.missing_config_error(
+            requested or "planegate.yml", files, f"at commit {commit[:12]}"
+        )
+    data = repo.read(commit, name)
+    assert data is not None
+    return config_mod.parse(data.decode("utf-8", "replace"), name)
+
+
+def run(options: GateOptions, progress: Progress = QUIET) -> Report:
+    repo = GitRepo(options.root)
+    head = repo.resolve(options.head)
+    base_tip = repo.resolve(options.base)
+    commits = Commits(base_tip, head, repo.merge_base(base_tip, head))
+    progress.step("inventory", f"base {commits.merge_base[:12]}, head {head[:12]}")
+    base = snapshot(repo, commits.merge_base)
+    head_snap = snapshot(repo, head)
+    cfg = load_config(repo, base.commit, options.config_path, set(base.files))
+    who = owners.load(cfg, {p: base.read(p) for p in owners.CODEOWNERS_PATHS})
+    ledger_base = _text(base.read(cfg.ledger))
+    frozen = ledger.frozen_nodeids(ledger_base, cfg.ledger)
+    plane_map = planes.PlaneMap(cfg, frozenset(frozen))
+    protection = protect.Protection(cfg)
+
+    digest_findings, base_inventory, digest_source = _digest(options, repo, cfg, plane_map, base)
+    if base_inventory is None:
+        base_inventory = _collect_base(repo, base, cfg, plane_map, progress)
+
+    progress.step("planes", "running main's evidence against the patch")
+    head_run, overlay_notes = _run_head(repo, cfg, base, head_snap, protection, frozen, options)
+    shadow = _shadow(repo, cfg, base, head_snap, protection, frozen, options, progress)
+
+    steps = (
+        _inventory_step(cfg, who, plane_map, base_inventory, head_run, repo, base, head_snap),
+        _evidence_step(cfg, who, protection, repo, base, head_snap, options, digest_findings),
+        _ledger_step(cfg, who, ledger_base, _text(head_snap.read(cfg.ledger)), options.today),
+        _hunks_step(cfg, who, repo, base, head_snap, plane_map, options),
+        _planes_step(cfg, plane_map, base_inventory, head_run, options, overlay_notes),
+    )
+    return Report(
+        base=base_tip,
+        head=head,
+        merge_base=commits.merge_base,
+        agent=options.agent,
+        digest_source=digest_source,
+        steps=steps,
+        shadow=shadow,
+    )
+
+
+def _text(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def _digest(
+    options: GateOptions,
+    repo: GitRepo,
+    cfg: Config,
+    plane_map: planes.PlaneMap,
+    base: evidence.Snapshot,
+) -> tuple[list[Finding], dict[str, list[str]] | None, str]:
+    if options.digest_file is None:
+        return [], None, f"recomputed from git at the merge base {base.commit[:12]}"
+    try:
+        text = options.digest_file.read_text("utf-8")
+    except OSError as error:
+        raise InputDataError(
+            f"{options.digest_file}: cannot read the digest: {error.strerror}"
+        ) from None
+    artifact = digest_mod.from_json(text, str(options.digest_file))
+    source = f"digest file {options.digest_file} (commit {artifact.commit[:12]})"
+    commit = repo.resolve(artifact.commit)
+    owner = who_owns_map(cfg)
+    if not repo.is_ancestor(commit, base.commit):
+        finding = Finding(
+            "PG303",
+            Step.EVIDENCE,
+            Severity.ERROR,
+            f"the digest's commit {artifact.commit[:12]} is not an ancestor of the "
+            f"merge base {base.commit[:12]}",
+            owner=owner,
+        )
+        return [finding], None, source + "; refused, recomputed at the merge base"
+    recomputed = evidence.compute_digest(snapshot(repo, commit), cfg, artifact.inventory)
+    findings = digest_mod.compare(artifact, recomputed, owner)
+    if findings or commit != base.commit:
+        return findings, None, source + "; inventory recomputed at the merge base"
+    inventory = {plane: list(ids) for plane, ids in artifact.inventory.items()}
+    return [], inventory, source + "; matches git"
+
+
+def who_owns_map(cfg: Config) -> str:
+    return cfg.owner
+
+
+def _collect_base(
+    repo: GitRepo,
+    base: evidence.Snapshot,
+    cfg: Config,
+    plane_map: planes.PlaneMap,
+    progress: Progress,
+) -> dict[str, list[str]]:
+    progress.step("inventory", "collecting the base's tests")
+    with repo.worktree(base.commit) as tree:
+        result = session.run(_spec(tree, cfg, base, collect_only=True))
+    return plane_map.inventory(result.collected)
+
+
+def _spec(tree: Path, cfg: Config, base: evidence.Snapshot, **kwargs: object) -> session.RunSpec:
+    args = list(cfg.pytest_args)
+    if "hypothesis" in cfg.pytest_plugins:
+        args += ["--hypothesis-seed", str(cfg.seed)]
+    return session.RunSpec(
+        tree=tree,
+        ini_options=ini.base_options(base.read),
+        plugins=cfg.pytest_plugins,
+        extra_args=tuple(args),
+        timeout=cfg.pytest_timeout,
+        env_allow=cfg.env_allow,
+        **kwargs,
+    )  # type: ignore[arg-type]
+
+
+def _run_head(
+    repo: GitRepo,
+    cfg: Config,
+    base: evidence.Snapshot,
+    head: evidence.Snapshot,
+    protection: protect.Protection,
+    frozen: Mapping[str, str],
+    options: GateOptions,
+) -> tuple[session.RunResult, tuple[str, ...]]:
+    with repo.worktree(head.commit) as tree:
+        applied = overlay.apply(
+            tree, protection.select(base.files), protection.select(head.files), base.read
+        )
+        result = session.run(
+            _spec(tree, cfg, base, deselect=frozenset(frozen)), parent_env=options.environ
+        )
+    notes = []
+    if applied.restored:
+        notes.append(f"restored {len(applied.restored)} protected files from the base")
+    if applied.removed:
+        notes.append(
+            f"removed {len(applied.removed)} protected files the head added: "
+            + ", ".join(applied.removed[:5])
+        )
+    return result, tuple(notes)
+
+
+def _shadow(
+    repo: GitRepo,
+    cfg: Config,
+    base: evidence.Snapshot,
+    head: evidence.Snapshot,
+    protection: protect.Protection,
+    frozen: Mapping[str, str],
+    options: GateOptions,
+    progress: Progress,
+) -> tuple[ShadowResult, ...]:
+    if not frozen:
+        return ()
+    progress.step("shadow lane", f"{len(frozen)} frozen tests (diagnostics only)")
+    with repo.worktree(head.commit) as tree:
+        overlay.apply(tree, protection.select(base.files), protection.select(head.files), base.read)
+        result = session.run(
+            _spec(tree, cfg, base, targets=tuple(sorted(frozen)), canaries=False),
+            parent_env=options.environ,
+        )
+    return tuple(
+        ShadowResult(nodeid, result.outcome_of(nodeid).outcome, owner)
+        for nodeid, owner in sorted(frozen.items())
+    )
+
+
+def _inventory_step(
+    cfg: Config,
+    who: owners.Owners,
+    plane_map: planes.PlaneMap,
+    base_inventory: Mapping[str, list[str]],
+    head_run: session.RunResult,
+    repo: GitRepo,
+    base: evidence.Snapshot,
+    head: evidence.Snapshot,
+) -> StepResult:
+    owner = who.of_plane_map()
+    base_ids = tuple(n for ids in base_inventory.values() for n in ids)
+    files = {planes.file_of(n) for n in head_run.collected}
+    sources = {
+        path: data.decode("utf-8", "replace")
+        for path in files
+        if (data := base.read(path) or head.read(path)) is not None
+    }
+    inventory_input = planes.InventoryInput(head_run.collected, base_ids, sources)
+    findings = planes.check(plane_map, inventory_input, owner)
+    findings += _plane_changes(cfg, plane_map, base_inventory, head_run, head, owner)
+    for nodeid, message in head_run.collect_errors:
+        first = message.strip().splitlines()[-1] if message.strip() else "collection error"
+        findings.append(
+            Finding(
+                "PG206",
+                Step.INVENTORY,
+                Severity.ERROR,
+                f"{nodeid or 'session'}: {first}",
+                path=nodeid or None,
+                owner=owner,
+            )
+        )
+    counts = plane_map.inventory(head_run.collected)
+    note = ", ".join(f"{len(ids)} {plane}" for plane, ids in counts.items())
+    return StepResult(
+        Step.INVENTORY, tuple(findings), (f"{len(head_run.collected)} nodeids: {note}",)
+    )
+
+
+def _plane_changes(
+    cfg: Config,
+    plane_map: planes.PlaneMap,
+    base_inventory: Mapping[str, list[str]],
+    head_run: session.RunResult,
+    head: evidence.Snapshot,
+    owner: str,
+) -> list[Finding]:
+    data = head.read(cfg.path)
+    if data is None:
+        return []
+    try:
+        head_cfg = config_mod.parse(data.decode("utf-8", "replace"), cfg.path)
+    except ConfigError:
+        return []  # an unreadable head configuration is an evidence finding already
+    head_map = planes.PlaneMap(head_cfg, plane_map.frozen)
+    base_planes = {n: plane for plane, ids in base_inventory.items() for n in ids}
+    head_planes = {n: head_map.plane_of(n) for n in head_run.collected if n in base_planes}
+    return planes.plane_changes(base_planes, head_planes, owner)
+
+
+def _evidence_step(
+    cfg: Config,
+    who: owners.Owners,
+    protection: protect.Protection,
+    repo: GitRepo,
+    base: evidence.Snapshot,
+    head: evidence.Snapshot,
+    options: GateOptions,
+    digest_findings: list[Finding],
+) -> StepResult:
+    changed = [(c.path, c.status, c.old_path) for c in repo.changes(base.commit, head.commit)]
+    changes = protect.changes(protection, changed, repo.read, base.commit, head.commit)
+    findings = evidence.protected_change_findings(changes, cfg, who, agent=options.agent)
+    findings += evidence.manifest_findings(cfg, base, head, who)
+    findings += digest_findings
+    return StepResult(
+        Step.EVIDENCE, tuple(findings), (f"{len(changed)} changed paths, {len(changes)} protected",)
+    )
+
+
+def _ledger_step(
+    cfg: Config, who: owners.Owners, base_text: str | None, head_text: str | None, today: date
+) -> StepResult:
+    owner = who.of_plane("freeze", cfg.ledger)
+    findings = ledger.check(base_text, head_text, cfg.ledger, today, default_owner=owner)
+    return StepResult(Step.LEDGER, tuple(findings))
+
+
+def _hunks_step(
+    cfg: Config,
+    who: owners.Owners,
+    repo: GitRepo,
+    base: evidence.Snapshot,
+    head: evidence.Snapshot,
+    plane_map: planes.PlaneMap,
+    options: GateOptions,
+) -> StepResult:
+    findings: list[Finding] = []
+    analysed = 0
+    for change in repo.changes(base.commit, head.commit):
+        path = change.path
+        if not (
+            hunks.is_test_file(path) or (path.endswith(".py") and plane_map.is_plane_file(path))
+        ):
+            continue
+        analysed += 1
+        plane = plane_map.plane_of_file(path)
+        findings += hunks.analyze_file(
+            path,
+            _text(base.read(change.old_path or path)),
+            _text(head.read(path)),
+            plane=plane,
+            owner=options.author,
+            fixture_plane=plane == "fixture",
+        )
+    return StepResult(Step.HUNKS, tuple(findings), (f"{analysed} changed test files analysed",))
+
+
+def _planes_step(
+    cfg: Config,
+    plane_map: planes.PlaneMap,
+    base_inventory: Mapping[str, list[str]],
+    head_run: session.RunResult,
+    options: GateOptions,
+    notes: tuple[str, ...],
+) -> StepResult:
+    findings: list[Finding] = []
+    owner = options.author
+    if not head_run.closed:
+        why = "timed out" if head_run.timed_out else f"exited {head_run.exit_status}"
+        tail = head_run.output.strip().splitlines()[-1:] or [""]
+        findings.append(
+            Finding(
+                "PG103",
+                Step.PLANES,
+                Severity.ERROR,
+                f"the test run ended without its closing record ({why}); "
+                f"last output: {tail[0][:200]}",
+                owner=owner,
+            )
+        )
+    if head_run.canary_problem:
+        findings.append(
+            Finding(
+                "PG104",
+                Step.PLANES,
+                Severity.ERROR,
+                f"result channel compromised: {head_run.canary_problem}",
+                owner=owner,
+            )
+        )
+    expected = {n: p for p in SCORING_PLANES for n in base_inventory.get(p, [])}
+    for nodeid in head_run.collected:
+        plane = plane_map.plane_of(nodeid)
+        if plane in SCORING_PLANES:
+            expected.setdefault(nodeid, plane)
+    failed = 0
+    for nodeid in sorted(expected):
+        outcome = head_run.outcome_of(nodeid)
+        if outcome.passed:
+            continue
+        failed += 1
+        rule = "PG101" if outcome.outcome in ("failed", "error") else "PG102"
+        detail = _first_line(outcome.message)
+        findings.append(
+            Finding(
+                rule,
+                Step.PLANES,
+                Severity.ERROR,
+                f"{nodeid} {outcome.outcome}{': ' + detail if detail else ''}",
+                path=planes.file_of(nodeid),
+                owner=owner,
+                plane=expected[nodeid],
+                nodeid=nodeid,
+            )
+        )
+    passed = len(expected) - failed
+    return StepResult(
+        Step.PLANES, tuple(findings), (f"{passed}/{len(expected)} expected nodeids passed", *notes)
+    )
+
+
+def _first_line(message: str) -> str:
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    for line in reversed(lines):
+        if line.startswith("E "):
+            return line[2:].strip()[:200]
+    return lines[-1][:200] if lines else ""

@@ -1,0 +1,44 @@
+"""The terminal rendering of a Report: a verdict line, then findings grouped by step."""
+
+from __future__ import annotations
+
+from planegate.exitcodes import describe
+from planegate.findings import Finding
+from planegate.report import Report
+
+
+def render(report: Report) -> str:
+    lines = [
+        _verdict(report),
+        f"base {report.base[:12]} (merge base {report.merge_base[:12]}), "
+        f"head {report.head[:12]}, {'agent' if report.agent else 'human'} patch",
+        f"digest: {report.digest_source}",
+        "",
+    ]
+    for result in report.steps:
+        status = "FAIL" if result.failed else "ok"
+        lines.append(
+            f"[{status}] {result.step.value} (exit {result.step.exit_code})"
+            + (f" — {'; '.join(result.notes)}" if result.notes else "")
+        )
+        for finding in sorted(result.findings, key=Finding.sort_key):
+            lines.append(
+                f"  {finding.severity.value:<7} {finding.rule} {finding.location}: "
+                f"{finding.message} [owner: {finding.owner}]"
+            )
+    if report.shadow:
+        lines += ["", "shadow lane (frozen tests, diagnostics only, never vote):"]
+        lines += [f"  {s.outcome:<10} {s.nodeid} [owner: {s.owner}]" for s in report.shadow]
+    return "\n".join(lines) + "\n"
+
+
+def _verdict(report: Report) -> str:
+    if report.exit_code == 0:
+        return "planegate: PASS (exit 0)"
+    entry = describe(report.exit_code)
+    meaning = entry.meaning if entry else ""
+    errors = sum(1 for f in report.findings if f.fails)
+    return (
+        f"planegate: FAIL (exit {report.exit_code}, {entry.name if entry else ''}): {meaning}; "
+        f"{errors} failing finding{'s' if errors != 1 else ''}"
+    )

@@ -1,0 +1,1 @@
+"""Running untrusted code: worktree overlay, minimal environment, and a result channel."""

@@ -1,0 +1,58 @@
+"""The gate-written pytest ini, made from the base's pytest configuration only."""
+
+from __future__ import annotations
+
+import configparser
+from collections.abc import Callable
+from typing import Any
+
+from planegate.protect import pytest_table
+
+Reader = Callable[[str], "bytes | None"]
+
+
+def base_options(read: Reader) -> dict[str, Any]:
+    """The ini options pytest itself would pick at the base, by pytest's precedence."""
+    for name in ("pytest.ini", ".pytest.ini"):
+        data = read(name)
+        if data is not None:
+            return _ini_section(data, "pytest") or {}
+    table = pytest_table("pyproject.toml", read("pyproject.toml"))
+    if isinstance(table, dict) and isinstance(table.get("ini_options"), dict):
+        return dict(table["ini_options"])
+    for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
+        data = read(name)
+        options = _ini_section(data, section) if data is not None else None
+        if options is not None:
+            return options
+    return {}
+
+
+def _ini_section(data: bytes, section: str) -> dict[str, Any] | None:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(data.decode("utf-8", "replace"))
+    except configparser.Error:
+        return None
+    return dict(parser.items(section)) if parser.has_section(section) else None
+
+
+def render(options: dict[str, Any]) -> str:
+    lines = ["[pytest]"]
+    for key, value in options.items():
+        if isinstance(value, list):
+            lines.append(f"{key} =")
+            lines += [f"    {item}" for item in value]
+        elif isinstance(value, bool):
+            lines.append(f"{key} = {'true' if value else 'false'}")
+        else:
+            text = str(value).replace("\n", "\n    ")
+            lines.append(f"{key} = {text}")
+    return "\n".join(lines) + "\n"
+
+
+def testpaths(options: dict[str, Any]) -> list[str]:
+    value = options.get("testpaths")
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else str(value).split()

@@ -1,0 +1,68 @@
+"""planegate's pytest plugin, run inside the untrusted child: one JSON record per event.
+
+Records go over an inherited pipe, each tagged with the run's nonce; the parent decides.
+The plugin object is handed to pytest.main() directly, so nothing on sys.path can shadow it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+
+MAX_TEXT = 4000
+
+
+class ChannelPlugin:
+    def __init__(self, fd: int, nonce: str, deselect: frozenset[str], canary_prefix: str) -> None:
+        self._fd = fd
+        self._nonce = nonce
+        self._deselect = deselect
+        self._canary_prefix = canary_prefix
+
+    def send(self, kind: str, **fields: Any) -> None:
+        record = {"nonce": self._nonce, "kind": kind, **fields}
+        os.write(self._fd, (json.dumps(record) + "\n").encode())
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.send("start", pid=os.getpid())
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.send("collect_error", nodeid=report.nodeid, message=_text(report.longreprtext))
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> Generator[None, None, None]:
+        self.send("collected", nodeids=[item.nodeid for item in items])
+        yield
+        kept = [item for item in items if item.nodeid not in self._deselect]
+        dropped = [item for item in items if item.nodeid in self._deselect]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+        self.send("selected", nodeids=[item.nodeid for item in items])
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.send(
+            "report",
+            nodeid=report.nodeid,
+            when=report.when,
+            outcome=report.outcome,
+            duration=round(report.duration, 6),
+            wasxfail=hasattr(report, "wasxfail"),
+            message=_text(report.longreprtext) if report.failed or report.skipped else "",
+        )
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.send("end", exitstatus=int(exitstatus), testscollected=session.testscollected)
+
+
+def _text(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 20] + "\n... (cut)"
