@@ -1,0 +1,71 @@
+"""Shared fixtures: real temporary git repositories holding a small gated project."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planegate import fixtures
+from planegate.hashing import bytes_sha256
+from repo_helper import TestRepo
+
+CONFIG = """\
+version: 1
+owner: "@org/plane-map"
+planes:
+  property:
+    owner: "@org/props"
+    paths: ["tests/prop/"]
+  fixture:
+    owner: "@org/goldens"
+    paths: ["tests/fix/"]
+    data: ["tests/fix/data/"]
+pytest:
+  plugins: ["hypothesis"]
+"""
+
+PROJECT: dict[str, str | bytes] = {
+    "planegate.yml": CONFIG,
+    "pytest.ini": "[pytest]\ntestpaths = tests\n",
+    "CODEOWNERS": "* @org/maintainers\n",
+    "calc/__init__.py": "",
+    "calc/core.py": "def add(a, b):\n    return a + b\n\n\ndef label(n):\n    return f'n={n}'\n",
+    "tests/prop/test_add_props.py": (
+        "from hypothesis import given, strategies as st\n\nfrom calc.core import add\n\n\n"
+        "@given(st.integers(), st.integers())\ndef test_add_commutes(a, b):\n"
+        "    assert add(a, b) == add(b, a)\n"
+    ),
+    "tests/fix/test_label.py": (
+        "from pathlib import Path\n\nfrom calc.core import label\n\n\n"
+        "def test_label_golden():\n"
+        "    expected = (Path(__file__).parent / 'data' / 'label.txt').read_text()\n"
+        "    assert label(3) == expected\n"
+    ),
+    "tests/fix/data/label.txt": "n=3",
+}
+
+
+def manifest_for(files: dict[str, str | bytes]) -> str:
+    hashes = {
+        path: bytes_sha256(content.encode() if isinstance(content, str) else content)
+        for path, content in files.items()
+        if path.startswith("tests/fix/data/")
+    }
+    return fixtures.render(fixtures.lock(None, hashes, "2026-12-01"))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> TestRepo:
+    """A gated project on `main` whose suite passes, with its manifest locked."""
+    repo = TestRepo(tmp_path / "project")
+    files = dict(PROJECT)
+    files["tests/fixtures.lock.json"] = manifest_for(files)
+    repo.commit("initial", files)
+    return repo
+
+
+def load_json(text: str) -> dict[str, object]:
+    data: dict[str, object] = json.loads(text)
+    return data

@@ -1,0 +1,207 @@
+"""The gate on real repositories: each cheat gets its step's exit code, its finding and owner."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from planegate.cli import main
+from repo_helper import TestRepo
+
+
+def gate(repo: TestRepo, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict]:
+    code = main(["-C", str(repo.root), "gate", "--base", "main", "--format", "json", "-q", *extra])
+    report = json.loads(capsys.readouterr().out)
+    return code, report
+
+
+def findings(report: dict, rule: str | None = None) -> list[dict]:
+    found = [f for step in report["steps"] for f in step["findings"]]
+    return [f for f in found if rule is None or f["rule"] == rule]
+
+
+def test_production_only_fix_passes(project: TestRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    project.branch("fix")
+    project.commit(
+        "faster add",
+        {
+            "calc/core.py": "def add(a, b):\n    return b + a\n\n\n"
+            "def label(n):\n    return 'n=' + str(n)\n"
+        },
+    )
+    code, report = gate(project, capsys)
+    assert (code, report["verdict"], report["exit_code"]) == (0, "pass", 0)
+    assert [s["step"] for s in report["steps"]] == [
+        "inventory",
+        "evidence",
+        "ledger",
+        "hunks",
+        "planes",
+    ]
+    assert "2/2 expected nodeids passed" in report["steps"][4]["notes"][0]
+
+
+def test_unclassified_test_exits_2_naming_nodeid_and_owner(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.branch("extra")
+    project.commit("more tests", {"tests/test_misc.py": "def test_misc():\n    assert 1 == 1\n"})
+    code, report = gate(project, capsys)
+    assert code == 2
+    (finding,) = findings(report, "PG201")
+    assert finding["nodeid"] == "tests/test_misc.py::test_misc"
+    assert finding["owner"] == "@org/plane-map"
+
+
+def test_golden_byte_changed_exits_3_naming_file_and_owner(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.branch("golden")
+    project.commit(
+        "new label",
+        {
+            "calc/core.py": "def add(a, b):\n    return a + b\n\n\n"
+            "def label(n):\n    return f'N={n}'\n",
+            "tests/fix/data/label.txt": "N=3",
+        },
+    )
+    code, report = gate(project, capsys)
+    assert code == 3
+    locked = findings(report, "PG302")
+    assert [f["path"] for f in locked] == ["tests/fix/data/label.txt"]
+    assert locked[0]["owner"] == "@org/goldens"
+    protected = findings(report, "PG301")
+    assert [f["path"] for f in protected] == ["tests/fix/data/label.txt"]
+    # main's golden still votes: the new label fails it
+    assert [f["nodeid"] for f in findings(report, "PG101")] == [
+        "tests/fix/test_label.py::test_label_golden"
+    ]
+
+
+def test_skip_added_by_a_person_exits_5(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.branch("skip")
+    source = (project.root / "tests/fix/test_label.py").read_text()
+    project.commit(
+        "skip it",
+        {
+            "tests/fix/test_label.py": "import pytest\n"
+            + source.replace("def test_label_golden", "@pytest.mark.skip\ndef test_label_golden")
+        },
+    )
+    code, report = gate(project, capsys, "--human")
+    assert code == 5
+    (skip,) = findings(report, "PG501")
+    assert skip["path"] == "tests/fix/test_label.py" and skip["line"] == 7
+    review = findings(report, "PG304")
+    assert [f["severity"] for f in review] == ["warning"]
+
+
+def test_same_skip_by_an_agent_fails_evidence_first(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.branch("skip")
+    source = (project.root / "tests/fix/test_label.py").read_text()
+    project.commit(
+        "skip it",
+        {
+            "tests/fix/test_label.py": "import pytest\n"
+            + source.replace("def test_label_golden", "@pytest.mark.skip\ndef test_label_golden")
+        },
+    )
+    code, report = gate(project, capsys)
+    assert code == 3
+    failed = {s["step"] for s in report["steps"] if s["status"] == "fail"}
+    assert failed == {"evidence", "hunks"}  # every step reports, the first failing one decides
+
+
+def test_bug_with_no_cheat_exits_1(project: TestRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    project.branch("bug")
+    project.commit(
+        "bug",
+        {
+            "calc/core.py": "def add(a, b):\n    return a - b\n\n\n"
+            "def label(n):\n    return f'n={n}'\n"
+        },
+    )
+    code, report = gate(project, capsys)
+    assert code == 1
+    (failed,) = findings(report, "PG101")
+    assert failed["nodeid"] == "tests/prop/test_add_props.py::test_add_commutes"
+    assert failed["plane"] == "property"
+
+
+def test_new_conftest_hook_is_removed_and_reported(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.branch("hook")
+    project.commit(
+        "hook",
+        {
+            "calc/core.py": "def add(a, b):\n    return a - b\n\n\ndef label(n):\n    return f'n={n}'\n",
+            "tests/conftest.py": (
+                "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+                "def pytest_runtest_makereport(item, call):\n"
+                "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
+            ),
+        },
+    )
+    code, report = gate(project, capsys)
+    assert code == 3
+    assert [f["path"] for f in findings(report, "PG301")] == ["tests/conftest.py"]
+    assert [f["nodeid"] for f in findings(report, "PG101")] == [
+        "tests/prop/test_add_props.py::test_add_commutes"
+    ]
+
+
+def test_deleted_protected_test_is_restored_and_reported(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.branch("gone")
+    project.delete("tests/prop/test_add_props.py")
+    project.commit("remove property test")
+    code, report = gate(project, capsys)
+    assert code == 3
+    assert [(f["path"], f["message"]) for f in findings(report, "PG301")] == [
+        ("tests/prop/test_add_props.py", "protected tests/prop/test_add_props.py deleted")
+    ]
+    assert "2/2 expected nodeids passed" in report["steps"][4]["notes"][0]
+
+
+def test_nodeid_vanished_through_production_code_exits_2(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.commit(
+        "cases",
+        {
+            "calc/cases.py": "CASES = [1, 2, 3]\n",
+            "tests/fix/test_cases.py": (
+                "import pytest\n\nfrom calc.cases import CASES\n\n\n"
+                "@pytest.mark.parametrize('n', CASES)\ndef test_case(n):\n    assert n > 0\n"
+            ),
+        },
+    )
+    project.branch("fewer")
+    project.commit("fewer cases", {"calc/cases.py": "CASES = [1, 2]\n"})
+    code, report = gate(project, capsys)
+    assert code == 2
+    assert [f["nodeid"] for f in findings(report, "PG205")] == [
+        "tests/fix/test_cases.py::test_case[3]"
+    ]
+    assert findings(report, "PG205")[0]["owner"] == "@org/plane-map"
+
+
+def test_text_report_groups_findings_by_step(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.branch("extra")
+    project.commit("more tests", {"tests/test_misc.py": "def test_misc():\n    assert 1 == 1\n"})
+    code = main(["-C", str(project.root), "gate", "--base", "main", "-q"])
+    out = capsys.readouterr().out
+    assert code == 2
+    assert out.startswith("planegate: FAIL (exit 2, inventory)")
+    assert "[FAIL] inventory (exit 2)" in out
+    assert "PG201 tests/test_misc.py: tests/test_misc.py::test_misc is in no plane" in out
+    assert "[ok] planes (exit 1)" in out
