@@ -9,6 +9,8 @@ import pytest
 from planegate.cli import main
 from repo_helper import TestRepo
 
+BUGGY_CORE = "def add(a, b):\n    return a - b\n\n\ndef label(n):\n    return f'n={n}'\n"
+
 
 def gate(repo: TestRepo, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict]:
     code = main(["-C", str(repo.root), "gate", "--base", "main", "--format", "json", "-q", *extra])
@@ -140,7 +142,7 @@ def test_new_conftest_hook_is_removed_and_reported(
     project.commit(
         "hook",
         {
-            "calc/core.py": "def add(a, b):\n    return a - b\n\n\ndef label(n):\n    return f'n={n}'\n",
+            "calc/core.py": BUGGY_CORE,
             "tests/conftest.py": (
                 "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
                 "def pytest_runtest_makereport(item, call):\n"
