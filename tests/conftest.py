@@ -6,10 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from planegate import fixtures
 from planegate.hashing import bytes_sha256
 from repo_helper import TestRepo
+
+# Property tests run with a frozen seed and a fixed budget (DESIGN §1).
+settings.register_profile("planegate", derandomize=True, max_examples=100, deadline=None)
+settings.load_profile("planegate")
 
 CONFIG = """\
 version: 1

@@ -141,5 +141,5 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _print_error(message: str, hint: str | None) -> None:
-    text = message if message.startswith("planegate") else f"planegate: {message}"
+    text = message if message.startswith(("planegate:", "planegate ")) else f"planegate: {message}"
     print(text + (f" ({hint})" if hint else ""), file=sys.stderr)

@@ -61,22 +61,15 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 def cmd_digest(args: argparse.Namespace) -> int:
     from planegate import digest as digest_mod
-    from planegate import evidence, gate, planes
+    from planegate import gate
     from planegate.gitrepo import GitRepo
 
     repo = GitRepo(_root(args))
     commit = repo.resolve(args.commit)
-    snap = gate.snapshot(repo, commit)
-    cfg = gate.load_config(repo, commit, args.config, set(snap.files))
-    from planegate import ledger
-
-    frozen = ledger.frozen_nodeids(gate._text(snap.read(cfg.ledger)), cfg.ledger)
-    plane_map = planes.PlaneMap(cfg, frozenset(frozen))
-    inventory = gate._collect_base(repo, snap, cfg, plane_map, _progress(args))
-    result = evidence.compute_digest(snap, cfg, inventory)
+    result = gate.build_digest(repo, commit, args.config, _progress(args))
     out = args.out if args.out.is_absolute() else _root(args) / args.out
     out.write_text(digest_mod.to_json(result), "utf-8")
-    counts = ", ".join(f"{len(ids)} {plane}" for plane, ids in inventory.items())
+    counts = ", ".join(f"{len(ids)} {plane}" for plane, ids in result.inventory.items())
     print(
         f"planegate: digest of {commit[:12]}: {len(result.files)} protected files, root "
         f"{result.root[:16]}, {counts} -> {out}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
@@ -154,11 +154,11 @@ def _collect_base(
 ) -> dict[str, list[str]]:
     progress.step("inventory", "collecting the base's tests")
     with repo.worktree(base.commit) as tree:
-        result = session.run(_spec(tree, cfg, base, collect_only=True))
+        result = session.run(replace(_spec(tree, cfg, base), collect_only=True))
     return plane_map.inventory(result.collected)
 
 
-def _spec(tree: Path, cfg: Config, base: evidence.Snapshot, **kwargs: object) -> session.RunSpec:
+def _spec(tree: Path, cfg: Config, base: evidence.Snapshot) -> session.RunSpec:
     args = list(cfg.pytest_args)
     if "hypothesis" in cfg.pytest_plugins:
         args += ["--hypothesis-seed", str(cfg.seed)]
@@ -169,8 +169,7 @@ def _spec(tree: Path, cfg: Config, base: evidence.Snapshot, **kwargs: object) ->
         extra_args=tuple(args),
         timeout=cfg.pytest_timeout,
         env_allow=cfg.env_allow,
-        **kwargs,
-    )  # type: ignore[arg-type]
+    )
 
 
 def _run_head(
@@ -187,7 +186,7 @@ def _run_head(
             tree, protection.select(base.files), protection.select(head.files), base.read
         )
         result = session.run(
-            _spec(tree, cfg, base, deselect=frozenset(frozen)), parent_env=options.environ
+            replace(_spec(tree, cfg, base), deselect=frozenset(frozen)), parent_env=options.environ
         )
     notes = []
     if applied.restored:
@@ -216,7 +215,7 @@ def _shadow(
     with repo.worktree(head.commit) as tree:
         overlay.apply(tree, protection.select(base.files), protection.select(head.files), base.read)
         result = session.run(
-            _spec(tree, cfg, base, targets=tuple(sorted(frozen)), canaries=False),
+            replace(_spec(tree, cfg, base), targets=tuple(sorted(frozen)), canaries=False),
             parent_env=options.environ,
         )
     return tuple(
@@ -414,3 +413,15 @@ def _first_line(message: str) -> str:
         if line.startswith("E "):
             return line[2:].strip()[:200]
     return lines[-1][:200] if lines else ""
+
+
+def build_digest(
+    repo: GitRepo, commit: str, config_path: str | None, progress: Progress = QUIET
+) -> digest_mod.Digest:
+    """Main's digest at `commit`: protected hashes plus the collected inventory per plane."""
+    snap = snapshot(repo, commit)
+    cfg = load_config(repo, commit, config_path, set(snap.files))
+    frozen = ledger.frozen_nodeids(_text(snap.read(cfg.ledger)), cfg.ledger)
+    plane_map = planes.PlaneMap(cfg, frozenset(frozen))
+    inventory = _collect_base(repo, snap, cfg, plane_map, progress)
+    return evidence.compute_digest(snap, cfg, inventory)

@@ -215,6 +215,7 @@ def _ledger_line() -> str:
 
 
 def run(progress: Progress) -> int:
+    from planegate import digest as digest_mod
     from planegate import gate, gitrepo
 
     started = time.monotonic()
@@ -225,6 +226,9 @@ def run(progress: Progress) -> int:
         progress.step("demo", f"building the sample repository in {root}")
         build(root)
         repo = gitrepo.GitRepo(root)
+        digest_file = workdir / "planegate-digest.json"
+        progress.step("demo", "digest of main (what the push-to-main workflow uploads)")
+        digest_file.write_text(digest_mod.to_json(gate.build_digest(repo, "main", None)), "utf-8")
         rows = []
         for patch in PATCHES:
             gitrepo.checkout(repo, "main")

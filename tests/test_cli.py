@@ -1,0 +1,70 @@
+"""The command line: usage errors exit 64, never argparse's 2; nothing prints a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planegate import __version__
+from planegate.cli import main
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "planegate", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["gate"], ["frobnicate"], ["gate", "--base", "main", "--format", "xml"], []],
+)
+def test_usage_errors_exit_64(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 64
+    err = capsys.readouterr().err
+    assert err.startswith("planegate")
+    assert "Traceback" not in err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"planegate {__version__}"
+
+
+def test_explain_rule_and_exit(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "PG201"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("PG201 (inventory, exit 2): unclassified nodeid")
+    assert main(["explain", "3"]) == 0
+    assert capsys.readouterr().out.startswith("exit 3 (evidence):")
+    assert main(["explain", "PG999"]) == 64
+
+
+def test_not_a_repository_is_a_usage_error(tmp_path: Path) -> None:
+    done = run_cli("-C", str(tmp_path), "gate", "--base", "main")
+    assert done.returncode == 64
+    assert done.stderr.strip().endswith(
+        "not a git repository (run planegate inside one, or pass -C PATH)"
+    )
+
+
+def test_unknown_revision_is_a_usage_error(project_root: Path) -> None:
+    done = run_cli("-C", str(project_root), "gate", "--base", "no-such-branch")
+    assert done.returncode == 64
+    assert "unknown revision 'no-such-branch'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.fixture
+def project_root(project: object) -> Path:
+    root: Path = project.root  # type: ignore[attr-defined]
+    return root

@@ -1,0 +1,107 @@
+"""planegate.yml errors: file, line and key path, a nearest-key hint, exit 78, no traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planegate import config
+from planegate.errors import ConfigError
+from repo_helper import TestRepo
+
+VALID = """\
+version: 1
+planes:
+  property:
+    paths: ["tests/prop/"]
+  fixture:
+    owner: "@org/goldens"
+    paths:
+      - "tests/fix/"
+      - "tests/golden/"
+"""
+
+
+def error_of(text: str, path: str = "planegate.yml") -> str:
+    with pytest.raises(ConfigError) as caught:
+        config.parse(text, path)
+    return caught.value.message
+
+
+def test_valid_file_loads_with_defaults() -> None:
+    loaded = config.parse(VALID, "planegate.yml")
+    assert loaded.planes["fixture"].paths == ("tests/fix/", "tests/golden/")
+    assert loaded.planes["fixture"].owner == "@org/goldens"
+    assert loaded.planes["property"].owner == "unowned"
+    assert (loaded.manifest, loaded.ledger) == ("tests/fixtures.lock.json", "freeze_ledger.jsonl")
+
+
+def test_wrong_type_names_line_and_key_path() -> None:
+    text = VALID.replace('      - "tests/golden/"', "      - 12")
+    assert (
+        error_of(text)
+        == "planegate.yml:9 planes.fixture.paths[1]: expected a string, got an integer"
+    )
+
+
+def test_unknown_key_suggests_the_nearest() -> None:
+    text = VALID.replace('    paths: ["tests/prop/"]', '    pathz: ["tests/prop/"]')
+    assert (
+        error_of(text)
+        == "planegate.yml:4 planes.property.pathz: unknown key 'pathz'; did you mean 'paths'?"
+    )
+
+
+def test_bad_yaml_names_the_line() -> None:
+    message = error_of("version: 1\nplanes:\n  property: [\n")
+    assert message.startswith("planegate.yml:4: not valid YAML")
+
+
+def test_bad_json_spelling_names_the_line() -> None:
+    message = error_of('{"version": 1,\n "planes": }', "planegate.json")
+    assert message.startswith("planegate.json:2: not valid JSON")
+
+
+def test_missing_required_key() -> None:
+    assert error_of("version: 1\n") == "planegate.yml:1 (top level): 'planes' is required"
+
+
+def test_misspelled_path_names_the_file_that_exists() -> None:
+    error = config.missing_config_error("scoring_map.json", {"scoring_map.yaml"}, "in .")
+    assert error.message == "scoring_map.json: no such file in .; scoring_map.yaml exists"
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "planegate", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_gate_on_malformed_config_exits_78_without_traceback(project: TestRepo) -> None:
+    project.commit(
+        "break config",
+        {"planegate.yml": "version: 1\nplanes:\n  property: {pathz: []}\n  fixture: {}\n"},
+    )
+    project.branch("patch")
+    done = run_cli("gate", "--base", "main", "-q", cwd=project.root)
+    assert done.returncode == 78
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip() == (
+        "planegate: planegate.yml:3 planes.property.pathz: unknown key 'pathz'; did you mean "
+        "'paths'? (see docs/configuration.md)"
+    )
+
+
+def test_config_is_read_from_the_base_not_the_head(project: TestRepo) -> None:
+    project.branch("patch")
+    project.commit("break config on head", {"planegate.yml": "not: [valid"})
+    done = run_cli("gate", "--base", "main", "-q", "--format", "json", cwd=project.root)
+    assert done.returncode == 3  # the head's edit is an evidence violation, not a config error
+    assert '"rule": "PG301"' in done.stdout

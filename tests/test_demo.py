@@ -1,0 +1,31 @@
+"""`planegate demo` gates the bundled sample: every verdict must be the expected one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from planegate.demo import PATCHES
+
+
+def test_demo_gives_every_expected_verdict() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "planegate", "demo", "-q"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {
+        line.split("|")[0].strip(): [cell.strip() for cell in line.split("|")]
+        for line in done.stdout.splitlines()
+        if "|" in line
+    }
+    for patch in PATCHES:
+        _, verdict, exit_code, expected, _rules, _owners = rows[patch.name]
+        assert exit_code == expected == str(patch.expected_exit)
+        assert verdict == ("pass" if patch.expected_exit == 0 else "fail")
+    assert rows["unclassified-test"][4] == "PG201"
+    assert "PG302" in rows["rewritten-golden"][4]
+    assert len(PATCHES) >= 8
+    assert f"all {len(PATCHES)} verdicts as expected" in done.stdout

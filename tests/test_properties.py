@@ -1,0 +1,117 @@
+"""Properties of the pure core: plane membership and the digest root hash."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from planegate import config as config_mod
+from planegate import evidence, planes
+from planegate.digest import Digest, root_hash
+from planegate.hashing import bytes_sha256
+
+segment = st.sampled_from(["tests", "unit", "prop", "fix", "data", "a", "b"])
+rel_dir = st.lists(segment, min_size=1, max_size=3).map("/".join)
+test_file = st.builds(lambda d, n: f"{d}/test_{n}.py", rel_dir, st.sampled_from(["x", "y", "z"]))
+nodeid = st.builds(lambda f, n: f"{f}::test_{n}", test_file, st.sampled_from(["one", "two"]))
+pattern = st.one_of(
+    rel_dir.map(lambda d: d + "/"),
+    rel_dir.map(lambda d: d + "/**/test_x.py"),
+    st.just("test_y.py"),
+    st.just("**/prop/"),
+    rel_dir.map(lambda d: "!" + d + "/"),
+)
+
+
+def make_config(
+    prop: list[str], fix: list[str], prop_ids: list[str], fix_ids: list[str]
+) -> config_mod.Config:
+    text = config_mod.json.dumps(
+        {
+            "version": 1,
+            "planes": {
+                "property": {"paths": prop, "nodeids": prop_ids},
+                "fixture": {"paths": fix, "nodeids": fix_ids},
+            },
+        }
+    )
+    return config_mod.parse(text, "planegate.yml")  # JSON text is valid YAML
+
+
+@given(
+    st.lists(pattern, max_size=4),
+    st.lists(pattern, max_size=4),
+    st.lists(nodeid, max_size=3),
+    st.lists(nodeid, max_size=3),
+    st.lists(nodeid, min_size=1, max_size=12, unique=True),
+    st.sets(nodeid, max_size=2),
+)
+def test_every_nodeid_gets_one_plane_or_a_finding(
+    prop: list[str],
+    fix: list[str],
+    prop_ids: list[str],
+    fix_ids: list[str],
+    nodeids: list[str],
+    frozen: set[str],
+) -> None:
+    plane_map = planes.PlaneMap(make_config(prop, fix, prop_ids, fix_ids), frozenset(frozen))
+    found = planes.check(plane_map, planes.InventoryInput(tuple(nodeids), (), {}), "@owner")
+    flagged = {f.nodeid for f in found if f.rule in ("PG201", "PG202")}
+    inventory = plane_map.inventory(nodeids)
+    for node in nodeids:
+        homes = [plane for plane, ids in inventory.items() if node in ids]
+        assert len(homes) == 1
+        if homes == [planes.UNCLASSIFIED]:
+            assert node in flagged  # unclassified never defaults to a plane
+        else:
+            assert node not in flagged
+    assert all(f.owner == "@owner" for f in found)
+
+
+files_strategy = st.dictionaries(
+    st.sampled_from(
+        [
+            "planegate.yml",
+            "tests/prop/test_a.py",
+            "tests/fix/data/g.txt",
+            "tests/conftest.py",
+            "src/app.py",
+            "README.md",
+            "tests/fix/test_b.py",
+        ]
+    ),
+    st.binary(max_size=20),
+    min_size=1,
+)
+CONFIG = make_config(["tests/prop/"], ["tests/fix/"], [], [])
+
+
+def digest_of(files: dict[str, bytes]) -> Digest:
+    snap = evidence.Snapshot(
+        "c0ffee",
+        tuple(sorted(files)),
+        files.get,
+        lambda p: bytes_sha256(files[p]) if p in files else None,
+    )
+    return evidence.compute_digest(snap, CONFIG, {})
+
+
+@given(files_strategy, st.data())
+def test_digest_root_changes_iff_a_protected_byte_changes(
+    files: dict[str, bytes], data: st.DataObject
+) -> None:
+    path = data.draw(st.sampled_from(sorted(files)))
+    new_bytes = data.draw(st.binary(max_size=20))
+    changed = {**files, path: new_bytes}
+    protected = path != "src/app.py" and path != "README.md"
+    same_root = digest_of(files).root == digest_of(changed).root
+    assert same_root == (not protected or new_bytes == files[path])
+
+
+@given(
+    st.dictionaries(
+        st.text(min_size=1, max_size=8), st.text("0123456789abcdef", min_size=64, max_size=64)
+    )
+)
+def test_root_hash_is_order_independent(files: dict[str, str]) -> None:
+    assert root_hash(files) == root_hash(dict(reversed(list(files.items()))))
