@@ -424,9 +424,10 @@ def _semantic_errors(event: LedgerEvent) -> list[str]:
     if event.failures <= event.runs:
         least = thaw_runs_required(event.runs, event.failures)
         if event.thaw_runs_required < least:
+            plural = "" if event.failures == 1 else "s"
             errors.append(
                 f"thaw_runs_required is {event.thaw_runs_required}, but {event.runs} runs with "
-                f"{event.failures} failures need at least {least}"
+                f"{event.failures} failure{plural} need at least {least}"
             )
     if event.review_by is not None and event.review_by < _event_date(event):
         stamp = _stamp_field(event.KIND)
@@ -609,13 +610,14 @@ def replays_due(state: Mapping[str, FreezeState], today: date) -> list[ReplayDue
 
 
 def split_lines(text: str) -> list[str]:
-    """The ledger's lines: split on "\\n" only (JSON strings may hold U+2028), no final empty."""
+    """The ledger's lines exactly as written: split on "\\n" only (a JSON string may hold
+    U+2028 or a bare "\\r"), without the empty piece after a final newline."""
     if not text:
         return []
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    return lines
 
 
 def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
