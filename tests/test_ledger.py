@@ -715,6 +715,7 @@ def test_check_maps_problems_to_findings() -> None:
         ("PG401", 2, "@freeze", "not a JSON object (got a string)"),
         ("PG401", 3, "@io-team", "field 'runs' must be a whole number >= 0, not -1"),
     ]
+    assert findings[0].nodeid == NODE
     assert {(f.step, f.severity, f.path, f.plane) for f in findings} == {
         (Step.LEDGER, Severity.ERROR, PATH, "freeze")
     }

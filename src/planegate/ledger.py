@@ -621,11 +621,11 @@ def split_lines(text: str) -> list[str]:
 
 
 def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
-    keys = [key for key, _ in pairs]
-    repeated = sorted({key for key in keys if keys.count(key) > 1})
-    if repeated:
-        raise _DuplicateKey(repeated[0])
-    return dict(pairs)
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        keys = [key for key, _ in pairs]
+        raise _DuplicateKey(next(key for index, key in enumerate(keys) if key in keys[:index]))
+    return obj
 
 
 class _DuplicateKey(ValueError):
@@ -729,9 +729,11 @@ def future_dated(parsed: LedgerParse, path: str, today: date) -> list[LedgerProb
 # --------------------------------------------------------------------------- append-only
 
 
-def _base_owner(raw: str) -> str | None:
-    decoded = _decode_line(raw)
-    return None if isinstance(decoded, _Message) else _owner_of(decoded)
+def _owner_and_nodeid(raw: str | None) -> tuple[str | None, str | None]:
+    decoded = _decode_line(raw) if raw is not None else None
+    if decoded is None or isinstance(decoded, _Message):
+        return None, None
+    return _owner_of(decoded), _nodeid_of(decoded)
 
 
 def _span(first: int, last: int) -> str:
@@ -761,8 +763,8 @@ def _rewrites(base: list[str], head: list[str], start: int, path: str) -> list[L
     problems: list[LedgerProblem] = []
 
     def add(line: int, message: str, raw: str | None) -> None:
-        owner = _base_owner(raw) if raw is not None else None
-        problems.append(LedgerProblem(path, line, message, RULE_REWRITTEN, owner))
+        owner, nodeid = _owner_and_nodeid(raw)
+        problems.append(LedgerProblem(path, line, message, RULE_REWRITTEN, owner, nodeid))
 
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         b1, h1 = start + i1, start + j1

@@ -78,7 +78,7 @@ RULES: dict[str, Rule] = {
               "A suite with more than the configured share (default 5 %) frozen no longer "
               "measures much: the freeze plane is hiding failures instead of quarantining noise.",
               "Thaw or fix frozen tests (`planegate thaw NODEID`), or have the freeze plane's "
-              "owner raise max_frozen_fraction in planegate.yml."),
+              "owner raise planes.freeze.max_fraction in planegate.yml."),
         # hunks (exit 5)
         _rule("PG501", _H, "skip or xfail added",
               "A skip turns a failing test green without the code being right.",
