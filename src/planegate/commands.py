@@ -175,6 +175,33 @@ def _emit_config(root: Path, text: str, notes: list[str], write: bool) -> int:
     return exitcodes.PASS
 
 
+def cmd_ledger(args: argparse.Namespace) -> int:
+    from planegate import ledger
+
+    root = _root(args)
+    name = args.file or load_worktree_config(root, args.config).ledger
+    path = Path(name) if Path(name).is_absolute() else root / name
+    today = date.today()
+    problems = ledger.check_file(path, today)
+    for problem in problems:
+        print(
+            f"{name}:{problem.line}: {problem.message}"
+            if problem.line
+            else f"{name}: {problem.message}"
+        )
+    if problems:
+        print(f"planegate: {len(problems)} problems in {name}", file=sys.stderr)
+        return exitcodes.DATA
+    parsed = ledger.parse(path.read_text("utf-8"), name)
+    for due in ledger.replays_due(parsed.state(), today):
+        print(
+            f"{name}:{due.line}: replay due for {due.nodeid} since {due.review_by} "
+            f"({due.days_overdue} days; owner {due.owner})"
+        )
+    print(f"planegate: {name}: {len(parsed.events)} events, {len(parsed.state())} frozen")
+    return exitcodes.PASS
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     from planegate.exitcodes import describe
     from planegate.rules import RULES

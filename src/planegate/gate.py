@@ -85,7 +85,14 @@ def run(options: GateOptions, progress: Progress = QUIET) -> Report:
     steps = (
         _inventory_step(cfg, who, plane_map, base_inventory, head_run, repo, base, head_snap),
         _evidence_step(cfg, who, protection, repo, base, head_snap, options, digest_findings),
-        _ledger_step(cfg, who, ledger_base, _text(head_snap.read(cfg.ledger)), options.today),
+        _ledger_step(
+            cfg,
+            who,
+            ledger_base,
+            _text(head_snap.read(cfg.ledger)),
+            options.today,
+            len(head_run.collected),
+        ),
         _hunks_step(cfg, who, repo, base, head_snap, plane_map, options),
         _planes_step(cfg, plane_map, base_inventory, head_run, options, overlay_notes),
     )
@@ -306,11 +313,25 @@ def _evidence_step(
 
 
 def _ledger_step(
-    cfg: Config, who: owners.Owners, base_text: str | None, head_text: str | None, today: date
+    cfg: Config,
+    who: owners.Owners,
+    base_text: str | None,
+    head_text: str | None,
+    today: date,
+    suite_size: int,
 ) -> StepResult:
     owner = who.of_plane("freeze", cfg.ledger)
-    findings = ledger.check(base_text, head_text, cfg.ledger, today, default_owner=owner)
-    return StepResult(Step.LEDGER, tuple(findings))
+    findings = ledger.check(
+        base_text,
+        head_text,
+        cfg.ledger,
+        today,
+        default_owner=owner,
+        suite_size=suite_size,
+        max_fraction=cfg.max_frozen_fraction,
+    )
+    frozen = len(ledger.frozen_nodeids(base_text, cfg.ledger))
+    return StepResult(Step.LEDGER, tuple(findings), (f"{frozen} frozen of {suite_size} nodeids",))
 
 
 def _hunks_step(

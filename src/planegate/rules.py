@@ -129,6 +129,15 @@ RULES: dict[str, Rule] = {
             "A freeze past its review_by date must be replayed: a date never thaws a test.",
             "Run `planegate thaw NODEID` (or record a renewal with new evidence).",
         ),
+        _rule(
+            "PG404",
+            _L,
+            "too many frozen",
+            "A suite with more than the configured share (default 5 %) frozen no longer "
+            "measures much: the freeze plane is hiding failures instead of quarantining noise.",
+            "Thaw or fix frozen tests (`planegate thaw NODEID`), or have the freeze plane's "
+            "owner raise planes.freeze.max_fraction in planegate.yml.",
+        ),
         # hunks (exit 5)
         _rule(
             "PG501",

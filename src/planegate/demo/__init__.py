@@ -183,16 +183,20 @@ def build(root: Path) -> None:
         {k: "receipt layout of shop.pricing.receipt" for k in data},
     )
     (root / "tests/fixtures.lock.json").write_text(fixtures.render(manifest), "utf-8")
-    (root / "freeze_ledger.jsonl").write_text(_ledger_line() + "\n", "utf-8")
     repo = gitrepo.init_repository(root)
-    gitrepo.commit_all(repo, "shop: initial import with planegate")
+    first = gitrepo.commit_all(repo, "shop: initial import")
+    (root / "freeze_ledger.jsonl").write_text(_ledger_line(first) + "\n", "utf-8")
+    gitrepo.commit_all(repo, "freeze the wall-clock test (timing)")
 
 
 def _prepend(path: Path, text: str) -> None:
     path.write_text(text + path.read_text("utf-8"), "utf-8")
 
 
-def _ledger_line() -> str:
+def _ledger_line(base_commit: str) -> str:
+    from planegate import ledger
+
+    evidence = json.dumps({"runs": 30, "failures": 4, "nodeid": FROZEN}, sort_keys=True)
     event = {
         "event": "freeze",
         "nodeid": FROZEN,
@@ -201,15 +205,15 @@ def _ledger_line() -> str:
         "owner": "@demo/flake-duty",
         "note": "wall-clock budget; fails on loaded CI runners",
         "frozen_at": "2026-11-20",
-        "base_commit": "0" * 40,
-        "env_fingerprint": {"python": "3.12", "platform": "linux", "cpus": 2},
+        "base_commit": base_commit,
+        "env_fingerprint": {"python": "3.12", "platform": "linux", "cpu_count": 2},
         "runs": 30,
         "failures": 4,
-        "mode": "scoring-order",
-        "failure_signature": "AssertionError",
-        "evidence_hash": "a" * 64,
-        "test_source_hash": "b" * 64,
-        "thaw_runs_required": 20,
+        "mode": "scoring",
+        "failure_signature": "AssertionError: assert 0.61 < 0.5",
+        "evidence_hash": ledger.evidence_hash(evidence.encode()),
+        "test_source_hash": ledger.evidence_hash(b"test_cache_warms_within_budget"),
+        "thaw_runs_required": ledger.thaw_runs_required(30, 4),
     }
     return json.dumps(event, sort_keys=True)
 

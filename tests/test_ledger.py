@@ -1,0 +1,904 @@
+"""The freeze ledger: properties of the fold and the append-only rule, and every message."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import platform
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from planegate import ledger
+from planegate.findings import Severity, Step
+from planegate.ledger import (
+    EventErrors,
+    FreezeEvent,
+    LedgerEvent,
+    RenewEvent,
+    ThawEvent,
+)
+from planegate.rules import RULES
+
+PATH = "freeze_ledger.jsonl"
+NODE = "tests/test_io.py::test_fetch"
+OTHER = "tests/test_io.py::test_store"
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+FINGERPRINT = {"python": "3.11.7", "platform": "Linux", "cpu_count": 4, "packages": {}}
+
+
+def digest(seed: str) -> str:
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
+def freeze_obj(**overrides: Any) -> dict[str, Any]:
+    obj: dict[str, Any] = {
+        "event": "freeze",
+        "nodeid": NODE,
+        "flake_class": "network",
+        "class_confidence": 0.8,
+        "owner": "@io-team",
+        "note": "fails when the socket is blocked",
+        "frozen_at": "2024-05-01",
+        "base_commit": COMMIT,
+        "env_fingerprint": FINGERPRINT,
+        "runs": 3,
+        "failures": 1,
+        "mode": "shuffle",
+        "failure_signature": "ConnectionRefusedError",
+        "evidence_hash": digest("freeze"),
+        "test_source_hash": digest("source"),
+        "thaw_runs_required": 20,
+        "review_by": "2024-06-01",
+    }
+    obj.update(overrides)
+    return {key: value for key, value in obj.items() if value is not None}
+
+
+def renew_obj(**overrides: Any) -> dict[str, Any]:
+    obj = freeze_obj(event="renew", renewed_at="2024-06-02", evidence_hash=digest("renew"))
+    for name in ("flake_class", "class_confidence", "frozen_at", "review_by"):
+        del obj[name]
+    obj.update(overrides)
+    return {key: value for key, value in obj.items() if value is not None}
+
+
+def thaw_obj(**overrides: Any) -> dict[str, Any]:
+    obj: dict[str, Any] = {
+        "event": "thaw",
+        "nodeid": NODE,
+        "owner": "@io-team",
+        "note": "20 clean runs in shuffle mode",
+        "thawed_at": "2024-06-03",
+        "base_commit": COMMIT,
+        "env_fingerprint": FINGERPRINT,
+        "runs": 20,
+        "failures": 0,
+        "mode": "shuffle",
+        "evidence_hash": digest("thaw"),
+        "test_source_hash": digest("source"),
+    }
+    obj.update(overrides)
+    return {key: value for key, value in obj.items() if value is not None}
+
+
+def text_of(*objs: object) -> str:
+    return "".join(json.dumps(obj) + "\n" for obj in objs)
+
+
+def as_text(lines: list[str]) -> str:
+    return "".join(line + "\n" for line in lines)
+
+
+def messages(text: str) -> list[str]:
+    return [str(problem) for problem in ledger.parse(text, PATH).problems]
+
+
+# --------------------------------------------------------------------------- strategies
+
+NODEIDS = [f"tests/test_pool.py::test_{i}" for i in range(4)]
+HASHES = [digest(f"evidence-{i}") for i in range(6)]
+NOTE = st.text('ab z"\\\u00e9\u2028\t', min_size=1, max_size=20).filter(str.strip)
+DAYS = st.dates(min_value=date(2024, 1, 1), max_value=date(2024, 12, 31))
+
+
+@st.composite
+def failing_evidence(draw: st.DrawFn) -> dict[str, Any]:
+    runs = draw(st.integers(min_value=1, max_value=60))
+    failures = draw(st.integers(min_value=1, max_value=runs))
+    required = ledger.thaw_runs_required(runs, failures) + draw(st.integers(0, 5))
+    day = draw(DAYS)
+    review = draw(st.none() | st.integers(0, 90).map(lambda n: day + timedelta(days=n)))
+    return {
+        "nodeid": draw(st.sampled_from(NODEIDS)),
+        "owner": draw(st.sampled_from(["@a", "@b", "team-c"])),
+        "note": draw(NOTE),
+        "base_commit": COMMIT,
+        "env_fingerprint": {"python": "3.10", "cpu_count": draw(st.integers(1, 64))},
+        "runs": runs,
+        "failures": failures,
+        "mode": draw(st.sampled_from(["scoring", "shuffle", "xdist"])),
+        "failure_signature": draw(NOTE),
+        "evidence_hash": draw(st.sampled_from(HASHES)),
+        "test_source_hash": digest("src"),
+        "thaw_runs_required": required,
+        "review_by": review,
+        "day": day,
+    }
+
+
+@st.composite
+def freeze_events(draw: st.DrawFn) -> FreezeEvent:
+    fields = draw(failing_evidence())
+    day = fields.pop("day")
+    return FreezeEvent(
+        flake_class=draw(st.sampled_from(ledger.FLAKE_CLASSES)),
+        class_confidence=draw(st.floats(0, 1)),
+        frozen_at=day.isoformat(),
+        **fields,
+    )
+
+
+@st.composite
+def renew_events(draw: st.DrawFn) -> RenewEvent:
+    fields = draw(failing_evidence())
+    day = fields.pop("day")
+    reclassify = draw(st.booleans())
+    return RenewEvent(
+        renewed_at=day.isoformat() + "T12:30:00Z",
+        flake_class=draw(st.sampled_from(ledger.FLAKE_CLASSES)) if reclassify else None,
+        class_confidence=draw(st.floats(0, 1)) if reclassify else None,
+        **fields,
+    )
+
+
+@st.composite
+def thaw_events(draw: st.DrawFn) -> ThawEvent:
+    return ThawEvent(
+        nodeid=draw(st.sampled_from(NODEIDS)),
+        owner="@a",
+        note="clean",
+        thawed_at=draw(DAYS).isoformat(),
+        base_commit=COMMIT,
+        env_fingerprint={"python": "3.12"},
+        runs=draw(st.integers(0, 120)),
+        failures=0,
+        mode="shuffle",
+        evidence_hash=draw(st.sampled_from(HASHES)),
+        test_source_hash=digest("src"),
+    )
+
+
+EVENTS = st.lists(st.one_of(freeze_events(), renew_events(), thaw_events()), max_size=25)
+
+
+def render_all(events: list[LedgerEvent]) -> str:
+    return "".join(ledger.render_event(event) + "\n" for event in events)
+
+
+# --------------------------------------------------------------------------- properties
+
+
+@settings(derandomize=True, deadline=None, max_examples=200)
+@given(EVENTS)
+def test_fold_is_deterministic(events: list[LedgerEvent]) -> None:
+    first = ledger.fold(events)
+    assert ledger.fold(list(events)) == first
+    assert ledger.fold(tuple(events)) == first
+    assert list(first) == sorted(first)
+
+
+@settings(derandomize=True, deadline=None, max_examples=200)
+@given(st.one_of(freeze_events(), renew_events(), thaw_events()))
+def test_an_event_round_trips_through_its_line(event: LedgerEvent) -> None:
+    line = ledger.render_event(event)
+    assert "\n" not in line
+    assert ledger.event_from_object(json.loads(line)) == event
+    assert ledger.render_event(ledger.event_from_object(json.loads(line))) == line  # type: ignore[arg-type]
+
+
+@settings(derandomize=True, deadline=None, max_examples=200)
+@given(EVENTS)
+def test_rendering_and_reparsing_keeps_the_state(events: list[LedgerEvent]) -> None:
+    text = render_all(events)
+    parsed = ledger.parse(text, PATH)
+    assert parsed.state() == ledger.fold(events)
+    assert len(parsed.events) + len(parsed.problems) == len(events)
+    lines = ledger.split_lines(text)
+    for event, number in zip(parsed.events, parsed.lines, strict=True):
+        assert ledger.render_event(event) == lines[number - 1]
+    again = ledger.parse(render_all(list(parsed.events)), PATH)
+    assert again.ok
+    assert again.events == parsed.events
+    assert again.state() == ledger.fold(parsed.events)
+
+
+TARGET = "tests/test_target.py::test_flaky"
+
+
+@settings(derandomize=True, deadline=None, max_examples=100)
+@given(EVENTS, freeze_events(), EVENTS, st.data())
+def test_a_thaw_without_new_evidence_never_clears_a_freeze(
+    before: list[LedgerEvent],
+    freeze: FreezeEvent,
+    after: list[LedgerEvent],
+    data: st.DataObject,
+) -> None:
+    target = dataclasses.replace(freeze, nodeid=TARGET)
+    history = [*before, target, *after]
+    accepted = ledger.parse(render_all(history), PATH).events
+    old_hash = data.draw(st.sampled_from(sorted({event.evidence_hash for event in accepted})))
+    thaw = ThawEvent(
+        nodeid=TARGET,
+        owner="@a",
+        note="clean",
+        thawed_at="2024-12-31",
+        base_commit=COMMIT,
+        env_fingerprint={"python": "3.12"},
+        runs=200,
+        failures=0,
+        mode=target.mode,
+        evidence_hash=old_hash,
+        test_source_hash=digest("src"),
+    )
+    assert TARGET in ledger.fold([*history, thaw])
+    parsed = ledger.parse(render_all([*history, thaw]), PATH)
+    assert TARGET in parsed.state()
+    assert parsed.problems[-1].line == len(history) + 1
+    assert "brings no new evidence" in parsed.problems[-1].message
+    fresh = dataclasses.replace(thaw, evidence_hash=digest("never seen"))
+    assert TARGET not in ledger.fold([*history, fresh])
+
+
+LINE_TEXT = st.text('ab{}"\r \u00e9', max_size=12)
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(st.lists(LINE_TEXT, min_size=1, max_size=30), st.data())
+def test_any_edit_of_a_base_line_is_detected(base: list[str], data: st.DataObject) -> None:
+    index = data.draw(st.integers(0, len(base) - 1))
+    new = data.draw(LINE_TEXT.filter(lambda text: text != base[index]))
+    appended = data.draw(st.lists(LINE_TEXT, max_size=5))
+    head = [*base[:index], new, *base[index + 1 :], *appended]
+    problems = ledger.append_only(as_text(base), as_text(head), PATH)
+    assert problems
+    assert {problem.rule for problem in problems} == {"PG402"}
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(st.lists(LINE_TEXT, min_size=1, max_size=30), st.data())
+def test_any_deletion_of_base_lines_is_detected(base: list[str], data: st.DataObject) -> None:
+    start = data.draw(st.integers(0, len(base) - 1))
+    stop = data.draw(st.integers(start + 1, len(base)))
+    appended = data.draw(st.lists(LINE_TEXT, max_size=5))
+    head = [*base[:start], *base[stop:], *appended]
+    assume(head[: len(base)] != base)  # appending the deleted lines again restores the file
+    problems = ledger.append_only(as_text(base), as_text(head), PATH)
+    assert problems
+    assert {problem.rule for problem in problems} == {"PG402"}
+
+
+UNIQUE = st.lists(st.text("abcdef", min_size=1, max_size=6), min_size=1, max_size=30, unique=True)
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(UNIQUE, st.data())
+def test_an_edited_line_is_named_by_its_base_line_number(
+    base: list[str], data: st.DataObject
+) -> None:
+    index = data.draw(st.integers(0, len(base) - 1))
+    head = [*base[:index], "EDITED", *base[index + 1 :], "APPENDED"]
+    problems = ledger.append_only("\n".join(base), "\n".join(head), PATH)
+    assert [str(problem) for problem in problems] == [
+        f"{PATH}:{index + 1}: base line {index + 1} was edited"
+    ]
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(UNIQUE, st.data())
+def test_deleted_lines_are_named_by_their_base_line_numbers(
+    base: list[str], data: st.DataObject
+) -> None:
+    start = data.draw(st.integers(0, len(base) - 1))
+    stop = data.draw(st.integers(start + 1, len(base)))
+    head = [*base[:start], *base[stop:]]
+    problems = ledger.append_only(as_text(base), as_text(head), PATH)
+    span = (
+        f"base line {start + 1} was" if stop == start + 1 else f"base lines {start + 1}-{stop} were"
+    )
+    assert [str(problem) for problem in problems] == [f"{PATH}:{start + 1}: {span} deleted"]
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(st.lists(LINE_TEXT, max_size=30), st.lists(LINE_TEXT, max_size=10), st.booleans())
+def test_appends_are_always_accepted(base: list[str], new: list[str], final_newline: bool) -> None:
+    base_text = "".join(line + "\n" for line in base)
+    if not final_newline and base_text:
+        base_text = base_text[:-1]
+    separator = "\n" if base_text and not base_text.endswith("\n") else ""
+    head_text = base_text + separator + "".join(line + "\n" for line in new)
+    assert ledger.append_only(base_text, head_text, PATH) == []
+
+
+@settings(derandomize=True, deadline=None, max_examples=100)
+@given(EVENTS, EVENTS)
+def test_appending_valid_events_never_rewrites(
+    base: list[LedgerEvent], new: list[LedgerEvent]
+) -> None:
+    base_text = render_all(base)
+    findings = ledger.check(
+        base_text, base_text + render_all(new), PATH, date(2025, 1, 1), default_owner="@freeze"
+    )
+    assert "PG402" not in {finding.rule for finding in findings}
+
+
+# --------------------------------------------------------------------------- parse messages
+
+
+def test_a_valid_ledger_has_no_problems() -> None:
+    text = text_of(freeze_obj(), renew_obj(), thaw_obj(evidence_hash=digest("thaw")))
+    parsed = ledger.parse(text, PATH)
+    assert parsed.problems == ()
+    assert [event.KIND for event in parsed.events] == ["freeze", "renew", "thaw"]
+    assert parsed.lines == (1, 2, 3)
+    assert parsed.state() == {}
+
+
+def test_not_json() -> None:
+    assert messages('{"event": "freeze",\n') == [
+        f"{PATH}:1: not JSON: Expecting property name enclosed in double quotes (column 20)"
+    ]
+
+
+def test_not_an_object() -> None:
+    assert messages('["freeze"]\n"thaw"\n') == [
+        f"{PATH}:1: not a JSON object (got an array)",
+        f"{PATH}:2: not a JSON object (got a string)",
+    ]
+
+
+def test_blank_line() -> None:
+    assert messages(text_of(freeze_obj()) + "\n") == [
+        f"{PATH}:2: blank line (the ledger holds one JSON event per line)"
+    ]
+
+
+def test_duplicate_key() -> None:
+    assert messages('{"event": "freeze", "owner": "@a", "owner": "@b"}\n') == [
+        f"{PATH}:1: duplicate key 'owner'"
+    ]
+
+
+def test_missing_event_kind() -> None:
+    obj = freeze_obj()
+    del obj["event"]
+    assert messages(text_of(obj)) == [f"{PATH}:1: missing 'event' (one of freeze, renew, thaw)"]
+
+
+def test_unknown_event_kind() -> None:
+    assert messages(text_of(freeze_obj(event="quarantine"))) == [
+        f'{PATH}:1: unknown event "quarantine" (expected one of freeze, renew, thaw)'
+    ]
+
+
+def test_unknown_flake_class_names_the_closed_set() -> None:
+    assert messages(text_of(freeze_obj(flake_class="slow"))) == [
+        f"{PATH}:1: field 'flake_class' must be one of timing, order, network, rng, env, "
+        'not "slow"'
+    ]
+
+
+def test_missing_fields_are_listed_in_one_problem() -> None:
+    obj = freeze_obj()
+    del obj["evidence_hash"], obj["owner"]
+    assert messages(text_of(obj)) == [
+        f"{PATH}:1: freeze event is missing required fields: owner, evidence_hash"
+    ]
+    del obj["flake_class"]
+    obj.update(owner="@a", evidence_hash=digest("x"))
+    assert messages(text_of(obj)) == [
+        f"{PATH}:1: freeze event is missing required field: flake_class"
+    ]
+
+
+def test_ill_typed_fields() -> None:
+    assert messages(text_of(freeze_obj(runs="3", class_confidence=1.5, owner=" "))) == [
+        f"{PATH}:1: field 'class_confidence' must be a number from 0 to 1, not 1.5",
+        f"{PATH}:1: field 'owner' must be a non-empty string, not \" \"",
+        f"{PATH}:1: field 'runs' must be a whole number >= 0, not \"3\"",
+    ]
+
+
+def test_booleans_are_not_counts() -> None:
+    assert messages(text_of(freeze_obj(failures=True))) == [
+        f"{PATH}:1: field 'failures' must be a whole number >= 0, not true"
+    ]
+
+
+def test_nodeid_must_be_a_pytest_nodeid() -> None:
+    assert messages(text_of(freeze_obj(nodeid="tests/test_io.py"))) == [
+        f"{PATH}:1: field 'nodeid' must be a pytest nodeid (path::name), not \"tests/test_io.py\""
+    ]
+
+
+def test_unknown_field() -> None:
+    assert messages(text_of(freeze_obj(reviewby="2024-06-01"))) == [
+        f"{PATH}:1: unknown field 'reviewby' in a freeze event"
+    ]
+
+
+def test_bad_dates() -> None:
+    assert messages(text_of(freeze_obj(frozen_at="2024-02-30", review_by="soon"))) == [
+        f"{PATH}:1: field 'frozen_at' must be a date (YYYY-MM-DD) or a date-time "
+        '(YYYY-MM-DDTHH:MM:SSZ), not "2024-02-30"',
+        f"{PATH}:1: field 'review_by' must be a date (YYYY-MM-DD), not \"soon\"",
+    ]
+
+
+def test_date_times_with_offsets_are_accepted() -> None:
+    for stamp in ("2024-05-01T10:00:00Z", "2024-05-01T10:00:00.123+02:00"):
+        assert messages(text_of(freeze_obj(frozen_at=stamp))) == []
+    assert messages(text_of(freeze_obj(frozen_at="2024-05-01T25:00:00Z"))) != []
+    assert messages(text_of(freeze_obj(frozen_at="2024-05-01 10:00:00"))) != []
+
+
+def test_review_by_before_the_event() -> None:
+    assert messages(text_of(freeze_obj(review_by="2024-04-30"))) == [
+        f"{PATH}:1: review_by 2024-04-30 is before frozen_at"
+    ]
+
+
+def test_review_by_may_be_null() -> None:
+    parsed = ledger.parse(text_of({**freeze_obj(), "review_by": None}), PATH)
+    assert parsed.ok
+    assert parsed.state()[NODE].review_by is None
+
+
+def test_evidence_hash_must_be_64_hex() -> None:
+    wanted = "must be a sha256 hex digest (64 lowercase hex digits)"
+    assert messages(text_of(freeze_obj(evidence_hash="abc123"))) == [
+        f"{PATH}:1: field 'evidence_hash' {wanted}, not \"abc123\""
+    ]
+    assert messages(text_of(freeze_obj(evidence_hash="A" * 64))) == [
+        f"{PATH}:1: field 'evidence_hash' {wanted}, not \"{'A' * 36}..."
+    ]
+    assert len(messages(text_of(freeze_obj(evidence_hash=digest("x") + "0")))) == 1
+
+
+def test_base_commit_must_be_a_full_commit_id() -> None:
+    assert messages(text_of(freeze_obj(base_commit="0123abc"))) == [
+        f"{PATH}:1: field 'base_commit' must be a full commit id (40 or 64 lowercase hex "
+        'digits), not "0123abc"'
+    ]
+
+
+def test_a_freeze_needs_failing_evidence() -> None:
+    assert messages(text_of(freeze_obj(failures=0))) == [
+        f"{PATH}:1: a freeze needs failing evidence, but failures is 0"
+    ]
+
+
+def test_failures_cannot_exceed_runs() -> None:
+    assert messages(text_of(freeze_obj(runs=2, failures=3))) == [
+        f"{PATH}:1: failures (3) exceed runs (2)"
+    ]
+
+
+def test_thaw_runs_required_cannot_be_weakened() -> None:
+    assert messages(text_of(freeze_obj(runs=30, failures=1, thaw_runs_required=46))) == [
+        f"{PATH}:1: thaw_runs_required is 46, but 30 runs with 1 failure need at least 47"
+    ]
+    assert messages(text_of(freeze_obj(runs=30, failures=2, thaw_runs_required=20))) == [
+        f"{PATH}:1: thaw_runs_required is 20, but 30 runs with 2 failures need at least 31"
+    ]
+
+
+def test_a_thaw_needs_clean_evidence() -> None:
+    assert messages(text_of(freeze_obj(), thaw_obj(failures=1))) == [
+        f"{PATH}:2: a thaw needs clean evidence, but failures is 1; record a renew instead"
+    ]
+
+
+def test_renew_reclassification_comes_with_a_confidence() -> None:
+    assert messages(text_of(freeze_obj(), renew_obj(flake_class="order"))) == [
+        f"{PATH}:2: flake_class and class_confidence come together in a renew, or not at all"
+    ]
+    parsed = ledger.parse(
+        text_of(freeze_obj(), renew_obj(flake_class="order", class_confidence=0.6)), PATH
+    )
+    assert parsed.ok
+    assert (parsed.state()[NODE].flake_class, parsed.state()[NODE].class_confidence) == (
+        "order",
+        0.6,
+    )
+
+
+def test_thaw_with_the_freezes_evidence_hash() -> None:
+    text = text_of(freeze_obj(), thaw_obj(evidence_hash=digest("freeze")))
+    assert messages(text) == [
+        f"{PATH}:2: thaw of '{NODE}' brings no new evidence: its evidence_hash already appears "
+        "on line 1"
+    ]
+    assert NODE in ledger.parse(text, PATH).state()
+
+
+def test_thaw_with_any_earlier_evidence_hash() -> None:
+    text = text_of(
+        freeze_obj(nodeid=OTHER, evidence_hash=digest("other")),
+        freeze_obj(),
+        renew_obj(),
+        thaw_obj(evidence_hash=digest("other")),
+    )
+    assert messages(text) == [
+        f"{PATH}:4: thaw of '{NODE}' brings no new evidence: its evidence_hash already appears "
+        "on line 1"
+    ]
+    text = text_of(freeze_obj(), renew_obj(), thaw_obj(evidence_hash=digest("renew")))
+    assert messages(text) == [
+        f"{PATH}:3: thaw of '{NODE}' brings no new evidence: its evidence_hash already appears "
+        "on line 2"
+    ]
+
+
+def test_renew_without_new_evidence() -> None:
+    assert messages(text_of(freeze_obj(), renew_obj(evidence_hash=digest("freeze")))) == [
+        f"{PATH}:2: renew of '{NODE}' brings no new evidence: its evidence_hash already appears "
+        "on line 1"
+    ]
+
+
+def test_thaw_with_too_few_clean_runs() -> None:
+    text = text_of(freeze_obj(runs=10, failures=1, thaw_runs_required=21), thaw_obj(runs=20))
+    assert messages(text) == [
+        f"{PATH}:2: thaw of '{NODE}' has 20 clean runs; the freeze needs at least 21 (line 1)"
+    ]
+
+
+def test_renew_or_thaw_of_a_nodeid_not_frozen() -> None:
+    assert messages(text_of(renew_obj(), thaw_obj())) == [
+        f"{PATH}:1: renew of '{NODE}', which is not frozen",
+        f"{PATH}:2: thaw of '{NODE}', which is not frozen",
+    ]
+
+
+def test_duplicate_freeze() -> None:
+    text = text_of(freeze_obj(), freeze_obj(evidence_hash=digest("again")))
+    assert messages(text) == [
+        f"{PATH}:2: duplicate freeze of '{NODE}', frozen since line 1; append a renew instead"
+    ]
+
+
+def test_a_nodeid_can_be_frozen_again_after_a_thaw() -> None:
+    text = text_of(freeze_obj(), thaw_obj(), freeze_obj(evidence_hash=digest("again")))
+    parsed = ledger.parse(text, PATH)
+    assert parsed.ok
+    assert parsed.state()[NODE].freeze_line == 3
+
+
+def test_problems_carry_the_entrys_owner() -> None:
+    text = text_of(freeze_obj(), renew_obj(owner="@renewer", runs="x"), "oops")
+    problems = ledger.parse(text, PATH).problems
+    assert [(problem.line, problem.owner, problem.nodeid) for problem in problems] == [
+        (2, "@renewer", NODE),
+        (3, None, None),
+    ]
+
+
+def test_problems_never_raise_on_odd_input() -> None:
+    odd = "\x00\n{}\n" + "[" * 100_000 + "\n" + '{"event": null}\n1e999\n'
+    problems = messages(odd)
+    assert len(problems) == 5
+    assert problems[1] == f"{PATH}:2: missing 'event' (one of freeze, renew, thaw)"
+    assert problems[3] == f"{PATH}:4: unknown event null (expected one of freeze, renew, thaw)"
+
+
+def test_a_10000_line_ledger_parses() -> None:
+    lines = [
+        json.dumps(freeze_obj(nodeid=f"tests/test_big.py::test_{i}", evidence_hash=digest(str(i))))
+        for i in range(10_000)
+    ]
+    parsed = ledger.parse("\n".join(lines) + "\n", PATH)
+    assert parsed.problems == ()
+    assert len(parsed.events) == 10_000
+    assert len(parsed.state()) == 10_000
+    assert ledger.append_only("\n".join(lines), "\n".join(lines) + "\n" + lines[0], PATH) == []
+
+
+# --------------------------------------------------------------------------- append-only
+
+
+def test_append_only_messages() -> None:
+    base = "a\nb\nc\nd\ne\n"
+    assert [str(p) for p in ledger.append_only(base, "a\nB\nc\nd\ne\nf\n", PATH)] == [
+        f"{PATH}:2: base line 2 was edited"
+    ]
+    assert [str(p) for p in ledger.append_only(base, "a\ne\n", PATH)] == [
+        f"{PATH}:2: base lines 2-4 were deleted"
+    ]
+    assert [str(p) for p in ledger.append_only(base, "a\nb\nx\nc\nd\ne\n", PATH)] == [
+        f"{PATH}:3: a line was inserted before base line 3; append new events at the end"
+    ]
+    assert [str(p) for p in ledger.append_only(base, "", PATH)] == [
+        f"{PATH}:1: base lines 1-5 were deleted"
+    ]
+
+
+def test_append_only_is_byte_exact_per_line() -> None:
+    assert [str(p) for p in ledger.append_only("a\nb\n", "a\r\nb\n", PATH)] == [
+        f"{PATH}:1: base line 1 was edited"
+    ]
+    assert ledger.append_only("a\nb", "a\nb\n", PATH) == []
+    assert [str(p) for p in ledger.append_only("a\nb", "a\nbc\n", PATH)] == [
+        f"{PATH}:2: base line 2 was edited"
+    ]
+
+
+# --------------------------------------------------------------------------- replay due
+
+
+def test_review_by_passing_makes_a_replay_due_and_never_thaws() -> None:
+    state = ledger.parse(text_of(freeze_obj(review_by="2024-06-01")), PATH).state()
+    assert ledger.replays_due(state, date(2024, 6, 1)) == []
+    due = ledger.replays_due(state, date(2024, 6, 11))
+    assert [(d.nodeid, d.owner, d.review_by, d.line, d.days_overdue) for d in due] == [
+        (NODE, "@io-team", date(2024, 6, 1), 1, 10)
+    ]
+    assert NODE in state
+
+
+def test_a_renewal_or_thaw_clears_the_replay() -> None:
+    renewed = ledger.parse(text_of(freeze_obj(), renew_obj(review_by="2024-09-01")), PATH)
+    assert ledger.replays_due(renewed.state(), date(2024, 7, 1)) == []
+    assert [d.line for d in ledger.replays_due(renewed.state(), date(2024, 9, 2))] == [2]
+    thawed = ledger.parse(text_of(freeze_obj(), thaw_obj()), PATH)
+    assert ledger.replays_due(thawed.state(), date(2030, 1, 1)) == []
+
+
+# --------------------------------------------------------------------------- sizing and limits
+
+
+def test_thaw_runs_required() -> None:
+    assert ledger.thaw_runs_required(3, 1) == 20
+    assert ledger.thaw_runs_required(10, 0) == 35
+    assert ledger.thaw_runs_required(10, 1) == 20
+    assert ledger.thaw_runs_required(30, 1) == 47
+    assert ledger.thaw_runs_required(1000, 1) == 100
+    rate = 3 / 62
+    assert ledger.thaw_runs_required(60, 2) == math.ceil(math.log(0.05) / math.log(1 - rate))
+
+
+@settings(derandomize=True, deadline=None, max_examples=200)
+@given(st.integers(0, 10_000), st.data())
+def test_thaw_runs_required_is_clamped(runs: int, data: st.DataObject) -> None:
+    failures = data.draw(st.integers(0, runs))
+    needed = ledger.thaw_runs_required(runs, failures)
+    assert 20 <= needed <= 100
+    rate = (failures + 1) / (runs + 2)
+    if 20 < needed < 100:
+        assert (1 - rate) ** needed <= 0.05 < (1 - rate) ** (needed - 1)
+
+
+def test_thaw_runs_required_rejects_impossible_counts() -> None:
+    for runs, failures in ((2, 3), (-1, 0), (3, -1)):
+        try:
+            ledger.thaw_runs_required(runs, failures)
+        except ValueError as error:
+            assert "failures <= runs" in str(error)
+        else:
+            raise AssertionError(f"accepted runs={runs}, failures={failures}")
+
+
+def test_frozen_fraction_exceeded() -> None:
+    assert not ledger.frozen_fraction_exceeded(5, 100)
+    assert ledger.frozen_fraction_exceeded(6, 100)
+    assert not ledger.frozen_fraction_exceeded(7, 100, 0.07)
+    assert not ledger.frozen_fraction_exceeded(0, 0)
+    assert ledger.frozen_fraction_exceeded(1, 0)
+    assert not ledger.frozen_fraction_exceeded(1, 20)
+    assert ledger.frozen_fraction_exceeded(1, 19)
+
+
+# --------------------------------------------------------------------------- the gate's step
+
+
+def test_check_maps_problems_to_findings() -> None:
+    base = text_of(freeze_obj(owner="@base-owner"))
+    head = text_of(freeze_obj(owner="@edited"), "not an event", renew_obj(runs=-1))
+    findings = ledger.check(base, head, PATH, date(2024, 5, 15), default_owner="@freeze")
+    assert [(f.rule, f.line, f.owner, f.message) for f in findings] == [
+        ("PG402", 1, "@base-owner", "base line 1 was edited"),
+        ("PG401", 2, "@freeze", "not a JSON object (got a string)"),
+        ("PG401", 3, "@io-team", "field 'runs' must be a whole number >= 0, not -1"),
+    ]
+    assert findings[0].nodeid == NODE
+    assert {(f.step, f.severity, f.path, f.plane) for f in findings} == {
+        (Step.LEDGER, Severity.ERROR, PATH, "freeze")
+    }
+
+
+def test_check_reports_replays_due_and_future_dates() -> None:
+    head = text_of(freeze_obj(), freeze_obj(nodeid=OTHER, frozen_at="2024-07-01", review_by=None))
+    findings = ledger.check(head, head, PATH, date(2024, 6, 3), default_owner="@freeze")
+    assert [(f.rule, f.line, f.owner, f.nodeid, f.message) for f in findings] == [
+        (
+            "PG403",
+            1,
+            "@io-team",
+            NODE,
+            f"replay due for '{NODE}': review_by 2024-06-01 passed 2 days ago; thaw it or renew "
+            "it with new evidence",
+        ),
+        ("PG401", 2, "@io-team", OTHER, "frozen_at 2024-07-01 is after today (2024-06-03)"),
+    ]
+
+
+def test_check_without_ledgers_and_deleted_ledger() -> None:
+    assert ledger.check(None, None, PATH, date(2024, 1, 1), default_owner="@freeze") == []
+    base = text_of(freeze_obj(review_by=None))
+    deleted = ledger.check(base, None, PATH, date(2024, 6, 1), default_owner="@freeze")
+    assert [(f.rule, f.line, f.owner, f.message) for f in deleted] == [
+        ("PG402", 1, "@io-team", "base line 1 was deleted")
+    ]
+    added = ledger.check(None, base, PATH, date(2024, 6, 1), default_owner="@freeze")
+    assert added == []
+
+
+def test_check_too_many_frozen() -> None:
+    head = text_of(freeze_obj(review_by=None))
+    ok = ledger.check(None, head, PATH, date(2024, 6, 1), default_owner="@f", suite_size=20)
+    assert ok == []
+    over = ledger.check(None, head, PATH, date(2024, 6, 1), default_owner="@f", suite_size=19)
+    assert [(f.rule, f.line, f.owner, f.message) for f in over] == [
+        ("PG404", None, "@f", "1 of 19 tests are frozen, more than 5 % of the suite")
+    ]
+    assert RULES["PG404"].step is Step.LEDGER
+
+
+def test_check_file(tmp_path: Path) -> None:
+    good = tmp_path / "freeze_ledger.jsonl"
+    good.write_text(text_of(freeze_obj()), "utf-8")
+    assert ledger.check_file(good, date(2024, 7, 1)) == []
+    assert [str(p) for p in ledger.check_file(good, date(2024, 4, 1))] == [
+        f"{good}:1: frozen_at 2024-05-01 is after today (2024-04-01)"
+    ]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(text_of(freeze_obj()).encode() + b'{"note": "\xff"}\n')
+    assert [str(p) for p in ledger.check_file(bad, date(2024, 7, 1))] == [
+        f"{bad}:2: not UTF-8 text",
+        f"{bad}:2: missing 'event' (one of freeze, renew, thaw)",
+    ]
+    missing = tmp_path / "absent.jsonl"
+    assert [str(p) for p in ledger.check_file(missing, date(2024, 7, 1))] == [
+        f"{missing}: no such file"
+    ]
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def new_freeze(**overrides: Any) -> FreezeEvent | EventErrors:
+    fields: dict[str, Any] = {
+        "nodeid": NODE,
+        "flake_class": "order",
+        "class_confidence": 0.9,
+        "owner": "@io-team",
+        "note": "fails after test_store",
+        "frozen_at": "2024-05-01T09:00:00Z",
+        "base_commit": COMMIT,
+        "env_fingerprint": FINGERPRINT,
+        "runs": 10,
+        "failures": 0 + 2,
+        "mode": "shuffle",
+        "failure_signature": "AssertionError: stale cache",
+        "evidence_hash": digest("bundle"),
+        "test_source_hash": digest("source"),
+        "review_by": date(2024, 8, 1),
+    }
+    fields.update(overrides)
+    return ledger.new_freeze_event(**fields)
+
+
+def test_new_freeze_event_computes_the_thaw_window() -> None:
+    event = new_freeze()
+    assert isinstance(event, FreezeEvent)
+    assert event.thaw_runs_required == ledger.thaw_runs_required(10, 2) == 20
+    line = ledger.render_event(event)
+    assert list(json.loads(line)) == sorted(json.loads(line))
+    assert json.loads(line)["event"] == "freeze"
+    assert json.loads(line)["review_by"] == "2024-08-01"
+
+
+def test_new_freeze_event_reports_errors_as_values() -> None:
+    assert new_freeze(flake_class="unknown") == EventErrors(
+        ("field 'flake_class' must be one of timing, order, network, rng, env, not \"unknown\"",)
+    )
+    assert new_freeze(failures=11) == EventErrors(
+        ("failures (11) must be between 0 and runs (10)",)
+    )
+
+
+def test_append_event_refuses_an_invalid_ledger_line() -> None:
+    event = new_freeze()
+    assert isinstance(event, FreezeEvent)
+    once = ledger.append_event(text_of(freeze_obj(nodeid=OTHER)).rstrip("\n"), event, PATH)
+    assert isinstance(once, str)
+    assert ledger.parse(once, PATH).ok
+    assert ledger.append_only(text_of(freeze_obj(nodeid=OTHER)), once, PATH) == []
+    twice = ledger.append_event(once, event, PATH)
+    assert isinstance(twice, list)
+    assert [str(p) for p in twice] == [
+        f"{PATH}:3: duplicate freeze of '{NODE}', frozen since line 2; append a renew instead"
+    ]
+
+
+def test_replay_outcome_event() -> None:
+    state = ledger.parse(text_of(freeze_obj()), PATH).state()[NODE]
+    common: dict[str, Any] = {
+        "at": "2024-06-05",
+        "owner": "@io-team",
+        "note": "replayed",
+        "base_commit": COMMIT,
+        "env_fingerprint": FINGERPRINT,
+        "test_source_hash": digest("source"),
+    }
+    renew = ledger.replay_outcome_event(
+        state,
+        **common,
+        runs=7,
+        failures=1,
+        evidence_hash=digest("replay-1"),
+        failure_signature="ConnectionRefusedError",
+    )
+    assert isinstance(renew, RenewEvent)
+    assert (renew.mode, renew.thaw_runs_required, renew.review_by) == ("shuffle", 20, None)
+    thaw = ledger.replay_outcome_event(
+        state, **common, runs=20, failures=0, evidence_hash=digest("replay-2")
+    )
+    assert isinstance(thaw, ThawEvent)
+    assert (
+        ledger.parse(text_of(freeze_obj()) + ledger.render_event(thaw) + "\n", PATH).state() == {}
+    )
+    short = ledger.replay_outcome_event(
+        state, **common, runs=19, failures=0, evidence_hash=digest("replay-3")
+    )
+    assert short == EventErrors(("19 clean runs is fewer than the 20 a thaw needs",))
+    unsigned = ledger.replay_outcome_event(
+        state, **common, runs=5, failures=2, evidence_hash=digest("replay-4")
+    )
+    assert unsigned == EventErrors(("renew event is missing required field: failure_signature",))
+
+
+def test_evidence_hash_is_sha256() -> None:
+    assert ledger.evidence_hash(b"") == (
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    )
+    assert ledger.evidence_hash(b'{"runs": 3}') == hashlib.sha256(b'{"runs": 3}').hexdigest()
+
+
+def test_env_fingerprint() -> None:
+    fingerprint = ledger.env_fingerprint()
+    assert fingerprint["python"] == platform.python_version()
+    assert fingerprint["platform"] == platform.platform()
+    assert isinstance(fingerprint["cpu_count"], int)
+    assert fingerprint["cpu_count"] >= 1
+    assert "pytest" in fingerprint["packages"]
+    assert (
+        "no-such-package-here" not in ledger.env_fingerprint(("no-such-package-here",))["packages"]
+    )
+    event = new_freeze(env_fingerprint=fingerprint)
+    assert isinstance(event, FreezeEvent)
+    assert event.env_fingerprint == fingerprint
+
+
+def test_the_docs_list_every_field() -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "ledger.md").read_text("utf-8")
+    for kind in ledger.EVENT_KINDS:
+        for name in (*ledger.required_fields(kind), *ledger.optional_fields(kind)):
+            assert f"`{name}`" in doc
+    for example in (line for line in doc.splitlines() if line.startswith('{"')):
+        assert isinstance(ledger.event_from_object(json.loads(example)), LedgerEvent.__args__)  # type: ignore[attr-defined]
