@@ -1,19 +1,29 @@
-"""The freeze ledger: properties of the fold and the append-only rule, and every message."""
+"""The freeze ledger: every validation message, the check and the writers."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import math
 import platform
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Any
 
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
-
+from ledger_cases import (
+    COMMIT,
+    FINGERPRINT,
+    NODE,
+    OTHER,
+    PATH,
+    digest,
+    freeze_obj,
+    messages,
+    new_freeze,
+    renew_obj,
+    text_of,
+    thaw_obj,
+)
 from planegate import ledger
 from planegate.findings import Severity, Step
 from planegate.ledger import (
@@ -24,320 +34,6 @@ from planegate.ledger import (
     ThawEvent,
 )
 from planegate.rules import RULES
-
-PATH = "freeze_ledger.jsonl"
-NODE = "tests/test_io.py::test_fetch"
-OTHER = "tests/test_io.py::test_store"
-COMMIT = "0123456789abcdef0123456789abcdef01234567"
-FINGERPRINT = {"python": "3.11.7", "platform": "Linux", "cpu_count": 4, "packages": {}}
-
-
-def digest(seed: str) -> str:
-    return hashlib.sha256(seed.encode()).hexdigest()
-
-
-def freeze_obj(**overrides: Any) -> dict[str, Any]:
-    obj: dict[str, Any] = {
-        "event": "freeze",
-        "nodeid": NODE,
-        "flake_class": "network",
-        "class_confidence": 0.8,
-        "owner": "@io-team",
-        "note": "fails when the socket is blocked",
-        "frozen_at": "2024-05-01",
-        "base_commit": COMMIT,
-        "env_fingerprint": FINGERPRINT,
-        "runs": 3,
-        "failures": 1,
-        "mode": "shuffle",
-        "failure_signature": "ConnectionRefusedError",
-        "evidence_hash": digest("freeze"),
-        "test_source_hash": digest("source"),
-        "thaw_runs_required": 20,
-        "review_by": "2024-06-01",
-    }
-    obj.update(overrides)
-    return {key: value for key, value in obj.items() if value is not None}
-
-
-def renew_obj(**overrides: Any) -> dict[str, Any]:
-    obj = freeze_obj(event="renew", renewed_at="2024-06-02", evidence_hash=digest("renew"))
-    for name in ("flake_class", "class_confidence", "frozen_at", "review_by"):
-        del obj[name]
-    obj.update(overrides)
-    return {key: value for key, value in obj.items() if value is not None}
-
-
-def thaw_obj(**overrides: Any) -> dict[str, Any]:
-    obj: dict[str, Any] = {
-        "event": "thaw",
-        "nodeid": NODE,
-        "owner": "@io-team",
-        "note": "20 clean runs in shuffle mode",
-        "thawed_at": "2024-06-03",
-        "base_commit": COMMIT,
-        "env_fingerprint": FINGERPRINT,
-        "runs": 20,
-        "failures": 0,
-        "mode": "shuffle",
-        "evidence_hash": digest("thaw"),
-        "test_source_hash": digest("source"),
-    }
-    obj.update(overrides)
-    return {key: value for key, value in obj.items() if value is not None}
-
-
-def text_of(*objs: object) -> str:
-    return "".join(json.dumps(obj) + "\n" for obj in objs)
-
-
-def as_text(lines: list[str]) -> str:
-    return "".join(line + "\n" for line in lines)
-
-
-def messages(text: str) -> list[str]:
-    return [str(problem) for problem in ledger.parse(text, PATH).problems]
-
-
-# --------------------------------------------------------------------------- strategies
-
-NODEIDS = [f"tests/test_pool.py::test_{i}" for i in range(4)]
-HASHES = [digest(f"evidence-{i}") for i in range(6)]
-NOTE = st.text('ab z"\\\u00e9\u2028\t', min_size=1, max_size=20).filter(str.strip)
-DAYS = st.dates(min_value=date(2024, 1, 1), max_value=date(2024, 12, 31))
-
-
-@st.composite
-def failing_evidence(draw: st.DrawFn) -> dict[str, Any]:
-    runs = draw(st.integers(min_value=1, max_value=60))
-    failures = draw(st.integers(min_value=1, max_value=runs))
-    required = ledger.thaw_runs_required(runs, failures) + draw(st.integers(0, 5))
-    day = draw(DAYS)
-    review = draw(st.none() | st.integers(0, 90).map(lambda n: day + timedelta(days=n)))
-    return {
-        "nodeid": draw(st.sampled_from(NODEIDS)),
-        "owner": draw(st.sampled_from(["@a", "@b", "team-c"])),
-        "note": draw(NOTE),
-        "base_commit": COMMIT,
-        "env_fingerprint": {"python": "3.10", "cpu_count": draw(st.integers(1, 64))},
-        "runs": runs,
-        "failures": failures,
-        "mode": draw(st.sampled_from(["scoring", "shuffle", "xdist"])),
-        "failure_signature": draw(NOTE),
-        "evidence_hash": draw(st.sampled_from(HASHES)),
-        "test_source_hash": digest("src"),
-        "thaw_runs_required": required,
-        "review_by": review,
-        "day": day,
-    }
-
-
-@st.composite
-def freeze_events(draw: st.DrawFn) -> FreezeEvent:
-    fields = draw(failing_evidence())
-    day = fields.pop("day")
-    return FreezeEvent(
-        flake_class=draw(st.sampled_from(ledger.FLAKE_CLASSES)),
-        class_confidence=draw(st.floats(0, 1)),
-        frozen_at=day.isoformat(),
-        **fields,
-    )
-
-
-@st.composite
-def renew_events(draw: st.DrawFn) -> RenewEvent:
-    fields = draw(failing_evidence())
-    day = fields.pop("day")
-    reclassify = draw(st.booleans())
-    return RenewEvent(
-        renewed_at=day.isoformat() + "T12:30:00Z",
-        flake_class=draw(st.sampled_from(ledger.FLAKE_CLASSES)) if reclassify else None,
-        class_confidence=draw(st.floats(0, 1)) if reclassify else None,
-        **fields,
-    )
-
-
-@st.composite
-def thaw_events(draw: st.DrawFn) -> ThawEvent:
-    return ThawEvent(
-        nodeid=draw(st.sampled_from(NODEIDS)),
-        owner="@a",
-        note="clean",
-        thawed_at=draw(DAYS).isoformat(),
-        base_commit=COMMIT,
-        env_fingerprint={"python": "3.12"},
-        runs=draw(st.integers(0, 120)),
-        failures=0,
-        mode="shuffle",
-        evidence_hash=draw(st.sampled_from(HASHES)),
-        test_source_hash=digest("src"),
-    )
-
-
-EVENTS = st.lists(st.one_of(freeze_events(), renew_events(), thaw_events()), max_size=25)
-
-
-def render_all(events: list[LedgerEvent]) -> str:
-    return "".join(ledger.render_event(event) + "\n" for event in events)
-
-
-# --------------------------------------------------------------------------- properties
-
-
-@settings(derandomize=True, deadline=None, max_examples=200)
-@given(EVENTS)
-def test_fold_is_deterministic(events: list[LedgerEvent]) -> None:
-    first = ledger.fold(events)
-    assert ledger.fold(list(events)) == first
-    assert ledger.fold(tuple(events)) == first
-    assert list(first) == sorted(first)
-
-
-@settings(derandomize=True, deadline=None, max_examples=200)
-@given(st.one_of(freeze_events(), renew_events(), thaw_events()))
-def test_an_event_round_trips_through_its_line(event: LedgerEvent) -> None:
-    line = ledger.render_event(event)
-    assert "\n" not in line
-    assert ledger.event_from_object(json.loads(line)) == event
-    assert ledger.render_event(ledger.event_from_object(json.loads(line))) == line  # type: ignore[arg-type]
-
-
-@settings(derandomize=True, deadline=None, max_examples=200)
-@given(EVENTS)
-def test_rendering_and_reparsing_keeps_the_state(events: list[LedgerEvent]) -> None:
-    text = render_all(events)
-    parsed = ledger.parse(text, PATH)
-    assert parsed.state() == ledger.fold(events)
-    assert len(parsed.events) + len(parsed.problems) == len(events)
-    lines = ledger.split_lines(text)
-    for event, number in zip(parsed.events, parsed.lines, strict=True):
-        assert ledger.render_event(event) == lines[number - 1]
-    again = ledger.parse(render_all(list(parsed.events)), PATH)
-    assert again.ok
-    assert again.events == parsed.events
-    assert again.state() == ledger.fold(parsed.events)
-
-
-TARGET = "tests/test_target.py::test_flaky"
-
-
-@settings(derandomize=True, deadline=None, max_examples=100)
-@given(EVENTS, freeze_events(), EVENTS, st.data())
-def test_a_thaw_without_new_evidence_never_clears_a_freeze(
-    before: list[LedgerEvent],
-    freeze: FreezeEvent,
-    after: list[LedgerEvent],
-    data: st.DataObject,
-) -> None:
-    target = dataclasses.replace(freeze, nodeid=TARGET)
-    history = [*before, target, *after]
-    accepted = ledger.parse(render_all(history), PATH).events
-    old_hash = data.draw(st.sampled_from(sorted({event.evidence_hash for event in accepted})))
-    thaw = ThawEvent(
-        nodeid=TARGET,
-        owner="@a",
-        note="clean",
-        thawed_at="2024-12-31",
-        base_commit=COMMIT,
-        env_fingerprint={"python": "3.12"},
-        runs=200,
-        failures=0,
-        mode=target.mode,
-        evidence_hash=old_hash,
-        test_source_hash=digest("src"),
-    )
-    assert TARGET in ledger.fold([*history, thaw])
-    parsed = ledger.parse(render_all([*history, thaw]), PATH)
-    assert TARGET in parsed.state()
-    assert parsed.problems[-1].line == len(history) + 1
-    assert "brings no new evidence" in parsed.problems[-1].message
-    fresh = dataclasses.replace(thaw, evidence_hash=digest("never seen"))
-    assert TARGET not in ledger.fold([*history, fresh])
-
-
-LINE_TEXT = st.text('ab{}"\r \u00e9', max_size=12)
-
-
-@settings(derandomize=True, deadline=None, max_examples=300)
-@given(st.lists(LINE_TEXT, min_size=1, max_size=30), st.data())
-def test_any_edit_of_a_base_line_is_detected(base: list[str], data: st.DataObject) -> None:
-    index = data.draw(st.integers(0, len(base) - 1))
-    new = data.draw(LINE_TEXT.filter(lambda text: text != base[index]))
-    appended = data.draw(st.lists(LINE_TEXT, max_size=5))
-    head = [*base[:index], new, *base[index + 1 :], *appended]
-    problems = ledger.append_only(as_text(base), as_text(head), PATH)
-    assert problems
-    assert {problem.rule for problem in problems} == {"PG402"}
-
-
-@settings(derandomize=True, deadline=None, max_examples=300)
-@given(st.lists(LINE_TEXT, min_size=1, max_size=30), st.data())
-def test_any_deletion_of_base_lines_is_detected(base: list[str], data: st.DataObject) -> None:
-    start = data.draw(st.integers(0, len(base) - 1))
-    stop = data.draw(st.integers(start + 1, len(base)))
-    appended = data.draw(st.lists(LINE_TEXT, max_size=5))
-    head = [*base[:start], *base[stop:], *appended]
-    assume(head[: len(base)] != base)  # appending the deleted lines again restores the file
-    problems = ledger.append_only(as_text(base), as_text(head), PATH)
-    assert problems
-    assert {problem.rule for problem in problems} == {"PG402"}
-
-
-UNIQUE = st.lists(st.text("abcdef", min_size=1, max_size=6), min_size=1, max_size=30, unique=True)
-
-
-@settings(derandomize=True, deadline=None, max_examples=300)
-@given(UNIQUE, st.data())
-def test_an_edited_line_is_named_by_its_base_line_number(
-    base: list[str], data: st.DataObject
-) -> None:
-    index = data.draw(st.integers(0, len(base) - 1))
-    head = [*base[:index], "EDITED", *base[index + 1 :], "APPENDED"]
-    problems = ledger.append_only("\n".join(base), "\n".join(head), PATH)
-    assert [str(problem) for problem in problems] == [
-        f"{PATH}:{index + 1}: base line {index + 1} was edited"
-    ]
-
-
-@settings(derandomize=True, deadline=None, max_examples=300)
-@given(UNIQUE, st.data())
-def test_deleted_lines_are_named_by_their_base_line_numbers(
-    base: list[str], data: st.DataObject
-) -> None:
-    start = data.draw(st.integers(0, len(base) - 1))
-    stop = data.draw(st.integers(start + 1, len(base)))
-    head = [*base[:start], *base[stop:]]
-    problems = ledger.append_only(as_text(base), as_text(head), PATH)
-    span = (
-        f"base line {start + 1} was" if stop == start + 1 else f"base lines {start + 1}-{stop} were"
-    )
-    assert [str(problem) for problem in problems] == [f"{PATH}:{start + 1}: {span} deleted"]
-
-
-@settings(derandomize=True, deadline=None, max_examples=300)
-@given(st.lists(LINE_TEXT, max_size=30), st.lists(LINE_TEXT, max_size=10), st.booleans())
-def test_appends_are_always_accepted(base: list[str], new: list[str], final_newline: bool) -> None:
-    base_text = "".join(line + "\n" for line in base)
-    if not final_newline and base_text:
-        base_text = base_text[:-1]
-    separator = "\n" if base_text and not base_text.endswith("\n") else ""
-    head_text = base_text + separator + "".join(line + "\n" for line in new)
-    assert ledger.append_only(base_text, head_text, PATH) == []
-
-
-@settings(derandomize=True, deadline=None, max_examples=100)
-@given(EVENTS, EVENTS)
-def test_appending_valid_events_never_rewrites(
-    base: list[LedgerEvent], new: list[LedgerEvent]
-) -> None:
-    base_text = render_all(base)
-    findings = ledger.check(
-        base_text, base_text + render_all(new), PATH, date(2025, 1, 1), default_owner="@freeze"
-    )
-    assert "PG402" not in {finding.rule for finding in findings}
-
-
-# --------------------------------------------------------------------------- parse messages
 
 
 def test_a_valid_ledger_has_no_problems() -> None:
@@ -609,9 +305,6 @@ def test_a_10000_line_ledger_parses() -> None:
     assert ledger.append_only("\n".join(lines), "\n".join(lines) + "\n" + lines[0], PATH) == []
 
 
-# --------------------------------------------------------------------------- append-only
-
-
 def test_append_only_messages() -> None:
     base = "a\nb\nc\nd\ne\n"
     assert [str(p) for p in ledger.append_only(base, "a\nB\nc\nd\ne\nf\n", PATH)] == [
@@ -638,9 +331,6 @@ def test_append_only_is_byte_exact_per_line() -> None:
     ]
 
 
-# --------------------------------------------------------------------------- replay due
-
-
 def test_review_by_passing_makes_a_replay_due_and_never_thaws() -> None:
     state = ledger.parse(text_of(freeze_obj(review_by="2024-06-01")), PATH).state()
     assert ledger.replays_due(state, date(2024, 6, 1)) == []
@@ -659,9 +349,6 @@ def test_a_renewal_or_thaw_clears_the_replay() -> None:
     assert ledger.replays_due(thawed.state(), date(2030, 1, 1)) == []
 
 
-# --------------------------------------------------------------------------- sizing and limits
-
-
 def test_thaw_runs_required() -> None:
     assert ledger.thaw_runs_required(3, 1) == 20
     assert ledger.thaw_runs_required(10, 0) == 35
@@ -670,17 +357,6 @@ def test_thaw_runs_required() -> None:
     assert ledger.thaw_runs_required(1000, 1) == 100
     rate = 3 / 62
     assert ledger.thaw_runs_required(60, 2) == math.ceil(math.log(0.05) / math.log(1 - rate))
-
-
-@settings(derandomize=True, deadline=None, max_examples=200)
-@given(st.integers(0, 10_000), st.data())
-def test_thaw_runs_required_is_clamped(runs: int, data: st.DataObject) -> None:
-    failures = data.draw(st.integers(0, runs))
-    needed = ledger.thaw_runs_required(runs, failures)
-    assert 20 <= needed <= 100
-    rate = (failures + 1) / (runs + 2)
-    if 20 < needed < 100:
-        assert (1 - rate) ** needed <= 0.05 < (1 - rate) ** (needed - 1)
 
 
 def test_thaw_runs_required_rejects_impossible_counts() -> None:
@@ -701,9 +377,6 @@ def test_frozen_fraction_exceeded() -> None:
     assert ledger.frozen_fraction_exceeded(1, 0)
     assert not ledger.frozen_fraction_exceeded(1, 20)
     assert ledger.frozen_fraction_exceeded(1, 19)
-
-
-# --------------------------------------------------------------------------- the gate's step
 
 
 def test_check_maps_problems_to_findings() -> None:
@@ -776,31 +449,6 @@ def test_check_file(tmp_path: Path) -> None:
     assert [str(p) for p in ledger.check_file(missing, date(2024, 7, 1))] == [
         f"{missing}: no such file"
     ]
-
-
-# --------------------------------------------------------------------------- writing
-
-
-def new_freeze(**overrides: Any) -> FreezeEvent | EventErrors:
-    fields: dict[str, Any] = {
-        "nodeid": NODE,
-        "flake_class": "order",
-        "class_confidence": 0.9,
-        "owner": "@io-team",
-        "note": "fails after test_store",
-        "frozen_at": "2024-05-01T09:00:00Z",
-        "base_commit": COMMIT,
-        "env_fingerprint": FINGERPRINT,
-        "runs": 10,
-        "failures": 0 + 2,
-        "mode": "shuffle",
-        "failure_signature": "AssertionError: stale cache",
-        "evidence_hash": digest("bundle"),
-        "test_source_hash": digest("source"),
-        "review_by": date(2024, 8, 1),
-    }
-    fields.update(overrides)
-    return ledger.new_freeze_event(**fields)
 
 
 def test_new_freeze_event_computes_the_thaw_window() -> None:

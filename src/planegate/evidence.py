@@ -68,7 +68,11 @@ def protected_change_findings(
     findings = []
     for change in changes:
         plane = _plane_of_path(config, change.path)
-        owner = owners.of_plane(plane, change.path)
+        owner = (
+            owners.of_plane_map()
+            if change.path == config.path
+            else owners.of_plane(plane, change.path)
+        )
         if change.status == "pytest-table":
             findings.append(
                 Finding(
