@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck unit bench image-smoke clean
+.PHONY: demo test lint typecheck unit bench docs image-smoke clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,9 @@ unit: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 test: lint typecheck unit
+
+docs: $(STAMP)
+	$(BIN)/python -c 'from planegate.rules import catalogue_markdown as c; open("docs/findings.md", "w").write(c())'
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
