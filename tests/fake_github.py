@@ -28,14 +28,47 @@ WEB = "https://github.com"
 T = "2024-05-01T12:00:00Z"
 OWNER, NAME, REPO_ID = "octo", "demo", 4242
 FULL = f"{OWNER}/{NAME}"
-SPEC = json.loads(Path(__file__).with_name("github_openapi").joinpath("api.github.com.subset.json").read_text())
-_REPO_URLS = (
-    "archive assignees blobs branches collaborators comments commits compare contents "
-    "contributors deployments downloads events forks git_commits git_refs git_tags hooks "
-    "issue_comment issue_events issues keys labels languages merges milestones "
-    "notifications pulls releases stargazers statuses subscribers subscription tags "
-    "teams trees"
-).split()
+SPEC = json.loads(
+    Path(__file__).with_name("github_openapi").joinpath("api.github.com.subset.json").read_text()
+)
+_REPO_URLS = [
+    "archive",
+    "assignees",
+    "blobs",
+    "branches",
+    "collaborators",
+    "comments",
+    "commits",
+    "compare",
+    "contents",
+    "contributors",
+    "deployments",
+    "downloads",
+    "events",
+    "forks",
+    "git_commits",
+    "git_refs",
+    "git_tags",
+    "hooks",
+    "issue_comment",
+    "issue_events",
+    "issues",
+    "keys",
+    "labels",
+    "languages",
+    "merges",
+    "milestones",
+    "notifications",
+    "pulls",
+    "releases",
+    "stargazers",
+    "statuses",
+    "subscribers",
+    "subscription",
+    "tags",
+    "teams",
+    "trees",
+]
 
 
 def _template(path: str) -> re.Pattern[str]:
@@ -117,10 +150,17 @@ class FakeGitHub:
             "avatar_url": f"https://avatars.githubusercontent.com/u/{id_}",
             **{
                 f"{k}_url": f"{u}/{k}"
-                for k in (
-                    "followers following gists starred subscriptions organizations repos "
-                    "events received_events"
-                ).split()
+                for k in [
+                    "followers",
+                    "following",
+                    "gists",
+                    "starred",
+                    "subscriptions",
+                    "organizations",
+                    "repos",
+                    "events",
+                    "received_events",
+                ]
             },
         }
 
@@ -252,9 +292,16 @@ class FakeGitHub:
             },
             "_links": {
                 k: {"href": f"{pu}/{k}"}
-                for k in (
-                    "comments commits statuses html issue review_comments review_comment self"
-                ).split()
+                for k in [
+                    "comments",
+                    "commits",
+                    "statuses",
+                    "html",
+                    "issue",
+                    "review_comments",
+                    "review_comment",
+                    "self",
+                ]
             },
         }
         self.pulls[number] = pull
@@ -353,14 +400,23 @@ class FakeGitHub:
                 },
             },
         )
-        self.blobs[artifact_id] = zip_bytes if zip_bytes is not None else digest_zip(payload or b"{}")
+        self.blobs[artifact_id] = (
+            zip_bytes if zip_bytes is not None else digest_zip(payload or b"{}")
+        )
         return artifact_id
 
     def fail(
-        self, method: str, path: str, status: int, times: int = 1, headers: dict[str, str] | None = None
+        self,
+        method: str,
+        path: str,
+        status: int,
+        times: int = 1,
+        headers: dict[str, str] | None = None,
     ) -> None:
         """Answer the next `times` requests to METHOD PATH with `status` instead."""
-        body = {"message": "Bad Gateway" if status >= 500 else "Resource not accessible by integration"}
+        body = {
+            "message": "Bad Gateway" if status >= 500 else "Resource not accessible by integration"
+        }
         if status == 403 and headers and "Retry-After" in headers:
             body = {"message": "You have exceeded a secondary rate limit."}
         self.failures.setdefault((method, path), []).extend(
@@ -372,7 +428,9 @@ class FakeGitHub:
         return [r for r in self.log if r.method == method and regex.search(r.path)]
 
     # ------------------------------------------------------------ routing
-    def route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, Any, dict[str, str]]:
+    def route(
+        self, method: str, path: str, query: dict[str, list[str]], body: Any
+    ) -> tuple[int, Any, dict[str, str]]:
         r = f"/repos/{FULL}"
         queued = self.failures.get((method, path))
         if queued:
@@ -409,7 +467,11 @@ class FakeGitHub:
         match = re.fullmatch(rf"{r}/actions/artifacts/(\d+)/zip", path)
         if match and method == "GET" and int(match[1]) in self.blobs:
             return 302, None, {"Location": f"{self.blob_url}/blob/{match[1]}.zip?sig=signed"}
-        return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}, {}
+        return (
+            404,
+            {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"},
+            {},
+        )
 
     def _create_check_run(self, body: dict[str, Any]) -> dict[str, Any]:
         run_id = self.new_id()
@@ -447,7 +509,9 @@ class FakeGitHub:
             "annotations_url": f"{r}/check-runs/{run_id}/annotations",
         }
 
-    def _update_check_run(self, run_id: int, body: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+    def _update_check_run(
+        self, run_id: int, body: dict[str, Any]
+    ) -> tuple[int, Any, dict[str, str]]:
         run = self.check_runs.get(run_id)
         if run is None:
             return 404, {"message": "Not Found"}, {}
@@ -480,7 +544,9 @@ class FakeGitHub:
     def comments_on(self, number: int) -> list[dict[str, Any]]:
         return [c for c in self.comments.values() if c["issue_url"].endswith(f"/issues/{number}")]
 
-    def _list_comments(self, number: int, query: dict[str, list[str]]) -> tuple[int, Any, dict[str, str]]:
+    def _list_comments(
+        self, number: int, query: dict[str, list[str]]
+    ) -> tuple[int, Any, dict[str, str]]:
         items = self.comments_on(number)
         per_page = int((query.get("per_page") or ["30"])[0])
         page = int((query.get("page") or ["1"])[0])

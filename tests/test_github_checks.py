@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+
 from fake_github import FakeGitHub, running
 from github_support import FAST, HEAD, finding, report_of
-
 from planegate.findings import Severity
 from planegate.github import checks
 from planegate.github.client import make_github

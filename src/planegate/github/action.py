@@ -516,7 +516,7 @@ def run_action(
         return error.exit_code
     token = _token(env)
     repo = (
-        make_github(options.api_url, token, settings).get_repo(options.repository, lazy=True)
+        make_github(options.api_url, token, settings).get_repo(options.repository)
         if token
         else None
     )

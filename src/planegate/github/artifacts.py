@@ -123,10 +123,8 @@ def run_facts(run: WorkflowRun) -> RunFacts:
     )
 
 
-def refusal_reason(
-    ref: ArtifactRef, run: RunFacts | None, *, repository_id: int, default_branch: str
-) -> str | None:
-    """None when the artifact was made by a push run on the default branch of this repository."""
+def artifact_refusal(ref: ArtifactRef, *, repository_id: int) -> str | None:
+    """What the artifact's own `workflow_run` facts already rule out."""
     if ref.run_id is None:
         return "it names no workflow run"
     head_repo = ref.run_head_repository_id
@@ -134,8 +132,15 @@ def refusal_reason(
         return f"it was made by a run on another repository (id {head_repo}, a fork)"
     if ref.run_repository_id is not None and ref.run_repository_id != repository_id:
         return f"it belongs to another repository (id {ref.run_repository_id})"
+    return None
+
+
+def run_refusal(
+    run: RunFacts | None, run_id: int | None, *, repository_id: int, default_branch: str
+) -> str | None:
+    """None when the run was a push to the default branch of this repository."""
     if run is None:
-        return f"its workflow run {ref.run_id} could not be read"
+        return f"its workflow run {run_id} could not be read"
     if run.event != "push":
         return f"it was made by a {run.event} run, not a push to {default_branch}"
     if run.head_repository_id not in (None, repository_id):
@@ -224,9 +229,11 @@ def fetch_digest(
     refused: list[Refusal] = []
     runs: dict[int, RunFacts | None] = {}
     for ref in ordered_candidates(refs, merge_base, is_ancestor):
-        run = _run(repo, ref.run_id, runs)
-        reason = refusal_reason(
-            ref, run, repository_id=repository_id, default_branch=default_branch
+        reason = artifact_refusal(ref, repository_id=repository_id) or run_refusal(
+            _run(repo, ref.run_id, runs),
+            ref.run_id,
+            repository_id=repository_id,
+            default_branch=default_branch,
         )
         if reason is not None:
             refused.append(Refusal(ref.id, ref.head_sha, reason))
