@@ -191,8 +191,10 @@ def render(
     measure: Measure = len,
     marker: bool = False,
     preface: Sequence[str] = (),
+    stated_limit: int | None = None,
 ) -> str:
-    """The report as markdown, `measure(result) <= limit`, cut by priority with a pointer."""
+    """The report as markdown, `measure(result) <= limit`, cut by priority with a pointer
+    (which names `stated_limit`, GitHub's number, when that differs from `limit`)."""
     budget = _Budget(measure, limit - _POINTER_RESERVE)
     body = ([MARKER] if marker else []) + list(preface) + _header(report, ctx)
     findings = sorted(report.findings, key=priority)
@@ -210,7 +212,8 @@ def render(
     steps_kept = budget.take(steps)
     tail = steps if steps_kept else []
     extras, extra_left = _extras(report, ctx, budget)
-    pointer = _pointer(findings[kept:], extra_left, not steps_kept, ctx, limit, measure)
+    said = stated_limit or limit
+    pointer = _pointer(findings[kept:], extra_left, not steps_kept, ctx, said, measure)
     lines = body + (["", *pointer] if pointer else []) + tail + extras
     text = "\n".join(lines) + "\n"
     return text if measure(text) <= limit else _hard_cut(text, limit, measure, ctx)
@@ -278,7 +281,7 @@ def render_comment(report: Report, ctx: MarkdownContext) -> str:
 
 
 def render_check_summary(report: Report, ctx: MarkdownContext) -> str:
-    return render(report, ctx, limit=CHECK_RUN_LIMIT - 1)
+    return render(report, ctx, limit=CHECK_RUN_LIMIT - 1, stated_limit=CHECK_RUN_LIMIT)
 
 
 def render_job_summary(report: Report, ctx: MarkdownContext, preface: Sequence[str] = ()) -> str:
