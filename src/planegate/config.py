@@ -98,9 +98,7 @@ def _load_with_lines(text: str, path: str) -> tuple[Any, dict[str, int]]:
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise ConfigError(f"{path}{line}: not valid YAML: {problem}") from None
     if node is None:
-        raise ConfigError(
-            f"{path}:1: the file is empty", "see docs/configuration.md for a minimal file"
-        )
+        raise ConfigError(f"{path}:1: the file is empty", "see docs/configuration.md for a minimal file")
     lines: dict[str, int] = {}
     _record_lines(node, "", lines)
     return yaml.safe_load(text), lines
@@ -129,9 +127,7 @@ def _validate(data: Any, lines: dict[str, int], path: str) -> None:
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema())
-    errors = sorted(
-        validator.iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path))
-    )
+    errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
     if not errors:
         return
     error = errors[0]
@@ -160,32 +156,18 @@ def _describe(error: Any, parts: list[str | int]) -> str:
         unknown = _unknown_keys(error)
         if unknown:
             close = difflib.get_close_matches(unknown[0], allowed, n=1)
-            hint = (
-                f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(allowed)}"
-            )
+            hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(allowed)}"
             return f"unknown key {unknown[0]!r}{hint}"
     if kind == "type":
         expected = error.validator_value
-        names = {
-            "string": "a string",
-            "array": "a list",
-            "object": "a mapping",
-            "integer": "an integer",
-            "number": "a number",
-            "boolean": "true or false",
-        }
-        wanted = (
-            names.get(expected, str(expected))
-            if isinstance(expected, str)
-            else " or ".join(expected)
-        )
+        names = {"string": "a string", "array": "a list", "object": "a mapping", "integer": "an integer",
+                 "number": "a number", "boolean": "true or false"}
+        wanted = names.get(expected, str(expected)) if isinstance(expected, str) else " or ".join(expected)
         return f"expected {wanted}, got {_type_name(error.instance)}"
     if kind == "required":
         return str(error.message).replace("is a required property", "is required")
     if kind == "enum":
-        return (
-            f"expected one of {', '.join(map(str, error.validator_value))}, got {error.instance!r}"
-        )
+        return f"expected one of {', '.join(map(str, error.validator_value))}, got {error.instance!r}"
     if kind == "const":
         return f"expected {error.validator_value!r}, got {error.instance!r}"
     return str(error.message)
@@ -194,14 +176,8 @@ def _describe(error: Any, parts: list[str | int]) -> str:
 def _type_name(value: Any) -> str:
     if value is None:
         return "nothing (null)"
-    return {
-        dict: "a mapping",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-    }.get(type(value), type(value).__name__)
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "an integer",
+            float: "a number"}.get(type(value), type(value).__name__)
 
 
 def _strings(section: dict[str, Any], key: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:

@@ -46,9 +46,7 @@ EXIT_CODES: tuple[ExitCode, ...] = (
         "a protected path changed, or the digest or fixture manifest does not match",
         "the corpus owner (plane owner / CODEOWNERS)",
     ),
-    ExitCode(
-        LEDGER, "ledger", "the freeze ledger is invalid or a replay is overdue", "the entry's owner"
-    ),
+    ExitCode(LEDGER, "ledger", "the freeze ledger is invalid or a replay is overdue", "the entry's owner"),
     ExitCode(
         HUNKS,
         "hunks",
@@ -56,34 +54,12 @@ EXIT_CODES: tuple[ExitCode, ...] = (
         "code inspects the test harness",
         "the patch author",
     ),
-    ExitCode(
-        BASE_BROKEN,
-        "base-broken",
-        "the sweep found a test failing on every run of the base",
-        "the base's owner",
-    ),
+    ExitCode(BASE_BROKEN, "base-broken", "the sweep found a test failing on every run of the base", "the base's owner"),
     ExitCode(USAGE, "usage", "the command line was wrong", "the caller"),
-    ExitCode(
-        DATA,
-        "data",
-        "an input file (digest, ledger, manifest, report) is malformed",
-        "the file's owner",
-    ),
-    ExitCode(
-        UNAVAILABLE,
-        "unavailable",
-        "a service planegate needs (git, GitHub) is unavailable",
-        "the operator",
-    ),
-    ExitCode(
-        INTERNAL,
-        "internal",
-        "planegate itself failed; rerun with --debug and report it",
-        "planegate",
-    ),
-    ExitCode(
-        CONFIG, "config", "planegate.yml (or a path it names) is invalid", "the plane map's owner"
-    ),
+    ExitCode(DATA, "data", "an input file (digest, ledger, manifest, report) is malformed", "the file's owner"),
+    ExitCode(UNAVAILABLE, "unavailable", "a service planegate needs (git, GitHub) is unavailable", "the operator"),
+    ExitCode(INTERNAL, "internal", "planegate itself failed; rerun with --debug and report it", "planegate"),
+    ExitCode(CONFIG, "config", "planegate.yml (or a path it names) is invalid", "the plane map's owner"),
 )
 
 

@@ -32,9 +32,7 @@ class GitRepo:
         try:
             self._repo = git.Repo(root, search_parent_directories=True)
         except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
-            raise UsageError(
-                f"{root}: not a git repository", "run planegate inside one, or pass -C PATH"
-            ) from None
+            raise UsageError(f"{root}: not a git repository", "run planegate inside one, or pass -C PATH") from None
         except git.exc.GitCommandNotFound:
             raise ServiceUnavailable("git is not installed or not on PATH") from None
         if self._repo.working_tree_dir is None:
@@ -45,9 +43,7 @@ class GitRepo:
         try:
             return str(self._repo.commit(ref).hexsha)
         except (git.exc.BadName, ValueError, git.exc.GitCommandError):
-            raise UsageError(
-                f"unknown revision {ref!r}", "pass a branch, tag or commit sha"
-            ) from None
+            raise UsageError(f"unknown revision {ref!r}", "pass a branch, tag or commit sha") from None
 
     def merge_base(self, base: str, head: str) -> str:
         bases = self._repo.merge_base(base, head)

@@ -60,6 +60,4 @@ class Report:
 
     @property
     def failed_step(self) -> Step | None:
-        return next(
-            (r.step for r in self.steps if r.failed and r.step.exit_code == self.exit_code), None
-        )
+        return next((r.step for r in self.steps if r.failed and r.step.exit_code == self.exit_code), None)

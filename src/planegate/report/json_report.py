@@ -45,9 +45,7 @@ def to_dict(report: Report) -> dict[str, Any]:
                 "exit_code": result.step.exit_code,
                 "status": "fail" if result.failed else "pass",
                 "notes": list(result.notes),
-                "findings": [
-                    finding_to_dict(f) for f in sorted(result.findings, key=Finding.sort_key)
-                ],
+                "findings": [finding_to_dict(f) for f in sorted(result.findings, key=Finding.sort_key)],
             }
             for result in report.steps
         ],
