@@ -9,6 +9,7 @@ against GitHub's OpenAPI description in `tests/github_openapi/` when `running()`
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import re
@@ -312,7 +313,7 @@ class FakeGitHub:
         return {
             "action": "synchronize",
             "number": number,
-            "pull_request": self.pulls[number],
+            "pull_request": copy.deepcopy(self.pulls[number]),
             "repository": self.repository(),
             "sender": self.user(),
         }

@@ -383,7 +383,7 @@ def post(repo: Repository | None, options: ActionOptions, outcome: Outcome) -> P
     failed: list[str] = []
     if not check.posted and not check.forbidden:
         failed.append(f"check run: {check.error}")
-    elif check.error:
+    elif check.posted and check.error:
         failed.append(f"check run {check.error}")
     comment = None
     if options.pull_number is not None:

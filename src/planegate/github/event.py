@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import fnmatch
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,8 +175,14 @@ def _minimal_pull(pull: Mapping[str, Any], payload: Mapping[str, Any]) -> PullRe
     )
 
 
+def _glob(pattern: str) -> re.Pattern[str]:
+    # Only `*` and `?` are wildcards: in `*[bot]` the brackets are literal, not fnmatch's set.
+    parts = (".*" if ch == "*" else "." if ch == "?" else re.escape(ch) for ch in pattern)
+    return re.compile("".join(parts), re.IGNORECASE | re.DOTALL)
+
+
 def matches_any(value: str, patterns: Iterable[str]) -> bool:
-    return any(fnmatch.fnmatchcase(value.lower(), pattern.lower()) for pattern in patterns)
+    return any(_glob(pattern).fullmatch(value) for pattern in patterns)
 
 
 def is_agent(
