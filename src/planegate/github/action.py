@@ -362,13 +362,13 @@ def post(repo: Repository | None, options: ActionOptions, outcome: Outcome) -> P
             + render_internal_error(outcome.error or "", ctx, limit=COMMENT_LIMIT - 40)
         )
         conclusion: checks.Conclusion = "failure"
-        notes: list[Finding] = []
+        located: list[Finding] = []
     else:
         title = check_title(report)
         summary_text = render_check_summary(report, ctx)
         comment_text = render_comment(report, ctx)
         conclusion = checks.conclusion_of(report)
-        notes = list(report.findings) if options.annotations else []
+        located = list(report.findings) if options.annotations else []
     check = checks.post_check_run(
         repo,
         name=options.check_name,
@@ -376,7 +376,7 @@ def post(repo: Repository | None, options: ActionOptions, outcome: Outcome) -> P
         conclusion=conclusion,
         title=title,
         summary=summary_text,
-        annotations=checks.annotations_for(notes),
+        annotations=checks.annotations_for(located),
         details_url=_details_url(options),
         external_id=options.run_id,
     )
