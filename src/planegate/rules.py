@@ -181,6 +181,24 @@ RULES: dict[str, Rule] = {
             "Find what ended the run early (the captured output says) and fix it.",
             True,
         ),
+        _rule(
+            "PG306",
+            _E,
+            "digest artifact refused",
+            "Only a digest made by a push to the default branch of this repository is main's "
+            "evidence; one from a pull request or fork run could have been made by the patch.",
+            "Nothing to change in the patch; the maintainers check which workflow uploads "
+            "`planegate-digest` and that it runs only on pushes to the default branch.",
+        ),
+        _rule(
+            "PG307",
+            _E,
+            "no digest artifact: recomputed",
+            "Without main's artifact the gate recomputes the digest at the merge base; the "
+            "check still runs, but nothing vouches for the artifact's history.",
+            "Run `planegate digest` on every push to the default branch and upload it as the "
+            "`planegate-digest` artifact.",
+        ),
     )
 }
 

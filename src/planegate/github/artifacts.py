@@ -1,0 +1,277 @@
+"""Main's `planegate-digest` artifact: find one made on the default branch, download, unzip.
+
+Only an artifact uploaded by a `push` run on this repository's default branch is main's
+evidence. Anything else (a pull request run, a fork's run, another branch) could have been
+made by the patch under review and is refused with a reason.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import zipfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+import requests
+from github.Artifact import Artifact
+from github.Repository import Repository
+from github.WorkflowRun import WorkflowRun
+
+from planegate.errors import InputDataError, ServiceUnavailable
+from planegate.findings import Finding, Severity, Step
+from planegate.github.client import CALL_ERRORS, describe
+
+DEFAULT_NAME = "planegate-digest"
+DIGEST_MEMBER = "planegate-digest.json"
+MAX_DIGEST_BYTES = 64 * 1024 * 1024
+MAX_CANDIDATES = 100
+_REDIRECTS = (301, 302, 303, 307, 308)
+
+
+@dataclass(frozen=True)
+class ArtifactRef:
+    id: int
+    name: str
+    head_sha: str
+    created_at: datetime | None
+    download_url: str
+    run_id: int | None
+    run_repository_id: int | None
+    run_head_repository_id: int | None
+    run_head_branch: str | None
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    id: int
+    event: str
+    head_branch: str | None
+    head_repository_id: int | None
+    repository_id: int | None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    artifact_id: int
+    head_sha: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class DigestFetch:
+    """The outcome, as a value: the digest bytes (or None), where they came from, what was
+    refused and why, and a problem if a chosen artifact could not be read."""
+
+    data: bytes | None
+    source: str
+    artifact: ArtifactRef | None = None
+    refused: tuple[Refusal, ...] = ()
+    problem: str | None = None
+
+    def findings(self, owner: str = "the corpus owner") -> tuple[Finding, ...]:
+        found = [
+            Finding(
+                rule="PG306",
+                step=Step.EVIDENCE,
+                severity=Severity.WARNING,
+                message=f"artifact {r.artifact_id} (commit {r.head_sha[:12]}) refused: {r.reason}",
+                owner=owner,
+            )
+            for r in self.refused
+        ]
+        if self.data is None:
+            why = f" ({self.problem})" if self.problem else ""
+            found.append(
+                Finding(
+                    rule="PG307",
+                    step=Step.EVIDENCE,
+                    severity=Severity.NOTICE,
+                    message=f"{self.source}{why}",
+                    owner=owner,
+                )
+            )
+        return tuple(found)
+
+
+def artifact_ref(artifact: Artifact) -> ArtifactRef:
+    raw = artifact.raw_data.get("workflow_run") or {}
+    return ArtifactRef(
+        id=artifact.id,
+        name=artifact.name,
+        head_sha=str(raw.get("head_sha") or ""),
+        created_at=artifact.created_at,
+        download_url=artifact.archive_download_url,
+        run_id=raw.get("id"),
+        run_repository_id=raw.get("repository_id"),
+        run_head_repository_id=raw.get("head_repository_id"),
+        run_head_branch=raw.get("head_branch"),
+    )
+
+
+def run_facts(run: WorkflowRun) -> RunFacts:
+    raw = run.raw_data
+    head_repo = raw.get("head_repository") or {}
+    repo = raw.get("repository") or {}
+    return RunFacts(
+        id=run.id,
+        event=str(raw.get("event")),
+        head_branch=raw.get("head_branch"),
+        head_repository_id=raw.get("head_repository_id") or head_repo.get("id"),
+        repository_id=repo.get("id"),
+    )
+
+
+def artifact_refusal(ref: ArtifactRef, *, repository_id: int) -> str | None:
+    """What the artifact's own `workflow_run` facts already rule out."""
+    if ref.run_id is None:
+        return "it names no workflow run"
+    head_repo = ref.run_head_repository_id
+    if head_repo is not None and head_repo != repository_id:
+        return f"it was made by a run on another repository (id {head_repo}, a fork)"
+    if ref.run_repository_id is not None and ref.run_repository_id != repository_id:
+        return f"it belongs to another repository (id {ref.run_repository_id})"
+    return None
+
+
+def run_refusal(
+    run: RunFacts | None, run_id: int | None, *, repository_id: int, default_branch: str
+) -> str | None:
+    """None when the run was a push to the default branch of this repository."""
+    if run is None:
+        return f"its workflow run {run_id} could not be read"
+    if run.event != "push":
+        return f"it was made by a {run.event} run, not a push to {default_branch}"
+    if run.head_repository_id not in (None, repository_id):
+        return f"its run's head repository is another repository (id {run.head_repository_id})"
+    if run.repository_id not in (None, repository_id):
+        return f"its run belongs to another repository (id {run.repository_id})"
+    if run.head_branch != default_branch:
+        return (
+            f"it was made on branch {run.head_branch!r}, not the default branch {default_branch!r}"
+        )
+    return None
+
+
+def ordered_candidates(
+    refs: Iterable[ArtifactRef], merge_base: str, is_ancestor: Callable[[str], bool]
+) -> list[ArtifactRef]:
+    """The merge base's artifacts first, then ancestors of the merge base, newest first."""
+    newest = sorted(refs, key=lambda r: (r.created_at is not None, r.created_at), reverse=True)
+    exact = [r for r in newest if r.head_sha == merge_base]
+    older = [
+        r for r in newest if r.head_sha and r.head_sha != merge_base and is_ancestor(r.head_sha)
+    ]
+    return exact + older
+
+
+def download_zip(
+    url: str, token: str, *, session: requests.Session | None = None, timeout: float = 60.0
+) -> bytes:
+    """GET the archive URL with the token, then follow the redirect without it: the zip lives
+    on a storage host that must never see the token."""
+    http = session or requests.Session()
+    first = http.get(
+        url,
+        headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json"},
+        allow_redirects=False,
+        timeout=timeout,
+    )
+    if first.status_code in _REDIRECTS and first.headers.get("Location"):
+        # A fresh request without session state: no Authorization, no cookies.
+        blob = requests.get(first.headers["Location"], timeout=timeout)
+    else:
+        blob = first
+    if blob.status_code != 200:
+        raise ServiceUnavailable(f"downloading the artifact answered {blob.status_code}")
+    return blob.content
+
+
+def extract_digest(zip_bytes: bytes, member: str = DIGEST_MEMBER) -> bytes:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(zip_bytes))
+    except zipfile.BadZipFile:
+        raise InputDataError("the digest artifact is not a zip file") from None
+    with archive:
+        try:
+            info = archive.getinfo(member)
+        except KeyError:
+            names = ", ".join(archive.namelist()[:5]) or "nothing"
+            raise InputDataError(
+                f"the digest artifact has no {member} (it holds {names})"
+            ) from None
+        if info.file_size > MAX_DIGEST_BYTES:
+            raise InputDataError(f"{member} in the artifact is {info.file_size} bytes: too large")
+        return archive.read(info)
+
+
+def fetch_digest(
+    repo: Repository,
+    *,
+    token: str,
+    repository_id: int,
+    default_branch: str,
+    merge_base: str,
+    is_ancestor: Callable[[str], bool],
+    name: str = DEFAULT_NAME,
+    session: requests.Session | None = None,
+) -> DigestFetch:
+    """Never raises for GitHub trouble: every failure becomes "recomputed, and why"."""
+    fallback = f"no usable {name} artifact: recomputed at the merge base {merge_base[:12]}"
+    try:
+        refs = [
+            artifact_ref(a) for a in itertools.islice(repo.get_artifacts(name=name), MAX_CANDIDATES)
+        ]
+    except CALL_ERRORS as error:
+        return DigestFetch(None, fallback, problem=f"listing artifacts failed: {describe(error)}")
+    refs = [r for r in refs if r.name == name]
+    refused: list[Refusal] = []
+    runs: dict[int, RunFacts | None] = {}
+    for ref in ordered_candidates(refs, merge_base, is_ancestor):
+        reason = artifact_refusal(ref, repository_id=repository_id) or run_refusal(
+            _run(repo, ref.run_id, runs),
+            ref.run_id,
+            repository_id=repository_id,
+            default_branch=default_branch,
+        )
+        if reason is not None:
+            refused.append(Refusal(ref.id, ref.head_sha, reason))
+            continue
+        return _download(ref, merge_base, token, session, tuple(refused), fallback)
+    return DigestFetch(None, fallback, refused=tuple(refused))
+
+
+def _run(
+    repo: Repository, run_id: int | None, cache: dict[int, RunFacts | None]
+) -> RunFacts | None:
+    if run_id is None:
+        return None
+    if run_id not in cache:
+        try:
+            cache[run_id] = run_facts(repo.get_workflow_run(run_id))
+        except CALL_ERRORS:
+            cache[run_id] = None
+    return cache[run_id]
+
+
+def _download(
+    ref: ArtifactRef,
+    merge_base: str,
+    token: str,
+    session: requests.Session | None,
+    refused: tuple[Refusal, ...],
+    fallback: str,
+) -> DigestFetch:
+    where = (
+        "the merge base" if ref.head_sha == merge_base else "the newest ancestor of the merge base"
+    )
+    try:
+        data = extract_digest(download_zip(ref.download_url, token, session=session))
+    except (ServiceUnavailable, InputDataError, requests.RequestException) as error:
+        problem = f"artifact {ref.id} could not be read: {getattr(error, 'message', error)}"
+        return DigestFetch(None, fallback, artifact=ref, refused=refused, problem=problem)
+    source = (
+        f"artifact {ref.name} #{ref.id} from push run {ref.run_id} at {ref.head_sha[:12]} ({where})"
+    )
+    return DigestFetch(data, source, artifact=ref, refused=refused)

@@ -1,0 +1,89 @@
+"""SARIF 2.1.0 for code scanning (`github/codeql-action/upload-sarif`): one rule per PG id."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from planegate.findings import Finding, Severity
+from planegate.report import Report
+from planegate.rules import RULES, Rule
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+INFORMATION_URI = "https://github.com/planegate/planegate"
+# Code scanning drops results without a location; findings with no file point at the config.
+DEFAULT_PATH = "planegate.yml"
+
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTICE: "note"}
+
+
+def _rule_descriptor(rule: Rule) -> dict[str, Any]:
+    return {
+        "id": rule.id,
+        "name": "".join(word.capitalize() for word in rule.title.replace("/", " ").split()),
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": rule.why},
+        "help": {"text": rule.how_to_fix, "markdown": rule.how_to_fix},
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"step": rule.step.value, "agent_may_fix": rule.agent_may_fix},
+    }
+
+
+def _result(finding: Finding, index: dict[str, int], default_path: str) -> dict[str, Any]:
+    region: dict[str, Any] = {"startLine": finding.line or 1}
+    result: dict[str, Any] = {
+        "ruleId": finding.rule,
+        "level": _LEVEL[finding.severity],
+        "message": {"text": finding.message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": finding.path or default_path},
+                    "region": region,
+                }
+            }
+        ],
+        "properties": {
+            "step": finding.step.value,
+            "owner": finding.owner,
+            "plane": finding.plane,
+            "nodeid": finding.nodeid,
+        },
+    }
+    if finding.rule in index:
+        result["ruleIndex"] = index[finding.rule]
+    return result
+
+
+def to_sarif(
+    report: Report, *, version: str = "0.1.0", default_path: str = DEFAULT_PATH
+) -> dict[str, Any]:
+    rules = sorted(RULES.values(), key=lambda rule: rule.id)
+    index = {rule.id: position for position, rule in enumerate(rules)}
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "planegate",
+                        "version": version,
+                        "informationUri": INFORMATION_URI,
+                        "rules": [_rule_descriptor(rule) for rule in rules],
+                    }
+                },
+                "results": [_result(f, index, default_path) for f in report.findings],
+                "properties": {
+                    "verdict": report.verdict,
+                    "exit_code": report.exit_code,
+                    "digest_source": report.digest_source,
+                },
+            }
+        ],
+    }
+
+
+def render(report: Report, *, version: str = "0.1.0") -> str:
+    return json.dumps(to_sarif(report, version=version), indent=2) + "\n"

@@ -1,0 +1,94 @@
+"""Reports, events and environments for the GitHub tests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from planegate.findings import Finding, Severity, Step
+from planegate.github.client import ClientSettings
+from planegate.report import Report, StepResult
+
+HEAD = "a" * 40
+BASE = "b" * 40
+FAST = ClientSettings(
+    total_retries=3,
+    backoff_factor=0.01,
+    secondary_rate_wait=1.0,
+    max_rate_limit_wait=5.0,
+    seconds_between_requests=0.0,
+    seconds_between_writes=0.0,
+    timeout=10,
+)
+
+
+def finding(
+    n: int = 1,
+    *,
+    rule: str = "PG301",
+    step: Step = Step.EVIDENCE,
+    severity: Severity = Severity.ERROR,
+    path: str | None = "tests/test_money.py",
+    message: str = "the test file changed",
+    owner: str = "@octo/qa",
+) -> Finding:
+    return Finding(rule, step, severity, message, path=path, line=n, owner=owner)
+
+
+def report_of(findings: Iterable[Finding] = (), *, head: str = HEAD, agent: bool = True) -> Report:
+    by_step: dict[Step, list[Finding]] = {step: [] for step in Step}
+    for f in findings:
+        by_step[f.step].append(f)
+    return Report(
+        base=BASE,
+        head=head,
+        merge_base=BASE,
+        agent=agent,
+        digest_source="artifact planegate-digest (test)",
+        steps=tuple(StepResult(step, tuple(items)) for step, items in by_step.items()),
+    )
+
+
+def action_env(
+    tmp: Path, api_url: str, event: dict[str, object], name: str = "pull_request", **inputs: str
+) -> dict[str, str]:
+    event_path = tmp / "event.json"
+    event_path.write_text(json.dumps(event))
+    (tmp / "summary.md").touch()
+    (tmp / "output.txt").touch()
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": name,
+        "GITHUB_EVENT_PATH": str(event_path),
+        "GITHUB_REPOSITORY": "octo/demo",
+        "GITHUB_API_URL": api_url,
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_SHA": "c" * 40,
+        "GITHUB_RUN_ID": "777",
+        "GITHUB_WORKSPACE": str(tmp),
+        "GITHUB_STEP_SUMMARY": str(tmp / "summary.md"),
+        "GITHUB_OUTPUT": str(tmp / "output.txt"),
+        "INPUT_TOKEN": "ghs_test_token",
+    }
+    for key, value in inputs.items():
+        env[f"INPUT_{key.upper().replace('_', '-')}"] = value
+    return env
+
+
+def read_outputs(path: Path) -> dict[str, str]:
+    """Parse GITHUB_OUTPUT's `name<<DELIMITER` blocks the way the runner does."""
+    lines = path.read_text().split("\n")
+    outputs: dict[str, str] = {}
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if "<<" in line:
+            name, delimiter = line.split("<<", 1)
+            end = lines.index(delimiter, index + 1)
+            outputs[name] = "\n".join(lines[index + 1 : end])
+            index = end + 1
+        else:
+            assert line == "", f"unexpected output line {line!r}"
+            index += 1
+    return outputs

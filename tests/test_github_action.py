@@ -1,0 +1,315 @@
+"""`run_action` end to end: real PyGithub and requests against the fake GitHub."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fake_github import FakeGitHub, running
+from github_support import BASE, FAST, HEAD, action_env, finding, read_outputs, report_of
+from planegate.errors import ConfigError
+from planegate.findings import Severity
+from planegate.github.action import ActionOptions, run_action
+from planegate.report import Report, json_report
+from planegate.report.markdown import INTERNAL_ERROR_TITLE, MARKER
+
+CHEAT = report_of([finding(n) for n in (3, 8)] + [finding(9, severity=Severity.WARNING)])
+HONEST = report_of([])
+
+
+@pytest.fixture
+def gh() -> Iterator[FakeGitHub]:
+    with running() as fake:
+        fake.add_pull(7, head_sha=HEAD, base_sha=BASE)
+        yield fake
+
+
+class Seen:
+    """An `evaluate` that returns a fixed Report and remembers the options it got."""
+
+    def __init__(self, report: Report | Exception) -> None:
+        self.result = report
+        self.options: list[ActionOptions] = []
+
+    def __call__(self, options: ActionOptions) -> Report:
+        self.options.append(options)
+        if isinstance(self.result, Exception):
+            raise self.result
+        return self.result
+
+
+class Git:
+    def __init__(self, merge_base: str, ancestors: tuple[str, ...] = ()) -> None:
+        self.base, self.ancestors = merge_base, ancestors
+
+    def merge_base(self, base: str, head: str) -> str:
+        return self.base
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        return ancestor in self.ancestors
+
+
+def _run(
+    gh: FakeGitHub,
+    tmp: Path,
+    evaluate: Seen,
+    *,
+    event=None,
+    name="pull_request",
+    git=None,
+    **kw: str,
+):  # type: ignore[no-untyped-def]
+    env = action_env(tmp, gh.api_url, event or gh.event_payload(7), name, **kw)
+    out = io.StringIO()
+    code = run_action(
+        env,
+        evaluate=evaluate,
+        ancestry=(lambda options: git) if git else None,
+        settings=FAST,
+        out=out,
+    )
+    return code, out.getvalue()
+
+
+def _check_runs(gh: FakeGitHub) -> list[dict[str, object]]:
+    return list(gh.check_runs.values())
+
+
+def test_a_cheat_gets_a_failing_check_with_annotations_a_comment_summary_and_outputs(
+    gh: FakeGitHub, tmp_path: Path
+) -> None:
+    code, out = _run(gh, tmp_path, Seen(CHEAT))
+
+    assert code == 3
+    (run,) = _check_runs(gh)
+    assert run["conclusion"] == "failure" and run["head_sha"] == HEAD and run["name"] == "planegate"
+    assert run["output"]["title"] == "planegate: fail — evidence (exit 3)"  # type: ignore[index]
+    assert run["details_url"] == "https://github.com/octo/demo/actions/runs/777"
+    assert [a["annotation_level"] for a in gh.annotations[run["id"]]] == [  # type: ignore[index]
+        "failure",
+        "failure",
+        "warning",
+    ]
+    (comment,) = gh.comments_on(7)
+    assert comment["body"].startswith(MARKER) and "PG301" in comment["body"]
+    summary = (tmp_path / "summary.md").read_text()
+    assert "## planegate: ❌ fail" in summary
+    outputs = read_outputs(tmp_path / "output.txt")
+    assert outputs == {
+        "verdict": "fail",
+        "exit-code": "3",
+        "findings": "3",
+        "report-path": str(tmp_path / "planegate-report.json"),
+    }
+    written = json.loads(Path(outputs["report-path"]).read_text())
+    assert written["exit_code"] == 3 and len(written["steps"][1]["findings"]) == 3
+    assert out == ""
+
+
+def test_an_honest_patch_gets_a_green_check_and_exit_0(gh: FakeGitHub, tmp_path: Path) -> None:
+    code, _ = _run(gh, tmp_path, Seen(HONEST))
+    assert code == 0
+    (run,) = _check_runs(gh)
+    assert run["conclusion"] == "success"
+    assert read_outputs(tmp_path / "output.txt")["verdict"] == "pass"
+
+
+def test_two_runs_leave_one_comment(gh: FakeGitHub, tmp_path: Path) -> None:
+    _run(gh, tmp_path, Seen(CHEAT))
+    _run(gh, tmp_path, Seen(HONEST))
+    (comment,) = gh.comments_on(7)
+    assert "## planegate: ✅ pass" in comment["body"]
+
+
+def test_the_token_never_reaches_evaluate(gh: FakeGitHub, tmp_path: Path) -> None:
+    seen = Seen(HONEST)
+    _run(gh, tmp_path, seen, **{"agent-authors": "*[bot]", "comment": "on-failure"})
+    (options,) = seen.options
+    assert "ghs_test_token" not in repr(options)
+    assert options.pull_number == 7 and options.head == HEAD and options.base == BASE
+    assert options.author == "coder[bot]" and options.agent is True
+    assert options.comment == "on-failure"
+
+
+def test_fork_403_falls_back_to_workflow_commands_and_says_so(
+    gh: FakeGitHub, tmp_path: Path
+) -> None:
+    gh.fail("POST", "/repos/octo/demo/check-runs", 403)
+    gh.fail("POST", "/repos/octo/demo/issues/7/comments", 403)
+    event = gh.event_payload(7)
+    event["pull_request"] = gh.add_pull(7, head_sha=HEAD, base_sha=BASE, head_repo="fork/demo")
+    code, out = _run(gh, tmp_path, Seen(CHEAT), event=event)
+
+    assert code == 3
+    assert gh.check_runs == {} and gh.comments_on(7) == []
+    lines = out.splitlines()
+    assert lines[0].startswith("::error file=tests/test_money.py,line=3,title=PG301 · @octo/qa::")
+    assert any(line.startswith("::warning file=tests/test_money.py,line=9,") for line in lines)
+    assert "::error title=planegate::planegate: fail — evidence (exit 3)" in lines
+    summary = (tmp_path / "summary.md").read_text()
+    assert "The token cannot write to this repository" in summary
+    assert "## planegate: ❌ fail" in summary
+    assert read_outputs(tmp_path / "output.txt")["exit-code"] == "3"
+
+
+def test_fork_403_on_a_pass_still_exits_0(gh: FakeGitHub, tmp_path: Path) -> None:
+    gh.fail("POST", "/repos/octo/demo/check-runs", 403)
+    gh.fail("POST", "/repos/octo/demo/issues/7/comments", 403)
+    code, _ = _run(gh, tmp_path, Seen(HONEST))
+    assert code == 0
+
+
+def test_an_internal_error_still_completes_the_check_as_failure(
+    gh: FakeGitHub, tmp_path: Path
+) -> None:
+    code, _ = _run(gh, tmp_path, Seen(RuntimeError("boom")))
+
+    assert code == 70
+    (run,) = _check_runs(gh)
+    assert run["conclusion"] == "failure"
+    assert run["output"]["title"] == INTERNAL_ERROR_TITLE  # type: ignore[index]
+    assert "RuntimeError: boom" in run["output"]["summary"]  # type: ignore[index]
+    (comment,) = gh.comments_on(7)
+    assert INTERNAL_ERROR_TITLE in comment["body"]
+    outputs = read_outputs(tmp_path / "output.txt")
+    assert outputs["verdict"] == "error" and outputs["exit-code"] == "70"
+
+
+def test_a_planegate_error_keeps_its_exit_code_and_fails_the_check(
+    gh: FakeGitHub, tmp_path: Path
+) -> None:
+    code, _ = _run(gh, tmp_path, Seen(ConfigError("planegate.yml:3 planes: unknown key")))
+    assert code == 78
+    (run,) = _check_runs(gh)
+    assert run["conclusion"] == "failure"
+    assert "planegate.yml:3" in run["output"]["summary"]  # type: ignore[index]
+
+
+def test_a_pass_that_cannot_be_posted_exits_69(gh: FakeGitHub, tmp_path: Path) -> None:
+    gh.fail("POST", "/repos/octo/demo/check-runs", 502, times=10)
+    code, out = _run(gh, tmp_path, Seen(HONEST))
+    assert code == 69
+    assert "::warning title=planegate::posting failed: check run" in out
+    assert "Posting failed" in (tmp_path / "summary.md").read_text()
+
+
+def test_a_failure_that_cannot_be_posted_keeps_the_verdicts_code(
+    gh: FakeGitHub, tmp_path: Path
+) -> None:
+    gh.fail("POST", "/repos/octo/demo/check-runs", 502, times=10)
+    code, _ = _run(gh, tmp_path, Seen(CHEAT))
+    assert code == 3
+
+
+def test_502_twice_then_201_posts_one_check_run(gh: FakeGitHub, tmp_path: Path) -> None:
+    gh.fail("POST", "/repos/octo/demo/check-runs", 502, times=2)
+    code, _ = _run(gh, tmp_path, Seen(CHEAT))
+    assert code == 3 and len(gh.check_runs) == 1
+
+
+def test_report_mode_posts_an_existing_json_report(gh: FakeGitHub, tmp_path: Path) -> None:
+    report_file = tmp_path / "from-gate.json"
+    report_file.write_text(json_report.render(CHEAT))
+    seen = Seen(RuntimeError("evaluate must not run in report mode"))
+    code, _ = _run(gh, tmp_path, seen, mode="report", **{"report-file": str(report_file)})
+
+    assert code == 3 and seen.options == []
+    (run,) = _check_runs(gh)
+    assert run["conclusion"] == "failure" and len(gh.annotations[run["id"]]) == 3  # type: ignore[index]
+
+
+def test_report_mode_refuses_a_report_on_another_commit(gh: FakeGitHub, tmp_path: Path) -> None:
+    report_file = tmp_path / "from-gate.json"
+    report_file.write_text(json_report.render(report_of([], head="f" * 40)))
+    code, _ = _run(gh, tmp_path, Seen(HONEST), mode="report", **{"report-file": str(report_file)})
+
+    assert code == 65
+    (run,) = _check_runs(gh)
+    assert run["conclusion"] == "failure" and run["output"]["title"] == INTERNAL_ERROR_TITLE  # type: ignore[index]
+
+
+def test_workflow_run_rereads_the_uploaded_pull_request_from_the_api(
+    gh: FakeGitHub, tmp_path: Path
+) -> None:
+    uploaded = gh.event_payload(7)
+    uploaded["pull_request"]["user"]["login"] = "a-human"  # the fork's run wrote this file
+    uploaded["pull_request"]["base"]["sha"] = "e" * 40
+    (tmp_path / "pr-event.json").write_text(json.dumps(uploaded))
+    event = {
+        "action": "completed",
+        "workflow_run": {"head_sha": HEAD, "pull_requests": [], "event": "pull_request"},
+        "repository": gh.repository(),
+    }
+    seen = Seen(CHEAT)
+    code, _ = _run(
+        gh,
+        tmp_path,
+        seen,
+        event=event,
+        name="workflow_run",
+        **{"event-file": str(tmp_path / "pr-event.json"), "agent-authors": "*[bot]"},
+    )
+
+    assert code == 3
+    (options,) = seen.options
+    assert options.author == "coder[bot]" and options.agent is True and options.base == BASE
+    assert len(gh.requests_to("GET", r"/pulls/7$")) == 1
+    (run,) = _check_runs(gh)
+    assert run["head_sha"] == HEAD
+
+
+def test_main_digest_artifact_reaches_evaluate(gh: FakeGitHub, tmp_path: Path) -> None:
+    gh.add_artifact(head_sha=BASE, payload=b'{"root": "r"}')
+    seen = Seen(HONEST)
+    code, _ = _run(gh, tmp_path, seen, git=Git(BASE))
+
+    assert code == 0
+    (options,) = seen.options
+    assert options.digest_file is not None
+    assert Path(options.digest_file).read_bytes() == b'{"root": "r"}'
+    assert "(the merge base)" in (options.digest_source or "")
+
+
+def test_a_pull_request_artifact_is_refused_with_a_finding(gh: FakeGitHub, tmp_path: Path) -> None:
+    gh.add_artifact(head_sha=BASE, payload=b"forged", event="pull_request")
+    seen = Seen(HONEST)
+    code, _ = _run(gh, tmp_path, seen, git=Git(BASE))
+
+    assert code == 0  # a refusal is a warning; the gate recomputes from the merge base
+    assert seen.options[0].digest_file is None
+    written = json.loads((tmp_path / "planegate-report.json").read_text())
+    rules = [f["rule"] for step in written["steps"] for f in step["findings"]]
+    assert rules == ["PG306", "PG307"]
+    (comment,) = gh.comments_on(7)
+    assert "PG306" in comment["body"] and "pull_request run" in comment["body"]
+
+
+def test_enterprise_server_api_prefix(tmp_path: Path) -> None:
+    with running(prefix="/api/v3") as gh:
+        gh.add_pull(7, head_sha=HEAD, base_sha=BASE)
+        code, _ = _run(gh, tmp_path, Seen(CHEAT))
+        assert code == 3 and len(gh.check_runs) == 1
+        assert all(r.path.startswith("/repos/") for r in gh.log)
+
+
+def test_bad_inputs_are_a_usage_error(gh: FakeGitHub, tmp_path: Path) -> None:
+    code, out = _run(gh, tmp_path, Seen(HONEST), annotations="maybe")
+    assert code == 64
+    assert out.startswith("::error title=planegate::input annotations: expected true or false")
+    assert gh.log == []
+
+
+def test_push_event_posts_on_the_pushed_commit_without_a_comment(
+    gh: FakeGitHub, tmp_path: Path
+) -> None:
+    event = {"before": BASE, "after": HEAD, "repository": gh.repository()}
+    seen = Seen(HONEST)
+    code, _ = _run(gh, tmp_path, seen, event=event, name="push")
+    assert code == 0
+    assert seen.options[0].base == BASE and seen.options[0].pull_number is None
+    (run,) = _check_runs(gh)
+    assert run["head_sha"] == HEAD and gh.comments == {}
