@@ -698,16 +698,16 @@ def _same(keyer: Keyer, left: ast.expr, right: ast.expr) -> bool:
 
 
 def _vacuous_test(test: ast.expr, keyer: Keyer) -> str | None:
-    if truth(test) is True:
-        return "asserts a true constant"
-    if _non_empty_literal(test):
-        return "asserts a non-empty literal, which is always true"
     if (
         isinstance(test, ast.BoolOp)
         and isinstance(test.op, ast.Or)
         and any(truth(value) is True for value in test.values)
     ):
         return "`or` with a true constant is always true"
+    if truth(test) is True:
+        return "asserts a true constant"
+    if _non_empty_literal(test):
+        return "asserts a non-empty literal, which is always true"
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         op = test.ops[0]
         reflexive = isinstance(op, ast.Eq | ast.Is | ast.LtE | ast.GtE)
