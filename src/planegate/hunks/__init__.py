@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 
 from planegate.findings import Finding
 from planegate.hunks import rules_conftest, rules_hypothesis, rules_tests
+from planegate.hunks.chunks import sparsify
 from planegate.hunks.context import Context
 from planegate.hunks.facts import EMPTY, Facts, class_facts, function_facts
 from planegate.hunks.fallback import line_check
@@ -50,6 +51,16 @@ def analyze_file(
     conftest = is_conftest(path)
     ctx = Context(path, owner, plane, fixture_plane, async_plugin, conftest)
     base_text, head_text = base_source or "", head_source or ""
+    sparse = sparsify(base_text, head_text)
+    if sparse is not None:
+        try:
+            base = parse_module(sparse.base, collectable=not conftest, helpers=sparse.base_helpers)
+            head = parse_module(sparse.head, collectable=not conftest, helpers=sparse.head_helpers)
+        except (SyntaxError, ValueError):
+            sparse = None
+        else:
+            findings = _Comparison(ctx, base, head, sparse.base, sparse.head, True).run()
+            return sorted(findings, key=lambda f: (f.line or 0, f.rule, f.message))
     try:
         base = parse_module(base_text, collectable=not conftest)
     except (SyntaxError, ValueError) as error:
@@ -84,13 +95,15 @@ class _Comparison:
     head: Module
     base_text: str
     head_text: str
+    same_context: bool | None = None
     _facts: dict[tuple[bool, int], Facts] = field(default_factory=dict)
 
     def facts(self, info: FuncInfo, head: bool) -> Facts:
         slot = (head, id(info.node))
         found = self._facts.get(slot)
         if found is None:
-            found = function_facts(self.head if head else self.base, info.node)
+            module = self.head if head else self.base
+            found = function_facts(module, info.node, literals=self.ctx.fixture_plane)
             self._facts[slot] = found
         return found
 
@@ -98,7 +111,9 @@ class _Comparison:
         out: list[Finding] = []
         base_eff, head_eff = self.base.effective(), self.head.effective()
         pairing = pair_functions(base_eff, head_eff)
-        same_context = _context_key(self.base) == _context_key(self.head)
+        same_context = self.same_context
+        if same_context is None:
+            same_context = _context_key(self.base) == _context_key(self.head)
         base_lines, head_lines = self.base_text.splitlines(), self.head_text.splitlines()
         for before, after in pairing.pairs:
             if same_context and _same_text(before, after, base_lines, head_lines):
@@ -110,7 +125,7 @@ class _Comparison:
             out.extend(self.removed(before))
         out.extend(self.classes(pairing.pairs))
         out.extend(self.shadowing())
-        out.extend(self.module_level(base_eff, head_eff))
+        out.extend(self.module_level(base_eff, head_eff, same_context))
         return out
 
     def pair(self, before: FuncInfo, after: FuncInfo) -> list[Finding]:
@@ -177,8 +192,21 @@ class _Comparison:
         return out
 
     def module_level(
-        self, base_eff: dict[str, FuncInfo], head_eff: dict[str, FuncInfo]
+        self, base_eff: dict[str, FuncInfo], head_eff: dict[str, FuncInfo], same_context: bool
     ) -> list[Finding]:
+        ctx = self.ctx
+        out: list[Finding] = []
+        if not same_context:
+            out += self.import_time()
+        if ctx.conftest:
+            before = self._module_functions(base_eff, False)
+            after = self._module_functions(head_eff, True)
+            out += rules_conftest.hooks(ctx, before, after)
+            out += rules_conftest.autouse(ctx, before, after)
+        return out
+
+    def import_time(self) -> list[Finding]:
+        """Module-level statements; skipped when they are the same on both sides."""
         ctx = self.ctx
         base, head = module_facts(self.base), module_facts(self.head)
         out = rules_tests.skips_added(ctx, "module", None, base.skips, head.skips)
@@ -189,13 +217,9 @@ class _Comparison:
         if ctx.fixture_plane:
             out += _constants(ctx, base, head)
         if ctx.conftest:
-            before = self._module_functions(base_eff, False)
-            after = self._module_functions(head_eff, True)
             out += rules_conftest.new_entries(
                 ctx, "PG521", "collect_ignore", base.collect_ignore, head.collect_ignore
             )
-            out += rules_conftest.hooks(ctx, before, after)
-            out += rules_conftest.autouse(ctx, before, after)
         return out
 
     def _module_functions(

@@ -11,7 +11,6 @@ from planegate.hunks.model import (
     Module,
     key,
     last_part,
-    local_names,
     number,
     short,
     truth,
@@ -79,8 +78,12 @@ class Assertion:
     line: int
     dead: str | None
     key: str
-    text: str
     operands: tuple[str, ...]
+    node: ast.AST = field(compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        return short(self.node)
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,11 @@ class Literal:
 class Weak:
     subject: str
     line: int
-    text: str
+    node: ast.AST = field(compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        return short(self.node)
 
 
 @dataclass(frozen=True)
@@ -170,7 +177,6 @@ class Facts:
     patches: tuple[str, ...] = ()
     autouse: bool = False
     invariant: bool = False
-    key: str = ""
 
     @property
     def live(self) -> tuple[Assertion, ...]:
@@ -283,19 +289,39 @@ def _plain(node: ast.expr) -> bool:
     return not any(isinstance(child, ast.Call | ast.Await) for child in ast.walk(node))
 
 
+def _scan(func: FuncNode) -> tuple[dict[str, str], dict[str, ast.expr], set[str]]:
+    """One pass: canonical local names, local assignments, and names the body calls."""
+    local: dict[str, ast.expr] = {}
+    called: set[str] = set()
+    spots: list[tuple[int, int, str]] = []
+    arguments = func.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    for index, arg in enumerate(every):
+        spots.append((-1, index, arg.arg))
+    for child in ast.walk(func):
+        if isinstance(child, ast.Name):
+            if isinstance(child.ctx, ast.Store):
+                spots.append((child.lineno, child.col_offset, child.id))
+        elif isinstance(child, ast.Call):
+            if isinstance(child.func, ast.Name):
+                called.add(child.func.id)
+        elif isinstance(child, ast.Assign):
+            if isinstance(child.targets[0], ast.Name):
+                local[child.targets[0].id] = child.value
+        elif isinstance(child, ast.arg):
+            spots.append((child.lineno, child.col_offset, child.arg))
+    names: dict[str, str] = {}
+    for _, _, name in sorted(spots):
+        names.setdefault(name, f"_v{len(names)}")
+    return names, local, called
+
+
 class _Walker:
     def __init__(self, module: Module, func: FuncNode) -> None:
         self.module = module
-        self.names = local_names(func)
-        self.local: dict[str, ast.expr] = {}
-        for child in ast.walk(func):
-            if isinstance(child, ast.Assign) and isinstance(child.targets[0], ast.Name):
-                self.local[child.targets[0].id] = child.value
-        self.called = {
-            child.func.id
-            for child in ast.walk(func)
-            if isinstance(child, ast.Call) and isinstance(child.func, ast.Name)
-        }
+        self.names, self.local, self.called = _scan(func)
+        self.want_literals = True
         self.assertions: list[Assertion] = []
         self.skips: list[Skip] = []
         self.raises: list[Raises] = []
@@ -562,13 +588,13 @@ class _Walker:
     def assertion(self, node: ast.Assert | ast.Call, kind: str, dead: str | None) -> None:
         content: ast.AST = node.test if isinstance(node, ast.Assert) else node
         operands = self.operands(node)
-        record = Assertion(kind, node.lineno, dead, self.key(content), short(node), operands)
+        record = Assertion(kind, node.lineno, dead, self.key(content), operands, node)
         self.assertions.append(record)
         if dead is not None:
             return
-        self.literals.append(
-            Literal(self.key(content, mask=True), _constants(content), node.lineno)
-        )
+        if self.want_literals:
+            masked = self.key(content, mask=True)
+            self.literals.append(Literal(masked, _constants(content), node.lineno))
         self.subjects(node)
         why = _vacuous(node, self.key)
         if why:
@@ -591,9 +617,9 @@ class _Walker:
             self.compare_subjects(test, node.lineno)
         elif isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.args:
             if test.func.id in ("isinstance", "hasattr", "callable"):
-                self.weak.append(Weak(self.key(test.args[0]), node.lineno, short(node)))
+                self.weak.append(Weak(self.key(test.args[0]), node.lineno, node))
         elif isinstance(test, ast.Name | ast.Attribute | ast.Subscript):
-            self.weak.append(Weak(self.key(test), node.lineno, short(node)))
+            self.weak.append(Weak(self.key(test), node.lineno, node))
 
     def compare_subjects(self, test: ast.Compare, line: int) -> None:
         op, left, right = test.ops[0], test.left, test.comparators[0]
@@ -610,7 +636,7 @@ class _Walker:
                 for child in ast.walk(side):
                     self.tolerance_subjects[id(child)] = self.key(other)
         elif isinstance(op, ast.IsNot) and none_right:
-            self.weak.append(Weak(self.key(left), line, short(test)))
+            self.weak.append(Weak(self.key(left), line, test))
 
     def _tolerance_call(self, node: ast.expr) -> bool:
         if not isinstance(node, ast.Call):
@@ -626,7 +652,7 @@ class _Walker:
                 if not isinstance(arg, ast.Constant):
                     self.value_checked.add(self.key(arg))
         elif last in WEAK_CALLS and call.args:
-            self.weak.append(Weak(self.key(call.args[0]), call.lineno, short(call)))
+            self.weak.append(Weak(self.key(call.args[0]), call.lineno, call))
 
 
 def _empty_sequence(node: ast.expr) -> bool:
@@ -716,8 +742,10 @@ def _vacuous_test(test: ast.expr, keyer: Keyer) -> str | None:
     return None
 
 
-def function_facts(module: Module, func: FuncNode) -> Facts:
+def function_facts(module: Module, func: FuncNode, *, literals: bool = True) -> Facts:
+    """`literals` collects the expected-value data PG507 needs (fixture-plane files only)."""
     walker = _Walker(module, func)
+    walker.want_literals = literals
     decorated = _decorators(module, func.decorator_list, walker)
     walker.block(func.body, None)
     return Facts(
@@ -743,7 +771,6 @@ def function_facts(module: Module, func: FuncNode) -> Facts:
         patches=tuple(walker.patches),
         autouse=decorated.autouse,
         invariant=decorated.invariant,
-        key=key(func, walker.names, skip_keywords=frozenset()),
     )
 
 

@@ -95,7 +95,9 @@ def last_part(name: str | None) -> str:
     return "" if name is None else name.rpartition(".")[2]
 
 
-def parse_module(source: str, *, collectable: bool) -> Module:
+def parse_module(
+    source: str, *, collectable: bool, helpers: frozenset[str] = frozenset()
+) -> Module:
     tree = ast.parse(source)
     imports = _imports(tree)
     aliases = _aliases(tree.body)
@@ -106,7 +108,7 @@ def parse_module(source: str, *, collectable: bool) -> Module:
     _collect(
         tree.body, (), collectable and not disabled, not_collected, imports, functions, classes
     )
-    helpers = frozenset(
+    helpers = helpers | frozenset(
         info.name
         for info in functions
         if not info.in_class and not info.collected and has_assertion(info.node)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from planegate.findings import Finding, Severity
 from planegate.hunks.context import Context
 from planegate.hunks.facts import Facts
-from planegate.hunks.model import FuncInfo
+from planegate.hunks.model import FuncInfo, key
 from planegate.hunks.modfacts import Entry
 
 
@@ -16,14 +16,14 @@ def hooks(
     head: dict[str, tuple[FuncInfo, Facts]],
 ) -> list[Finding]:
     out: list[Finding] = []
-    for name, (info, facts) in head.items():
+    for name, (info, _) in head.items():
         if info.in_class or not name.startswith("pytest_"):
             continue
         before = base.get(name)
         if before is None:
             message = f"new hook {name}: it can change what runs or how results are reported"
             out.append(ctx.finding("PG520", info.line, message))
-        elif before[1].key != facts.key:
+        elif key(before[0].node) != key(info.node):
             message = f"hook {name} changed: review what it now does to collection or reports"
             out.append(ctx.finding("PG525", info.line, message, severity=Severity.WARNING))
     return out

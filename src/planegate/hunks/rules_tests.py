@@ -210,7 +210,7 @@ def tolerances(
         subject = after.subject
         if j in paired or subject is None or subject in tolerant:
             continue
-        if subject in base.exact_checked:
+        if subject in base.exact_checked and subject not in head.exact_checked:
             out.append(_exact_to_tolerance(ctx, label, test, after))
     return out
 
