@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planegate.findings import Finding
-from planegate.hunks import analyze_file
+from planegate.hunks import analyze_file, compare_sources
+from planegate.hunks.context import Context
 
 PROPERTY_SETTINGS = settings(derandomize=True, max_examples=20, deadline=None, database=None)
 HONEST = ("add test", "add assert", "rename local", "reformat", "reorder", "add case", "tighten")
@@ -343,3 +344,17 @@ def test_weakening_findings_point_at_the_target(
     assert found
     assert all(f.nodeid is None or "target" in f.nodeid for f in found), found
     assert all(f.path == "tests/test_gen.py" and f.line for f in found)
+
+
+@pytest.mark.parametrize("case", sorted(WEAKENINGS))
+@PROPERTY_SETTINGS
+@given(module=with_target())
+def test_blanking_unchanged_blocks_gives_the_same_findings(
+    module: tuple[list[GenTest], int], case: str
+) -> None:
+    tests, position = module
+    base, head = render(tests), _apply(tests, position, case)
+    ctx = Context("tests/test_gen.py", "@owner", "property", False, False, False)
+    fast = compare_sources(ctx, base, head, use_blocks=True)
+    assert fast == compare_sources(ctx, base, head, use_blocks=False)
+    assert fast

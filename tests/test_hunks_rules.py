@@ -10,6 +10,7 @@ import pytest
 
 from planegate.findings import Finding, Severity, Step
 from planegate.hunks import analyze_file, is_test_file
+from planegate.hunks.chunks import blocks, sparsify
 from planegate.rules import RULES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "findings-hunks.md"
@@ -670,3 +671,20 @@ def test_every_emitted_rule_is_catalogued_and_documented() -> None:
         assert rule.title and rule.why and rule.how_to_fix
         assert f"## {rule_id}" in docs
     assert emitted == {rule_id for rule_id in RULES if rule_id.startswith("PG5")}
+
+
+def test_blocks_keep_decorators_else_and_strings_with_their_statement() -> None:
+    source = (
+        "import x\n\n@dec(\n    1,\n)\ndef test_a():\n    pass\n"
+        "if x:\n    pass\nelse:\n    pass\n"
+        'DOC = """\ndef test_fake():\n"""\n'
+    )
+    found = [(block.line, block.name) for block in blocks(source)]
+    assert found == [(1, None), (3, "test_a"), (8, None), (12, None), (13, "test_fake")]
+
+
+def test_a_def_inside_a_string_falls_back_to_the_whole_file() -> None:
+    base = 'DOC = """\ndef test_fake():\n    pass\n"""\n\ndef test_a():\n    assert 1 == 1\n'
+    head = base.replace("assert 1 == 1", "assert True")
+    assert sparsify(base, head) is not None
+    assert [f.rule for f in run(base, head)] == ["PG503"]

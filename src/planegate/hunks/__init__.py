@@ -50,23 +50,34 @@ def analyze_file(
         return []
     conftest = is_conftest(path)
     ctx = Context(path, owner, plane, fixture_plane, async_plugin, conftest)
-    base_text, head_text = base_source or "", head_source or ""
-    sparse = sparsify(base_text, head_text)
+    return compare_sources(ctx, base_source or "", head_source or "", use_blocks=True)
+
+
+def compare_sources(
+    ctx: Context, base_text: str, head_text: str, *, use_blocks: bool
+) -> list[Finding]:
+    """`use_blocks` blanks the top-level blocks both sides share before parsing (same result,
+    cost follows the size of the change)."""
+    sparse = sparsify(base_text, head_text) if use_blocks else None
     if sparse is not None:
         try:
-            base = parse_module(sparse.base, collectable=not conftest, helpers=sparse.base_helpers)
-            head = parse_module(sparse.head, collectable=not conftest, helpers=sparse.head_helpers)
+            base = parse_module(
+                sparse.base, collectable=not ctx.conftest, helpers=sparse.base_helpers
+            )
+            head = parse_module(
+                sparse.head, collectable=not ctx.conftest, helpers=sparse.head_helpers
+            )
         except (SyntaxError, ValueError):
             sparse = None
         else:
             findings = _Comparison(ctx, base, head, sparse.base, sparse.head, True).run()
             return sorted(findings, key=lambda f: (f.line or 0, f.rule, f.message))
     try:
-        base = parse_module(base_text, collectable=not conftest)
+        base = parse_module(base_text, collectable=not ctx.conftest)
     except (SyntaxError, ValueError) as error:
         return line_check(ctx, base_text, head_text, "base", _syntax(error))
     try:
-        head = parse_module(head_text, collectable=not conftest)
+        head = parse_module(head_text, collectable=not ctx.conftest)
     except (SyntaxError, ValueError) as error:
         return line_check(ctx, base_text, head_text, "head", _syntax(error))
     findings = _Comparison(ctx, base, head, base_text, head_text).run()
