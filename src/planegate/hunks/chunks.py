@@ -15,7 +15,7 @@ from dataclasses import dataclass
 _HEADER = re.compile(r"(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)")
 # Lines at column 0 that may start a top-level statement: not indented, not a comment, not a
 # closing bracket, string or continuation; `else:`/`except:` lines continue the statement above.
-_START = re.compile(r"^(?![ \t#)\]}\"'\f\\\n]|(?:else|elif|except|finally)\b)", re.MULTILINE)
+_START = re.compile(r"\n(?![ \t#)\]}\"'\f\\\n]|(?:else|elif|except|finally)\b)")
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,10 @@ class Sparse:
 def blocks(text: str) -> list[Block]:
     starts: list[int] = []
     in_decorators = False
-    for match in _START.finditer(text):
-        position = match.start()
-        if position == len(text):
-            break
+    candidates = [0, *(match.end() for match in _START.finditer(text))]
+    for position in candidates:
+        if position == len(text) or not _starts_statement(text, position):
+            continue
         if text.startswith("@", position):
             if not in_decorators:
                 starts.append(position)
@@ -61,6 +61,12 @@ def blocks(text: str) -> list[Block]:
         out.append(Block(start, end, line, _name(body), body.rstrip()))
         line += body.count("\n")
     return out
+
+
+def _starts_statement(text: str, position: int) -> bool:
+    if position:
+        return True
+    return _START.match("\n" + text[:16]) is not None
 
 
 def _name(body: str) -> str | None:
