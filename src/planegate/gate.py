@@ -360,8 +360,14 @@ def _hunks_step(
             plane=plane,
             owner=options.author,
             fixture_plane=plane == "fixture",
+            async_plugin=_async_plugin(cfg),
         )
     return StepResult(Step.HUNKS, tuple(findings), (f"{analysed} changed test files analysed",))
+
+
+def _async_plugin(cfg: Config) -> bool:
+    async_plugins = {"asyncio", "pytest_asyncio", "pytest-asyncio", "anyio", "trio", "pytest_trio"}
+    return bool(async_plugins & set(cfg.pytest_plugins))
 
 
 def _planes_step(

@@ -199,6 +199,188 @@ RULES: dict[str, Rule] = {
             "Run `planegate digest` on every push to the default branch and upload it as the "
             "`planegate-digest` artifact.",
         ),
+        _rule(
+            "PG502",
+            _H,
+            "assertion removed",
+            "A test with fewer checks passes more patches; on an agent's patch the removed "
+            "assert is usually the one that failed.",
+            "Restore the assert; if the expected value really changed, a person changes it in "
+            "a reviewed PR.",
+        ),
+        _rule(
+            "PG503",
+            _H,
+            "assertion made vacuous",
+            "`assert True`, `x or True`, comparing a value to itself or `is not None` in place "
+            "of an equality still counts as an assert but can no longer fail.",
+            "Restore the value check the assert made before the patch.",
+        ),
+        _rule(
+            "PG504",
+            _H,
+            "assertion made dead",
+            "An assert after an early return, under `if False:`, behind an environment "
+            "variable or inside `except AssertionError: pass` never fails.",
+            "Move the assert back onto the path the test always runs; remove the guard.",
+        ),
+        _rule(
+            "PG505",
+            _H,
+            "pytest.raises broadened or match removed",
+            "Expecting `Exception` instead of the specific error, or dropping `match=`, lets "
+            "any failure satisfy the test.",
+            "Restore the specific exception type and the match pattern.",
+        ),
+        _rule(
+            "PG506",
+            _H,
+            "tolerance loosened",
+            "A raised `rel`/`abs` in pytest.approx or math.isclose accepts the wrong number.",
+            "Restore the tolerance; fix the computation instead.",
+        ),
+        _rule(
+            "PG507",
+            _H,
+            "expected value changed in a fixture-plane test",
+            "Fixture-plane tests hold locked expected values; rewriting them to match new "
+            "output grades the patch by itself.",
+            "Restore the expected value; its owner changes it in a separate, reviewed PR.",
+        ),
+        _rule(
+            "PG508",
+            _H,
+            "parametrize cases removed",
+            "Each case is evidence; removing the failing case hides the failure.",
+            "Restore the removed cases.",
+        ),
+        _rule(
+            "PG509",
+            _H,
+            "test deleted",
+            "A deleted test gives no evidence at all.",
+            "Restore the test; a person removes tests in a reviewed PR.",
+        ),
+        _rule(
+            "PG510",
+            _H,
+            "test no longer collected",
+            "A test renamed to `check_...` or `..._test`, or switched off with `__test__ = "
+            "False`, still reads like a test but never runs.",
+            "Restore a collected name (`test_...` in a `Test...` class without `__init__`).",
+        ),
+        _rule(
+            "PG511",
+            _H,
+            "async test without an async plugin",
+            "Without pytest-asyncio or anyio pytest does not run `async def` tests: they "
+            "never fail.",
+            "Keep the test synchronous, or add the async plugin to the allowed plugins in a "
+            "reviewed change.",
+        ),
+        _rule(
+            "PG512",
+            _H,
+            "test shadowed by a duplicate name",
+            "A second definition with the same name replaces the first, which silently stops "
+            "running.",
+            "Give each test its own name.",
+        ),
+        _rule(
+            "PG513",
+            _H,
+            "Hypothesis example budget lowered",
+            "Fewer examples find fewer counterexamples; the budget is part of the evidence.",
+            "Restore max_examples (and stateful_step_count).",
+        ),
+        _rule(
+            "PG514",
+            _H,
+            "Hypothesis assume() or .filter() added",
+            "A new assumption can discard exactly the inputs that fail.",
+            "Remove the assumption, or narrow the input in a reviewed change with a reason.",
+        ),
+        _rule(
+            "PG515",
+            _H,
+            "Hypothesis @example removed",
+            "Explicit examples are usually past counterexamples; removing one reopens the bug.",
+            "Restore the @example.",
+        ),
+        _rule(
+            "PG516",
+            _H,
+            "Hypothesis strategy narrowed",
+            "`st.just`, a one-value `sampled_from` or tightened bounds stop generating the "
+            "inputs that fail.",
+            "Restore the strategy's range.",
+        ),
+        _rule(
+            "PG517",
+            _H,
+            "Hypothesis phases limited",
+            "Without the generate (or explicit, reuse, target) phase the test checks less.",
+            "Remove the `phases=` restriction.",
+        ),
+        _rule(
+            "PG518",
+            _H,
+            "Hypothesis seed, derandomize, database or profile changed",
+            "Choosing a seed or profile can pick a run that happens to pass; the gate runs "
+            "with a frozen seed of its own.",
+            "Revert the seed, derandomize, database or profile change.",
+        ),
+        _rule(
+            "PG519",
+            _H,
+            "state-machine invariant removed",
+            "An invariant is checked after every step; removing it removes that check everywhere.",
+            "Restore the @invariant method.",
+        ),
+        _rule(
+            "PG520",
+            _H,
+            "conftest hook added",
+            "A hook can deselect, skip or rewrite the outcome of any test.",
+            "Remove the hook; conftest changes go through the owner in a reviewed PR.",
+        ),
+        _rule(
+            "PG521",
+            _H,
+            "collect_ignore extended",
+            "Ignored paths are never collected, so their tests never fail.",
+            "Remove the new collect_ignore entry.",
+        ),
+        _rule(
+            "PG522",
+            _H,
+            "pytest_plugins extended",
+            "A plugin loaded from the tests can change how every test runs or reports.",
+            "Remove the plugin; allowed plugins are set in planegate.yml.",
+        ),
+        _rule(
+            "PG523",
+            _H,
+            "autouse fixture skips or patches",
+            "An autouse fixture runs for every test it reaches: one that skips or "
+            "monkeypatches the code under test weakens them all.",
+            "Remove the fixture, or make it opt-in and explain it in a reviewed PR.",
+        ),
+        _rule(
+            "PG524",
+            _H,
+            "line-based check (file does not parse)",
+            "A file that does not parse cannot be compared by its syntax tree; the line-based "
+            "check is weaker.",
+            "Fix the syntax error so the full analysis can run.",
+        ),
+        _rule(
+            "PG525",
+            _H,
+            "conftest hook changed (review)",
+            "An existing hook's new body can change collection or reporting.",
+            "Ask the conftest's owner to review the hook change.",
+        ),
     )
 }
 
@@ -216,6 +398,7 @@ def catalogue_markdown() -> str:
         "(`PG2xx` inventory, `PG3xx` evidence, `PG4xx` ledger, `PG5xx` hunks, `PG1xx` planes).",
         "`planegate explain PGxxx` prints the same text. This file is generated from",
         "`src/planegate/rules.py` by `make docs`; a test keeps the two in step.",
+        "The test-hunk rules have before/after examples in [findings-hunks.md](findings-hunks.md).",
     ]
     for step in Step:
         rules = sorted((r for r in RULES.values() if r.step is step), key=lambda r: r.id)

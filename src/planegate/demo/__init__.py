@@ -146,7 +146,11 @@ PATCHES: tuple[Patch, ...] = (
     Patch(
         "unclassified-test",
         "adds a test file no plane claims",
-        _write("tests/test_extra.py", "def test_extra():\n    assert True\n"),
+        _write(
+            "tests/test_extra.py",
+            "from shop.pricing import total\n\n\n"
+            "def test_extra():\n    assert total([1, 2]) == 3\n",
+        ),
         exitcodes.INVENTORY,
     ),
     Patch(

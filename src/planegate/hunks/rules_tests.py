@@ -1,0 +1,339 @@
+"""Rules on one test function's change: skips, assertions, raises, tolerances, literals,
+parametrize cases and collection (PG501-PG512)."""
+
+from __future__ import annotations
+
+import builtins
+import difflib
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from planegate.findings import Finding, Severity
+from planegate.hunks.context import Context, fmt, plural
+from planegate.hunks.facts import Assertion, Facts, Params, Raises, Skip, Tolerance
+from planegate.hunks.model import FuncInfo, contains
+
+BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})
+TRIVIAL_PATTERNS = frozenset({"", ".*", ".+", ".", "(?s).*"})
+ASYNC_HINT = "pytest does not run `async def` tests without an async plugin"
+
+
+def _subtract(items: Iterable[str], minus: Iterable[str]) -> Counter[str]:
+    return Counter(items) - Counter(minus)
+
+
+def _take(counter: Counter[str], value: str) -> bool:
+    if counter[value] > 0:
+        counter[value] -= 1
+        return True
+    return False
+
+
+def skips_added(
+    ctx: Context, label: str, test: str | None, base: Sequence[Skip], head: Sequence[Skip]
+) -> list[Finding]:
+    new = _subtract((s.key for s in head), (s.key for s in base))
+    before = {s.what for s in base}
+    out: list[Finding] = []
+    for skip in head:
+        if _take(new, skip.key):
+            verb = "changed" if skip.what in before else "added"
+            out.append(ctx.finding("PG501", skip.line, f"{label}: {skip.what} {verb}", test=test))
+    return out
+
+
+def assertions(
+    ctx: Context, label: str, test: str | None, base: Facts, head: Facts
+) -> list[Finding]:
+    out: list[Finding] = []
+    base_live, head_live = base.live, head.live
+    moved = _subtract((a.key for a in head.dead), (a.key for a in base.dead))
+    newly_dead = [a for a in head.dead if _take(moved, a.key)]
+    was_live = {a.key for a in base_live}
+    drop = len(base_live) - len(head_live)
+    if newly_dead and (drop > 0 or any(a.key in was_live for a in newly_dead)):
+        out.extend(_dead(ctx, label, test, newly_dead, len(base_live)))
+    removed = drop - len(newly_dead)
+    if removed > 0:
+        out.extend(_removed(ctx, label, test, base_live, head_live, removed))
+    out.extend(_vacuous(ctx, label, test, base, head))
+    return out
+
+
+def _dead(
+    ctx: Context, label: str, test: str | None, dead: list[Assertion], total: int
+) -> list[Finding]:
+    by_reason: dict[str, list[Assertion]] = {}
+    for assertion in dead:
+        by_reason.setdefault(assertion.dead or "", []).append(assertion)
+    return [
+        ctx.finding(
+            "PG504",
+            group[0].line,
+            f"{label}: {len(group)} of {plural(total, 'assert')} made dead, {reason}"
+            if total
+            else f"{label}: {plural(len(group), 'assert')} made dead, {reason}",
+            test=test,
+        )
+        for reason, group in by_reason.items()
+    ]
+
+
+def _removed(
+    ctx: Context,
+    label: str,
+    test: str | None,
+    base_live: tuple[Assertion, ...],
+    head_live: tuple[Assertion, ...],
+    removed: int,
+) -> list[Finding]:
+    base_keys = Counter(a.key for a in base_live)
+    fresh = [a for a in head_live if not _take(base_keys, a.key)]
+    if any(a.kind == "helper" for a in fresh):
+        return []  # asserts moved into a helper the test now calls
+    gone = _subtract((a.key for a in base_live), (a.key for a in head_live))
+    lost = [a for a in base_live if _take(gone, a.key)]
+    uncovered = [a for a in lost if not any(_covers(new, a) for new in fresh)]
+    if not uncovered:
+        return []
+    count = min(removed, len(uncovered))
+    first = uncovered[0]
+    message = (
+        f"{label}: {count} of {plural(len(base_live), 'assert')} removed "
+        f"(`{first.text}`, base line {first.line})"
+    )
+    return [ctx.finding("PG502", first.line, message, test=test)]
+
+
+def _covers(new: Assertion, old: Assertion) -> bool:
+    """A consolidated assert (`assert (a, b) == (1, 2)`) still checks every operand of `old`."""
+    return bool(old.operands) and all(contains(new.key, operand) for operand in old.operands)
+
+
+def _vacuous(ctx: Context, label: str, test: str | None, base: Facts, head: Facts) -> list[Finding]:
+    out: list[Finding] = []
+    new = _subtract((v.key for v in head.vacuous), (v.key for v in base.vacuous))
+    for vacuous in head.vacuous:
+        if _take(new, vacuous.key):
+            message = f"{label}: `{vacuous.text}` {vacuous.why}"
+            out.append(ctx.finding("PG503", vacuous.line, message, test=test))
+    seen: set[str] = set()
+    base_weak = {w.subject for w in base.weak}
+    for weak in head.weak:
+        if weak.subject in seen or weak.subject in base_weak:
+            continue
+        if weak.subject in base.value_checked and weak.subject not in head.value_checked:
+            seen.add(weak.subject)
+            message = f"{label}: value check replaced by `{weak.text}`, which holds for any value"
+            out.append(ctx.finding("PG503", weak.line, message, test=test))
+    return out
+
+
+def _aligned(
+    base: Sequence[str], head: Sequence[str], *, replaced: bool = True
+) -> list[tuple[int, int]]:
+    matcher = difflib.SequenceMatcher(None, list(base), list(head), autojunk=False)
+    pairs: list[tuple[int, int]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (tag == "replace" and replaced):
+            pairs.extend(zip(range(i1, i2), range(j1, j2), strict=False))
+    return pairs
+
+
+def _builtin_exception(name: str) -> type[BaseException] | None:
+    value = getattr(builtins, name, None)
+    if isinstance(value, type) and issubclass(value, BaseException):
+        return value
+    return None
+
+
+def _broadened(before: tuple[str, ...], after: tuple[str, ...]) -> bool:
+    old, new = set(before), set(after)
+    if new == old:
+        return False
+    if new & BROAD_EXCEPTIONS and not old & BROAD_EXCEPTIONS:
+        return True
+    if new > old:
+        return True
+    for name in new - old:
+        wide = _builtin_exception(name)
+        if wide is None:
+            continue
+        for base_name in old - new:
+            narrow = _builtin_exception(base_name)
+            if narrow is not None and narrow is not wide and issubclass(narrow, wide):
+                return True
+    return False
+
+
+def raises(ctx: Context, label: str, test: str | None, base: Facts, head: Facts) -> list[Finding]:
+    out: list[Finding] = []
+    keys_b = [f"{r.kind}{r.exceptions}{r.match}" for r in base.raises]
+    keys_h = [f"{r.kind}{r.exceptions}{r.match}" for r in head.raises]
+    for i, j in _aligned(keys_b, keys_h):
+        out.extend(_raises_pair(ctx, label, test, base.raises[i], head.raises[j]))
+    return out
+
+
+def _raises_pair(
+    ctx: Context, label: str, test: str | None, before: Raises, after: Raises
+) -> list[Finding]:
+    out: list[Finding] = []
+    if _broadened(before.exceptions, after.exceptions):
+        message = (
+            f"{label}: {after.kind} broadened from {before.exceptions_text} "
+            f"to {after.exceptions_text}"
+        )
+        out.append(ctx.finding("PG505", after.line, message, test=test))
+    if before.match is not None and before.match not in TRIVIAL_PATTERNS:
+        if after.match is None:
+            message = f"{label}: {after.kind} match removed (was {before.match!r})"
+            out.append(ctx.finding("PG505", after.line, message, test=test))
+        elif after.match in TRIVIAL_PATTERNS:
+            message = (
+                f"{label}: {after.kind} match weakened from {before.match!r} to {after.match!r}"
+            )
+            out.append(ctx.finding("PG505", after.line, message, test=test))
+    return out
+
+
+def tolerances(
+    ctx: Context, label: str, test: str | None, base: Facts, head: Facts
+) -> list[Finding]:
+    out: list[Finding] = []
+    pairs = _aligned([t.align for t in base.tolerances], [t.align for t in head.tolerances])
+    for i, j in pairs:
+        out.extend(_loosened(ctx, label, test, base.tolerances[i], head.tolerances[j]))
+    paired = {j for _, j in pairs}
+    tolerant = {t.subject for t in base.tolerances}
+    for j, after in enumerate(head.tolerances):
+        subject = after.subject
+        if j in paired or subject is None or subject in tolerant:
+            continue
+        if subject in base.exact_checked and subject not in head.exact_checked:
+            out.append(_exact_to_tolerance(ctx, label, test, after))
+    return out
+
+
+def _loosened(
+    ctx: Context, label: str, test: str | None, before: Tolerance, after: Tolerance
+) -> list[Finding]:
+    old = {param.name: param for param in before.params}
+    out: list[Finding] = []
+    for param in after.params:
+        prior = old.get(param.name)
+        if prior is None:
+            continue
+        looser = param.value > prior.value if param.higher_is_looser else param.value < prior.value
+        if looser:
+            verb = "raised" if param.higher_is_looser else "lowered"
+            message = (
+                f"{label}: {after.kind} {param.name} {verb} from {fmt(prior.value)} "
+                f"to {fmt(param.value)}"
+            )
+            out.append(ctx.finding("PG506", after.line, message, test=test))
+    return out
+
+
+def _exact_to_tolerance(ctx: Context, label: str, test: str | None, after: Tolerance) -> Finding:
+    defaults = {p.name: p for p in after.params}
+    explicit = [defaults[name] for name in sorted(after.explicit) if name in defaults]
+    shown = ", ".join(f"{p.name}={fmt(p.value)}" for p in explicit) or "default tolerance"
+    message = f"{label}: exact comparison replaced by {after.kind} ({shown})"
+    severity = Severity.ERROR if explicit else Severity.WARNING
+    return ctx.finding("PG506", after.line, message, test=test, severity=severity)
+
+
+def literals(ctx: Context, label: str, test: str | None, base: Facts, head: Facts) -> list[Finding]:
+    out: list[Finding] = []
+    aligned = _aligned([x.align for x in base.literals], [x.align for x in head.literals])
+    for i, j in aligned:
+        before, after = base.literals[i], head.literals[j]
+        if before.align != after.align or before.values == after.values:
+            continue
+        changes = [(a, b) for a, b in zip(before.values, after.values, strict=False) if a != b]
+        shown = "; ".join(f"{a} -> {b}" for a, b in changes[:3])
+        message = f"{label}: expected value changed in a fixture-plane test ({shown})"
+        out.append(ctx.finding("PG507", after.line, message, test=test))
+    return out
+
+
+def params(ctx: Context, label: str, test: str | None, base: Facts, head: Facts) -> list[Finding]:
+    out: list[Finding] = []
+    after_by_names = {p.argnames: p for p in head.params}
+    for before in base.params:
+        after = after_by_names.get(before.argnames)
+        out.extend(_params_pair(ctx, label, test, before, after))
+    return out
+
+
+def _params_pair(
+    ctx: Context, label: str, test: str | None, before: Params, after: Params | None
+) -> list[Finding]:
+    total = len(before.cases) if before.cases is not None else None
+    if after is None:
+        count = plural(total, "case") if total is not None else "its cases"
+        message = f"{label}: parametrize over '{before.argnames}' removed ({count})"
+        return [ctx.finding("PG508", before.line, message, test=test)]
+    if before.cases is None or after.cases is None:
+        return []
+    gone = _subtract((k for k, _ in before.cases), (k for k, _ in after.cases))
+    lost = [text for k, text in before.cases if _take(gone, k)]
+    if not lost:
+        return []
+    shown = ", ".join(lost[:3]) + (", …" if len(lost) > 3 else "")
+    message = (
+        f"{label}: {len(lost)} of {plural(len(before.cases), 'parametrize case')} removed "
+        f"for '{before.argnames}': {shown}"
+    )
+    return [ctx.finding("PG508", after.line, message, test=test)]
+
+
+def collection(ctx: Context, base: FuncInfo, head: FuncInfo) -> list[Finding]:
+    out: list[Finding] = []
+    if base.collected and not head.collected:
+        if head.qualname != base.qualname:
+            why = f"renamed to {head.qualname}, which pytest does not collect"
+        else:
+            why = "no longer collected (`__test__ = False`, a class `__init__`, or a fixture)"
+        out.append(ctx.finding("PG510", head.line, f"{base.qualname}: {why}", test=base.qualname))
+    if head.collected and head.is_async and not base.is_async and not ctx.async_plugin:
+        message = f"{head.qualname}: made `async def`; {ASYNC_HINT}"
+        out.append(ctx.finding("PG511", head.line, message, test=head.qualname))
+    return out
+
+
+def added_async(ctx: Context, head: FuncInfo) -> list[Finding]:
+    if head.collected and head.is_async and not ctx.async_plugin:
+        message = f"{head.qualname}: new `async def` test; {ASYNC_HINT}"
+        return [ctx.finding("PG511", head.line, message, test=head.qualname)]
+    return []
+
+
+def deleted(ctx: Context, base: FuncInfo, facts: Facts) -> list[Finding]:
+    if not base.collected:
+        return []
+    count = plural(len(facts.live), "assert")
+    message = f"{base.qualname}: test deleted (it had {count})"
+    return [ctx.finding("PG509", base.line, message, test=base.qualname)]
+
+
+def shadowed(
+    ctx: Context, base: Sequence[tuple[str, int]], head: Sequence[tuple[str, int]], kind: str
+) -> list[Finding]:
+    """Definitions of one name: a second one replaces the first, which never runs."""
+    base_count = Counter(name for name, _ in base)
+    lines: dict[str, list[int]] = {}
+    for name, line in head:
+        lines.setdefault(name, []).append(line)
+    out: list[Finding] = []
+    for name, found in lines.items():
+        if len(found) < 2 or len(found) <= base_count[name]:
+            continue
+        for line in found[:-1]:
+            message = (
+                f"{name}: {kind} at line {line} is shadowed by a second definition at line "
+                f"{found[-1]}; only the last one runs"
+            )
+            out.append(ctx.finding("PG512", line, message, test=name))
+    return out
