@@ -102,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--tests", default="tests", help="folder of the test suite")
     init.add_argument("--write", action="store_true", help="write planegate.yml (else print)")
 
+    lint = add(
+        "lint", "lint", "check property-plane files for wall-clock time, network, global RNG"
+    )
+    lint.add_argument("--config")
+
     explain = add("explain", "explain", "explain a rule id (PG201) or an exit code (3)")
     explain.add_argument("what")
 
