@@ -277,6 +277,9 @@ def _inventory_step(
     head: evidence.Snapshot,
 ) -> StepResult:
     owner = who.of_plane_map()
+    if not head_run.closed and not head_run.collected and not head_run.collect_errors:
+        # the child died before collection finished: the planes step reports it (PG103)
+        return StepResult(Step.INVENTORY, (), ("the head's collection did not finish",))
     base_ids = tuple(n for ids in base_inventory.values() for n in ids)
     files = {planes.file_of(n) for n in head_run.collected}
     sources = {
