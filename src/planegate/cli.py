@@ -107,6 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
     ledger.add_argument("file", nargs="?", help="ledger path (default: the configured one)")
     ledger.add_argument("--config")
 
+    lint = add(
+        "lint", "lint", "check property-plane files for wall-clock time, network, global RNG"
+    )
+    lint.add_argument("--config")
+
     explain = add("explain", "explain", "explain a rule id (PG201) or an exit code (3)")
     explain.add_argument("what")
 

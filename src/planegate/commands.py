@@ -202,6 +202,34 @@ def cmd_ledger(args: argparse.Namespace) -> int:
     return exitcodes.PASS
 
 
+def cmd_lint(args: argparse.Namespace) -> int:
+    from planegate import lint, planes
+
+    root = _root(args)
+    cfg = load_worktree_config(root, args.config)
+    plane_map = planes.PlaneMap(cfg)
+    relative = (path.relative_to(root).as_posix() for path in root.rglob("*.py"))
+    files = sorted(
+        rel
+        for rel in relative
+        if not any(part.startswith(".") for part in rel.split("/"))
+        and plane_map.plane_of_file(rel) == "property"
+    )
+    found = [
+        finding
+        for rel in files
+        for finding in lint.base_findings(rel, (root / rel).read_text("utf-8", "replace"), "")
+    ]
+    for finding in found:
+        message = finding.message.removesuffix(" (already on the base)")
+        print(f"{finding.location}: {finding.rule} {message}")
+    if found:
+        print(f"planegate: {len(found)} violations in {len(files)} property-plane files")
+        return exitcodes.HUNKS
+    print(f"planegate: {len(files)} property-plane files, no violations")
+    return exitcodes.PASS
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     from planegate.exitcodes import describe
     from planegate.rules import RULES

@@ -62,6 +62,7 @@ class Config:
     max_examples: int = 100
     seed: int = 0
     max_frozen_fraction: float = 0.05
+    fixture_probe: bool = True
     lines: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def plane(self, name: str) -> PlaneConfig:
@@ -223,6 +224,7 @@ def _build(data: dict[str, Any], lines: dict[str, int], path: str) -> Config:
             data=_strings(section, "data"),
         )
     prop = raw_planes.get("property") or {}
+    fixture = raw_planes.get("fixture") or {}
     freeze = raw_planes.get("freeze") or {}
     agents = data.get("agents") or {}
     pytest_section = data.get("pytest") or {}
@@ -243,6 +245,7 @@ def _build(data: dict[str, Any], lines: dict[str, int], path: str) -> Config:
         max_examples=int(prop.get("max_examples", 100)),
         seed=int(prop.get("seed", 0)),
         max_frozen_fraction=float(freeze.get("max_fraction", 0.05)),
+        fixture_probe=bool(fixture.get("probe", True)),
         lines=lines,
     )
 

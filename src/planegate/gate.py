@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from planegate import config as config_mod
 from planegate import digest as digest_mod
-from planegate import evidence, hunks, ledger, owners, planes, protect
+from planegate import evidence, hunks, ledger, lint, owners, planes, prodscan, protect
 from planegate.config import SCORING_PLANES, Config
 from planegate.errors import ConfigError, InputDataError
 from planegate.findings import Finding, Severity, Step
 from planegate.gitrepo import GitRepo
 from planegate.progress import QUIET, Progress
 from planegate.report import Report, ShadowResult, StepResult
-from planegate.runner import ini, overlay, session
+from planegate.runner import ini, overlay, probe, session
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,9 @@ def run(options: GateOptions, progress: Progress = QUIET) -> Report:
         base_inventory = _collect_base(repo, base, cfg, plane_map, progress)
 
     progress.step("planes", "running main's evidence against the patch")
-    head_run, overlay_notes = _run_head(repo, cfg, base, head_snap, protection, frozen, options)
+    head_run, overlay_notes, probed = _run_head(
+        repo, cfg, base, head_snap, protection, frozen, options, plane_map
+    )
     shadow = _shadow(repo, cfg, base, head_snap, protection, frozen, options, progress)
 
     steps = (
@@ -94,7 +98,7 @@ def run(options: GateOptions, progress: Progress = QUIET) -> Report:
             len(head_run.collected),
         ),
         _hunks_step(cfg, who, repo, base, head_snap, plane_map, options),
-        _planes_step(cfg, plane_map, base_inventory, head_run, options, overlay_notes),
+        _planes_step(cfg, plane_map, base_inventory, head_run, options, overlay_notes, probed),
     )
     return Report(
         base=base_tip,
@@ -165,11 +169,11 @@ def _collect_base(
     return plane_map.inventory(result.collected)
 
 
-def _spec(tree: Path, cfg: Config, base: evidence.Snapshot) -> session.RunSpec:
+def _spec(tree: Path, cfg: Config, base: evidence.Snapshot, **kwargs: Any) -> session.RunSpec:
     args = list(cfg.pytest_args)
     if "hypothesis" in cfg.pytest_plugins:
         args += ["--hypothesis-seed", str(cfg.seed)]
-    return session.RunSpec(
+    spec = session.RunSpec(
         tree=tree,
         ini_options=ini.base_options(base.read),
         plugins=cfg.pytest_plugins,
@@ -177,6 +181,7 @@ def _spec(tree: Path, cfg: Config, base: evidence.Snapshot) -> session.RunSpec:
         timeout=cfg.pytest_timeout,
         env_allow=cfg.env_allow,
     )
+    return dataclasses.replace(spec, **kwargs)
 
 
 def _run_head(
@@ -187,7 +192,8 @@ def _run_head(
     protection: protect.Protection,
     frozen: Mapping[str, str],
     options: GateOptions,
-) -> tuple[session.RunResult, tuple[str, ...]]:
+    plane_map: planes.PlaneMap,
+) -> tuple[session.RunResult, tuple[str, ...], probe.ProbeResult]:
     with repo.worktree(head.commit) as tree:
         applied = overlay.apply(
             tree, protection.select(base.files), protection.select(head.files), base.read
@@ -195,6 +201,7 @@ def _run_head(
         result = session.run(
             replace(_spec(tree, cfg, base), deselect=frozenset(frozen)), parent_env=options.environ
         )
+        probed = _probe(tree, cfg, base, plane_map, result, options)
     notes = []
     if applied.restored:
         notes.append(f"restored {len(applied.restored)} protected files from the base")
@@ -203,7 +210,42 @@ def _run_head(
             f"removed {len(applied.removed)} protected files the head added: "
             + ", ".join(applied.removed[:5])
         )
-    return result, tuple(notes)
+    return result, tuple(notes), probed
+
+
+def _probe(
+    tree: Path,
+    cfg: Config,
+    base: evidence.Snapshot,
+    plane_map: planes.PlaneMap,
+    result: session.RunResult,
+    options: GateOptions,
+) -> probe.ProbeResult:
+    """Rerun passing fixture tests that read locked files with those files perturbed."""
+    if not cfg.fixture_probe or not result.closed:
+        return probe.ProbeResult()
+    passed = {
+        nodeid: outcome.duration
+        for nodeid, outcome in result.outcomes.items()
+        if outcome.passed and plane_map.plane_of(nodeid) == "fixture"
+    }
+    sources = {
+        path: data.decode("utf-8", "replace")
+        for path in {planes.file_of(n) for n in passed}
+        if (data := base.read(path)) is not None
+    }
+    chosen = probe.candidates(passed, sources, evidence.data_files(cfg, base.files))
+    if not chosen:
+        return probe.ProbeResult()
+    probe.perturb_files(tree, [f for c in chosen for f in c.files])
+    rerun = session.run(
+        _spec(tree, cfg, base, targets=tuple(c.nodeid for c in chosen)),
+        parent_env=options.environ,
+    )
+    survivors = tuple(
+        (c.nodeid, c.files) for c in chosen if rerun.closed and rerun.outcome_of(c.nodeid).passed
+    )
+    return probe.ProbeResult(tuple(c.nodeid for c in chosen), survivors)
 
 
 def _shadow(
@@ -242,6 +284,9 @@ def _inventory_step(
     head: evidence.Snapshot,
 ) -> StepResult:
     owner = who.of_plane_map()
+    if not head_run.closed and not head_run.collected and not head_run.collect_errors:
+        # the child died before collection finished: the planes step reports it (PG103)
+        return StepResult(Step.INVENTORY, (), ("the head's collection did not finish",))
     base_ids = tuple(n for ids in base_inventory.values() for n in ids)
     files = {planes.file_of(n) for n in head_run.collected}
     sources = {
@@ -345,14 +390,27 @@ def _hunks_step(
 ) -> StepResult:
     findings: list[Finding] = []
     analysed = 0
+    data_paths = _data_paths(cfg, base)
     for change in repo.changes(base.commit, head.commit):
         path = change.path
         if not (
             hunks.is_test_file(path) or (path.endswith(".py") and plane_map.is_plane_file(path))
         ):
+            # production-code scan: non-test files, and packaging files for entry points
+            old_text = _text(base.read(change.old_path or path))
+            findings += prodscan.scan_change(
+                path, old_text, _text(head.read(path)), data_paths, options.author
+            )
             continue
         analysed += 1
         plane = plane_map.plane_of_file(path)
+        if plane == "property" and path.endswith(".py"):
+            findings += lint.added_findings(
+                path,
+                _text(base.read(change.old_path or path)),
+                _text(head.read(path)),
+                options.author,
+            )
         findings += hunks.analyze_file(
             path,
             _text(base.read(change.old_path or path)),
@@ -362,12 +420,30 @@ def _hunks_step(
             fixture_plane=plane == "fixture",
             async_plugin=_async_plugin(cfg),
         )
+    findings += _lint_base(cfg, plane_map, base)
     return StepResult(Step.HUNKS, tuple(findings), (f"{analysed} changed test files analysed",))
 
 
 def _async_plugin(cfg: Config) -> bool:
     async_plugins = {"asyncio", "pytest_asyncio", "pytest-asyncio", "anyio", "trio", "pytest_trio"}
     return bool(async_plugins & set(cfg.pytest_plugins))
+
+
+def _data_paths(cfg: Config, base: evidence.Snapshot) -> prodscan.DataPaths:
+    fixture = cfg.planes["fixture"]
+    files = evidence.data_files(cfg, base.files)
+    return prodscan.DataPaths((*fixture.data, *fixture.paths), tuple(files))
+
+
+def _lint_base(cfg: Config, plane_map: planes.PlaneMap, base: evidence.Snapshot) -> list[Finding]:
+    """Property-plane lint violations already on main: warnings for the plane's owner."""
+    owner = cfg.planes["property"].owner
+    return [
+        finding
+        for path in base.files
+        if path.endswith(".py") and plane_map.plane_of_file(path) == "property"
+        for finding in lint.base_findings(path, _text(base.read(path)), owner)
+    ]
 
 
 def _planes_step(
@@ -377,22 +453,12 @@ def _planes_step(
     head_run: session.RunResult,
     options: GateOptions,
     notes: tuple[str, ...],
+    probed: probe.ProbeResult,
 ) -> StepResult:
     findings: list[Finding] = []
     owner = options.author
     if not head_run.closed:
-        why = "timed out" if head_run.timed_out else f"exited {head_run.exit_status}"
-        tail = head_run.output.strip().splitlines()[-1:] or [""]
-        findings.append(
-            Finding(
-                "PG103",
-                Step.PLANES,
-                Severity.ERROR,
-                f"the test run ended without its closing record ({why}); "
-                f"last output: {tail[0][:200]}",
-                owner=owner,
-            )
-        )
+        findings.append(_unclosed(head_run, owner))
     if head_run.canary_problem:
         findings.append(
             Finding(
@@ -428,10 +494,72 @@ def _planes_step(
                 nodeid=nodeid,
             )
         )
+    findings += _budget_findings(cfg, plane_map, head_run, owner)
+    findings += _probe_findings(probed, owner)
     passed = len(expected) - failed
+    if probed.probed:
+        notes = (*notes, f"probed {len(probed.probed)} fixture tests with their data perturbed")
     return StepResult(
         Step.PLANES, tuple(findings), (f"{passed}/{len(expected)} expected nodeids passed", *notes)
     )
+
+
+def _probe_findings(probed: probe.ProbeResult, owner: str) -> list[Finding]:
+    return [
+        Finding(
+            "PG106",
+            Step.PLANES,
+            Severity.ERROR,
+            f"{nodeid} still passes with one byte of {', '.join(files)} changed: it does not "
+            "check its locked data",
+            path=planes.file_of(nodeid),
+            owner=owner,
+            plane="fixture",
+            nodeid=nodeid,
+        )
+        for nodeid, files in probed.survivors
+    ]
+
+
+def _unclosed(head_run: session.RunResult, owner: str) -> Finding:
+    tail = head_run.output.strip().splitlines()[-1:] or [""]
+    if head_run.timed_out:
+        why = "timed out"
+    elif head_run.unfinished:
+        why = (
+            f"the session ended before {len(head_run.unfinished)} selected tests finished, "
+            f"first {head_run.unfinished[0]}"
+        )
+    else:
+        why = f"exited {head_run.exit_status}"
+    return Finding(
+        "PG103",
+        Step.PLANES,
+        Severity.ERROR,
+        f"the test run ended without its closing record ({why}); last output: {tail[0][:200]}",
+        owner=owner,
+    )
+
+
+def _budget_findings(
+    cfg: Config, plane_map: planes.PlaneMap, head_run: session.RunResult, owner: str
+) -> list[Finding]:
+    """PG105: a property test that ran with fewer Hypothesis examples than the plane's floor."""
+    return [
+        Finding(
+            "PG105",
+            Step.PLANES,
+            Severity.ERROR,
+            f"{nodeid} ran with max_examples={examples}, below the property plane's floor "
+            f"of {cfg.max_examples}",
+            path=planes.file_of(nodeid),
+            owner=owner,
+            plane="property",
+            nodeid=nodeid,
+        )
+        for nodeid, examples in sorted(head_run.examples.items())
+        if examples < cfg.max_examples and plane_map.plane_of(nodeid) == "property"
+    ]
 
 
 def _first_line(message: str) -> str:

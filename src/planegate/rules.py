@@ -381,6 +381,143 @@ RULES: dict[str, Rule] = {
             "An existing hook's new body can change collection or reporting.",
             "Ask the conftest's owner to review the hook change.",
         ),
+        _rule(
+            "PG105",
+            _P,
+            "property test below its example budget",
+            "A property test that runs fewer Hypothesis examples than the plane's floor proves "
+            "less than main's evidence promises (settings profiles can be loaded from anywhere).",
+            "Remove whatever lowers max_examples (settings.load_profile, settings objects in "
+            "production code); the floor is planes.property.max_examples.",
+        ),
+        _rule(
+            "PG106",
+            _P,
+            "fixture test insensitive to its data",
+            "A fixture test that still passes with one byte of its locked file changed does not "
+            "check that file: something makes every comparison succeed.",
+            "Find what makes the comparison always true (often an __eq__ in production code) "
+            "and remove it.",
+        ),
+        _rule(
+            "PG550",
+            _H,
+            "production code imports the test harness",
+            "Code under test that imports pytest or hypothesis can skip, exit or reconfigure "
+            "the run that judges it.",
+            "Remove the import from production code; test helpers belong under tests/.",
+        ),
+        _rule(
+            "PG551",
+            _H,
+            "production code reads pytest's environment",
+            "PYTEST_CURRENT_TEST and friends exist only under pytest: code that reads them "
+            "behaves differently when tested.",
+            "Remove the lookup; production behaviour must not depend on being tested.",
+        ),
+        _rule(
+            "PG552",
+            _H,
+            "production code looks the harness up in sys.modules",
+            "Finding pytest in sys.modules tells the code it is being tested.",
+            "Remove the sys.modules lookup.",
+        ),
+        _rule(
+            "PG553",
+            _H,
+            "production code inspects its callers",
+            "sys._getframe, inspect.stack and heap walks let code recognise a test caller or "
+            "reach the runner's objects.",
+            "Remove the stack or heap inspection; pass what the code needs as arguments.",
+        ),
+        _rule(
+            "PG554",
+            _H,
+            "production code calls os._exit",
+            "os._exit ends the process without the test session's closing record or cleanup.",
+            "Use sys.exit / SystemExit in entry points; never exit from library code.",
+        ),
+        _rule(
+            "PG555",
+            _H,
+            "atexit handler added",
+            "An atexit handler runs after the test session and can rewrite how the process ends.",
+            "Remove the handler, or release the resource explicitly.",
+        ),
+        _rule(
+            "PG556",
+            _H,
+            "production code writes to builtins",
+            "Replacing a builtin changes every module, the tests included.",
+            "Remove the write; import what you need explicitly.",
+        ),
+        _rule(
+            "PG557",
+            _H,
+            "pytest_plugins set in production code",
+            "pytest_plugins asks pytest to load plugins the gate did not allow.",
+            "Remove it; plugins are allowed in planegate.yml by the owner.",
+        ),
+        _rule(
+            "PG558",
+            _H,
+            "pytest11 entry point added",
+            "A pytest11 entry point loads the patch's code as a pytest plugin wherever the "
+            "package is installed (the gate turns autoload off; other runs do not).",
+            "Remove the entry point from the packaging file.",
+        ),
+        _rule(
+            "PG559",
+            _H,
+            "__eq__ returns a constant",
+            "An __eq__ that returns True for anything makes every assert == pass.",
+            "Compare the fields that matter, and return NotImplemented for other types.",
+        ),
+        _rule(
+            "PG560",
+            _H,
+            "field taken out of equality",
+            "field(compare=False) makes objects that differ in the field compare equal.",
+            "Keep the field compared, or explain the change to the test owner.",
+        ),
+        _rule(
+            "PG561",
+            _H,
+            "production code refers to fixture evidence",
+            "Production code that reads the fixture plane's locked files can copy the expected "
+            "answers instead of computing them.",
+            "Remove the reference; package data lives in the package.",
+        ),
+        _rule(
+            "PG580",
+            _H,
+            "property test uses wall-clock time",
+            "A property that reads the clock does not hold the same way on every run.",
+            "Pass the time in as a generated or fixed value.",
+        ),
+        _rule(
+            "PG581",
+            _H,
+            "property test uses the network",
+            "Sockets and HTTP clients make a property depend on the world outside the test.",
+            "Test against an in-memory fake or a local fixture instead.",
+        ),
+        _rule(
+            "PG582",
+            _H,
+            "property test uses the process-wide RNG",
+            "random.random() and numpy.random.* module functions share state across tests: "
+            "results depend on test order.",
+            "Use a seeded generator (random.Random(seed), numpy.random.default_rng(seed)) or "
+            "let Hypothesis generate the value.",
+        ),
+        _rule(
+            "PG583",
+            _H,
+            "unseeded generator in a property test",
+            "random.Random() or default_rng() without a seed differs on every run.",
+            "Pass a fixed seed.",
+        ),
     )
 }
 

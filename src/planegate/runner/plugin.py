@@ -48,6 +48,13 @@ class ChannelPlugin:
             items[:] = kept
         self.send("selected", nodeids=[item.nodeid for item in items])
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        """The effective Hypothesis budget of a property test, read just before it runs."""
+        examples = hypothesis_budget(getattr(item, "obj", None))
+        if examples is not None:
+            self.send("hypothesis", nodeid=item.nodeid, max_examples=examples)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.send(
             "report",
@@ -62,6 +69,19 @@ class ChannelPlugin:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         self.send("end", exitstatus=int(exitstatus), testscollected=session.testscollected)
+
+
+def hypothesis_budget(test: object) -> int | None:
+    """max_examples the wrapped test will use (0 when generation is off); None if not @given."""
+    if not getattr(test, "is_hypothesis_test", False):
+        return None
+    settings = getattr(test, "_hypothesis_internal_use_settings", None)
+    try:
+        examples = int(getattr(settings, "max_examples", 0))
+        phases = [getattr(phase, "name", str(phase)) for phase in getattr(settings, "phases", ())]
+    except (TypeError, ValueError):
+        return 0
+    return examples if "generate" in phases else 0
 
 
 def _text(text: str) -> str:

@@ -62,10 +62,12 @@ class RunResult:
     closed: bool
     exit_status: int | None
     timed_out: bool
-    output: str
+    output: str  # the child's stdout and stderr, kept for reports (untrusted: wrap when echoed)
     canary_problem: str | None = None
     stray_lines: int = 0
     notes: tuple[str, ...] = field(default=())
+    unfinished: tuple[str, ...] = ()  # selected nodeids that never reported their teardown
+    examples: Mapping[str, int] = field(default_factory=dict)  # Hypothesis max_examples per test
 
     def outcome_of(self, nodeid: str) -> Outcome:
         if nodeid in self.outcomes:
@@ -227,7 +229,8 @@ def _interpret(
     selected: list[str] = []
     phases: dict[str, dict[str, dict[str, Any]]] = {}
     errors: list[tuple[str, str]] = []
-    closed = False
+    examples: dict[str, int] = {}
+    ended = seen_selected = False
     stray = 0
     for line in lines:
         record = _record(line, nonce)
@@ -238,13 +241,17 @@ def _interpret(
         if kind == "collected":
             collected = list(record["nodeids"])
         elif kind == "selected":
-            selected = list(record["nodeids"])
+            selected, seen_selected = list(record["nodeids"]), True
         elif kind == "collect_error":
             errors.append((str(record["nodeid"]), str(record["message"])))
         elif kind == "report":
             phases.setdefault(record["nodeid"], {})[record["when"]] = record
+        elif kind == "hypothesis":
+            examples[str(record["nodeid"])] = int(record["max_examples"])
         elif kind == "end":
-            closed = True
+            ended = True
+    unfinished = _unfinished(selected, phases, spec)
+    closed = ended and seen_selected and not unfinished
     outcomes = {nodeid: _outcome(nodeid, by_when) for nodeid, by_when in phases.items()}
     canary_ids = {n for n in collected if canary_prefix in n}
     problem = _canary_problem(canary_ids, outcomes, canary_prefix, spec, closed)
@@ -260,7 +267,19 @@ def _interpret(
         output=output,
         canary_problem=problem,
         stray_lines=stray,
+        unfinished=tuple(n for n in unfinished if n not in canary_ids),
+        examples={k: v for k, v in examples.items() if k not in canary_ids},
     )
+
+
+def _unfinished(
+    selected: Iterable[str], phases: Mapping[str, Mapping[str, Any]], spec: RunSpec
+) -> list[str]:
+    """A closing record only counts once every selected test has reported its teardown:
+    `pytest.exit()` or a KeyboardInterrupt from the patch still runs pytest_sessionfinish."""
+    if spec.collect_only:
+        return []
+    return [n for n in selected if "teardown" not in phases.get(n, {})]
 
 
 def _record(line: str, nonce: str | None) -> dict[str, Any] | None:

@@ -1,0 +1,446 @@
+"""Production-code scan (exit 5): code under test that reaches for the test harness.
+
+Runs on the diff of non-test files. Each construct is found in the base and in the head
+version of a file by AST; only constructs the head adds are reported, so a project that
+already calls `atexit.register` is not blamed for it on every pull request.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+import pathspec
+
+from planegate.findings import Finding, Severity, Step
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+HARNESS_MODULES = frozenset({"pytest", "_pytest", "hypothesis"})
+STACK_INSPECTION = frozenset(
+    {
+        "sys._getframe",
+        "sys._current_frames",
+        "inspect.stack",
+        "inspect.currentframe",
+        "inspect.getouterframes",
+        "inspect.trace",
+        "gc.get_objects",
+        "gc.get_referrers",
+    }
+)
+HARD_EXIT = frozenset({"os._exit", "posix._exit"})
+FIELD_CALLS = frozenset(
+    {"dataclasses.field", "attr.ib", "attr.attrib", "attr.field", "attrs.field"}
+)
+ENTRY_POINT_FILES = ("pyproject.toml", "setup.cfg", "entry_points.txt")
+
+
+@dataclass(frozen=True)
+class Hit:
+    rule: str
+    line: int
+    key: str  # the construct as written, to match base and head versions
+    message: str
+
+
+@dataclass(frozen=True)
+class DataPaths:
+    """The fixture plane's paths and locked data files: production code has no business there."""
+
+    patterns: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+    @cached_property
+    def _spec(self) -> pathspec.GitIgnoreSpec:
+        return pathspec.GitIgnoreSpec.from_lines(list(self.patterns))
+
+    def refers(self, text: str) -> bool:
+        path = text.strip().removeprefix("./")
+        if not path or "\n" in path or len(path) > 300:
+            return False
+        if self.patterns and self._spec.match_file(path):
+            return True
+        folder = path.rstrip("/") + "/"
+        return "/" in path and any(f.startswith(folder) for f in self.files)
+
+
+def scan_change(
+    path: str, base_text: str | None, head_text: str | None, data: DataPaths, owner: str
+) -> list[Finding]:
+    """Findings for one changed non-test file: a Python module or a packaging file."""
+    if head_text is None:
+        return []
+    name = path.rsplit("/", 1)[-1]
+    if name in ENTRY_POINT_FILES:
+        return _findings(
+            path,
+            _added(_entry_point_hits(name, base_text), _entry_point_hits(name, head_text)),
+            owner,
+        )
+    if not path.endswith(".py"):
+        return []
+    try:
+        head_hits = scan_source(head_text, data)
+    except SyntaxError:
+        return []  # a syntax error shows up as a collection error in the run
+    try:
+        base_hits = scan_source(base_text, data) if base_text is not None else []
+    except SyntaxError:
+        base_hits = []
+    return _findings(path, _added(base_hits, head_hits), owner)
+
+
+def _findings(path: str, hits: Iterable[Hit], owner: str) -> list[Finding]:
+    return [
+        Finding(
+            hit.rule, Step.HUNKS, Severity.ERROR, hit.message, path=path, line=hit.line, owner=owner
+        )
+        for hit in hits
+    ]
+
+
+def _added(base: Iterable[Hit], head: Iterable[Hit]) -> list[Hit]:
+    seen = Counter((hit.rule, hit.key) for hit in base)
+    added = []
+    for hit in head:
+        if seen[(hit.rule, hit.key)] > 0:
+            seen[(hit.rule, hit.key)] -= 1
+        else:
+            added.append(hit)
+    return added
+
+
+def scan_source(source: str, data: DataPaths = DataPaths()) -> list[Hit]:
+    tree = ast.parse(source)
+    scanner = _Scanner(import_aliases(tree), _docstrings(tree), data)
+    scanner.visit(tree)
+    return sorted(scanner.hits, key=lambda hit: (hit.line, hit.rule))
+
+
+def import_aliases(tree: ast.AST) -> dict[str, str]:
+    """Local name -> dotted name it was imported as (`from os import _exit as x`: x -> os._exit)."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    names[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return names
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    """`os._exit`, resolved through the module's imports; None for anything not a name chain."""
+    if isinstance(node, ast.Name):
+        return aliases.get(node.id, node.id)
+    if isinstance(node, ast.Attribute):
+        inner = dotted(node.value, aliases)
+        return None if inner is None else f"{inner}.{node.attr}"
+    return None
+
+
+def _is_sys_modules(node: ast.AST, aliases: dict[str, str]) -> bool:
+    return dotted(node, aliases) == "sys.modules"
+
+
+def _harness_name(node: ast.AST | None) -> str | None:
+    text = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(text, str) and text.split(".", 1)[0] in HARNESS_MODULES:
+        return text
+    return None
+
+
+class _Scanner(ast.NodeVisitor):
+    def __init__(self, aliases: dict[str, str], docstrings: set[int], data: DataPaths) -> None:
+        self.aliases = aliases
+        self.docstrings = docstrings
+        self.data = data
+        self.hits: list[Hit] = []
+        self.classes: list[str] = []
+        self.depth = 0  # function nesting: pytest_plugins only counts at module level
+
+    def hit(self, rule: str, node: ast.AST, message: str, key: str | None = None) -> None:
+        text = key if key is not None else ast.unparse(node)
+        self.hits.append(Hit(rule, getattr(node, "lineno", 1), text, message))
+
+    # imports -------------------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name.split(".", 1)[0] in HARNESS_MODULES:
+                self.hit("PG550", node, _import_message(alias.name), f"import {alias.name}")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        if not node.level and module.split(".", 1)[0] in HARNESS_MODULES:
+            self.hit("PG550", node, _import_message(module), f"import {module}")
+
+    # calls and references ------------------------------------------------------------
+    def visit_Call(self, node: ast.Call) -> None:
+        name = dotted(node.func, self.aliases)
+        first = node.args[0] if node.args else None
+        if name in ("__import__", "importlib.import_module") and (mod := _harness_name(first)):
+            self.hit("PG550", node, _import_message(mod), f"import {mod}")
+        elif name == "atexit.register":
+            self.hit(
+                "PG555",
+                node,
+                "production code registers an atexit handler: it runs after the test session "
+                "and can change how the process ends",
+            )
+        elif name == "setattr" and first is not None and self._is_builtins(first):
+            self.hit("PG556", node, _builtins_message(ast.unparse(node)))
+        elif name in FIELD_CALLS or (name == "field" and "field" not in self.aliases):
+            self._field(node, name or "field")
+        elif (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and _is_sys_modules(node.func.value, self.aliases)
+            and (mod := _harness_name(first))
+        ):
+            self.hit("PG552", node, _modules_message(mod))
+        self.generic_visit(node)
+
+    def _field(self, node: ast.Call, name: str) -> None:
+        flags = ("compare", "eq") if name.startswith("attr") else ("compare",)
+        for keyword in node.keywords:
+            value = keyword.value
+            if keyword.arg in flags and isinstance(value, ast.Constant) and value.value is False:
+                self.hit(
+                    "PG560",
+                    node,
+                    f"{ast.unparse(node)} takes the field out of equality: objects that differ "
+                    "in it compare equal, so tests comparing them stop seeing the difference",
+                )
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self._reference(node)
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load) and node.id in self.aliases:
+            self._reference(node)
+
+    def _reference(self, node: ast.Attribute | ast.Name) -> None:
+        name = dotted(node, self.aliases)
+        if name in STACK_INSPECTION:
+            self.hit(
+                "PG553",
+                node,
+                f"production code uses {name}: inspecting callers or the heap lets code tell "
+                "that a test is calling it, or reach the test runner",
+                name,
+            )
+        elif name in HARD_EXIT:
+            self.hit(
+                "PG554",
+                node,
+                f"production code uses {name}: it ends the process at once, skipping the test "
+                "session's own ending (use sys.exit or raise SystemExit in a CLI)",
+                name,
+            )
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if _is_sys_modules(node.value, self.aliases) and (mod := _harness_name(node.slice)):
+            self.hit("PG552", node, _modules_message(mod))
+        self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        if (
+            len(node.ops) == 1
+            and isinstance(node.ops[0], (ast.In, ast.NotIn))
+            and _is_sys_modules(node.comparators[0], self.aliases)
+            and (mod := _harness_name(node.left))
+        ):
+            self.hit("PG552", node, _modules_message(mod))
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if not isinstance(node.value, str) or id(node) in self.docstrings:
+            return
+        if node.value.startswith("PYTEST_") and node.value.isupper():
+            self.hit(
+                "PG551",
+                node,
+                f"production code reads {node.value}, which pytest sets only while it runs tests",
+            )
+        elif self.data.refers(node.value):
+            self.hit(
+                "PG561",
+                node,
+                f"production code refers to {node.value!r}, a path of the fixture plane's "
+                "locked evidence: the code under test must not read the expected answers",
+            )
+
+    # assignments ---------------------------------------------------------------------
+    def _targets(self, targets: Iterable[ast.expr], node: ast.stmt) -> None:
+        for target in targets:
+            if isinstance(target, (ast.Attribute, ast.Subscript)) and self._is_builtins(
+                target.value
+            ):
+                self.hit("PG556", node, _builtins_message(ast.unparse(target)))
+            elif isinstance(target, ast.Name) and target.id == "pytest_plugins" and not self.depth:
+                self.hit(
+                    "PG557",
+                    node,
+                    "production code sets pytest_plugins: it asks pytest to load plugins the "
+                    "gate did not allow",
+                )
+            elif (
+                isinstance(target, ast.Name)
+                and target.id in ("__eq__", "__ne__")
+                and isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Lambda)
+            ):
+                self._equality(target.id, [node.value.body], node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._targets(node.targets, node)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._targets([node.target], node)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._targets([node.target], node)
+        self.generic_visit(node)
+
+    def _is_builtins(self, node: ast.AST) -> bool:
+        name = dotted(node, self.aliases)
+        return name in ("builtins", "__builtins__", "builtins.__dict__")
+
+    # classes and equality ------------------------------------------------------------
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.classes.append(node.name)
+        self.generic_visit(node)
+        self.classes.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._function(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._function(node)
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if node.name in ("__eq__", "__ne__") and self.classes:
+            returns = [r.value for r in _own_returns(node) if r.value is not None]
+            if len(returns) == len(list(_own_returns(node))):
+                self._equality(node.name, returns, node)
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    def _equality(self, name: str, returns: list[ast.expr], node: ast.AST) -> None:
+        constant = name == "__eq__"
+        if returns and all(
+            isinstance(value, ast.Constant) and value.value is constant for value in returns
+        ):
+            owner = ".".join(self.classes) or "<module>"
+            self.hit(
+                "PG559",
+                node,
+                f"{owner}.{name} returns {constant} for anything: every comparison with it "
+                f"{'passes' if constant else 'fails to differ'}, so tests that compare results "
+                "prove nothing",
+                f"{owner}.{name}",
+            )
+
+
+def _own_returns(node: ast.AST) -> Iterator[ast.Return]:
+    """Return statements of a function, not of functions or classes nested in it."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Return):
+            yield child
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            yield from _own_returns(child)
+
+
+def _import_message(module: str) -> str:
+    return (
+        f"production code imports {module}: code under test must not reach the test harness "
+        "(it can skip, exit or rewrite the run from there)"
+    )
+
+
+def _modules_message(module: str) -> str:
+    return f"production code looks {module!r} up in sys.modules: it can tell it runs under tests"
+
+
+def _builtins_message(target: str) -> str:
+    return f"production code writes to builtins ({target}): it changes names every module sees"
+
+
+# packaging: pytest11 entry points ---------------------------------------------------------
+
+
+def _entry_point_hits(name: str, text: str | None) -> list[Hit]:
+    if text is None:
+        return []
+    points = _pytest11(name, text)
+    lines = text.splitlines()
+    hits = []
+    for point, target in sorted(points.items()):
+        line = next((i for i, row in enumerate(lines, 1) if point in row and "=" in row), 1)
+        hits.append(
+            Hit(
+                "PG558",
+                line,
+                f"{point} = {target}",
+                f"a pytest11 entry point {point} = {target} loads a pytest plugin from the "
+                "patch wherever the package is installed",
+            )
+        )
+    return hits
+
+
+def _pytest11(name: str, text: str) -> dict[str, str]:
+    if name == "pyproject.toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            return {}
+        found: dict[str, str] = {}
+        project = data.get("project", {})
+        poetry = data.get("tool", {}).get("poetry", {})
+        for table in (project.get("entry-points", {}), poetry.get("plugins", {})):
+            group = table.get("pytest11", {}) if isinstance(table, dict) else {}
+            if isinstance(group, dict):
+                found.update({str(k): str(v) for k, v in group.items()})
+        return found
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return {}
+    if name == "entry_points.txt":
+        return dict(parser.items("pytest11")) if parser.has_section("pytest11") else {}
+    if not parser.has_option("options.entry_points", "pytest11"):
+        return {}
+    value = parser.get("options.entry_points", "pytest11")
+    pairs = (row.partition("=") for row in value.splitlines() if "=" in row)
+    return {key.strip(): target.strip() for key, _, target in pairs}

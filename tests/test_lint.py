@@ -1,0 +1,110 @@
+"""Property-plane lint: wall clock, network and process-wide RNG flagged; seeded use is fine."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from planegate.cli import main
+from planegate.findings import Severity
+from planegate.lint import added_findings, base_findings, scan
+from repo_helper import TestRepo
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import time\nnow = time.time()\n", ["PG580"]),
+        ("from datetime import datetime\nstamp = datetime.now()\n", ["PG580"]),
+        ("import datetime\nday = datetime.date.today()\n", ["PG580"]),
+        ("import socket\n", ["PG581"]),
+        ("import requests\n", ["PG581"]),
+        ("from urllib.request import urlopen\n", ["PG581"]),
+        ("from urllib import request\n", ["PG581"]),
+        ("import httpx as h\n", ["PG581"]),
+        ("import random\nx = random.random()\n", ["PG582"]),
+        ("from random import randint\nx = randint(1, 6)\n", ["PG582"]),
+        ("import numpy as np\nx = np.random.rand(3)\n", ["PG582"]),
+        ("import numpy as np\nnp.random.seed(0)\n", ["PG582"]),
+        ("import random\nrng = random.Random()\n", ["PG583"]),
+        ("import numpy as np\nrng = np.random.default_rng()\n", ["PG583"]),
+    ],
+)
+def test_each_violation_is_found(source: str, expected: list[str]) -> None:
+    assert [v.rule for v in scan(source)] == expected
+
+
+def test_seeded_generators_and_harmless_modules_are_fine() -> None:
+    source = (
+        "import random\nimport time\nfrom urllib.parse import quote\nimport numpy as np\n\n"
+        "rng = random.Random(1234)\nvalue = rng.random()\ngen = np.random.default_rng(seed=7)\n"
+        "sample = gen.integers(0, 9)\nstart = time.perf_counter()\ntime.monotonic()\n"
+        "other = random.Random(x=3)\n"
+    )
+    assert scan(source) == []
+
+
+IDENT = st.from_regex(r"[a-z]{1,8}", fullmatch=True).filter(
+    lambda s: (
+        s not in {"random", "time", "socket", "np", "datetime", "requests", "if", "in"}
+        and s not in {"is", "or", "and", "not", "for", "def", "del", "as", "try", "with"}
+    )
+)
+STATEMENTS = st.one_of(
+    st.builds(lambda n, seed: f"{n} = random.Random({seed}).random()", IDENT, st.integers(0, 99)),
+    st.builds(lambda n, seed: f"{n} = np.random.default_rng({seed})", IDENT, st.integers(0, 99)),
+    st.builds(lambda n, k: f"{n} = {k} * 2 + 1", IDENT, st.integers()),
+    st.builds(lambda n: f"assert {n} == {n}", IDENT),
+    st.builds(lambda n: f"{n} = time.perf_counter()", IDENT),
+    st.builds(lambda n: f"{n} = quote('a b')", IDENT),
+)
+HEADER = (
+    "import random\nimport time\nfrom urllib.parse import quote\n\nimport numpy as np\n"
+    "from hypothesis import given, strategies as st\n\n\n@given(st.integers())\n"
+    "def test_generated(value):\n"
+)
+
+
+@given(st.lists(STATEMENTS, min_size=1, max_size=12))
+def test_generated_honest_property_modules_give_no_finding(body: list[str]) -> None:
+    source = HEADER + "".join(f"    {line}\n" for line in body)
+    compile(source, "generated.py", "exec")
+    assert scan(source) == []
+
+
+@given(st.lists(STATEMENTS, min_size=1, max_size=8), st.integers(0, 8))
+def test_one_process_wide_call_in_an_honest_module_is_one_finding(
+    body: list[str], where: int
+) -> None:
+    body.insert(min(where, len(body)), "noise = random.randint(0, 9)")
+    source = HEADER + "".join(f"    {line}\n" for line in body)
+    assert [v.rule for v in scan(source)] == ["PG582"]
+
+
+def test_added_violations_are_errors_and_base_ones_warnings() -> None:
+    base = "import random\n\n\ndef test_a():\n    assert random.random() < 1\n"
+    head = base + "\n\ndef test_b():\n    import socket\n"
+    (added,) = added_findings("tests/prop/test_x.py", base, head, "@author")
+    assert (added.rule, added.severity, added.line) == ("PG581", Severity.ERROR, 9)
+    (kept,) = base_findings("tests/prop/test_x.py", base, "@org/props")
+    assert (kept.rule, kept.severity, kept.owner) == ("PG582", Severity.WARNING, "@org/props")
+
+
+def test_lint_command_reports_property_plane_files(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["-C", str(project.root), "lint"]) == 0
+    assert "no violations" in capsys.readouterr().out
+    project.write(
+        {
+            "tests/prop/test_clock.py": "import time\n\n\ndef test_clock():\n"
+            "    assert time.time() > 0\n",
+            "tests/fix/test_clock.py": "import time\n\n\ndef test_clock():\n"
+            "    assert time.time() > 0\n",
+        }
+    )
+    assert main(["-C", str(project.root), "lint"]) == 5
+    out = capsys.readouterr().out
+    assert "tests/prop/test_clock.py:5: PG580" in out
+    assert "tests/fix/" not in out  # only the property plane is linted

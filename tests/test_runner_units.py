@@ -1,0 +1,64 @@
+"""Pure parts of the runner: the probe's byte change and choice of tests, Hypothesis budgets."""
+
+from __future__ import annotations
+
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+from planegate.runner import probe
+from planegate.runner.plugin import hypothesis_budget
+
+
+@given(st.binary(max_size=64))
+def test_perturb_changes_exactly_one_byte_or_grows_an_empty_file(data: bytes) -> None:
+    changed = probe.perturb(data)
+    if not data:
+        assert changed == b"x"
+        return
+    assert len(changed) == len(data)
+    assert sum(a != b for a, b in zip(data, changed, strict=True)) == 1
+
+
+def test_perturb_survives_strip_and_lower() -> None:
+    for text in (b"n=3\n", b"  Hello World \n", b"{}\n", b"a", b"\n\n\n"):
+        changed = probe.perturb(text)
+        assert changed.strip().lower() != text.strip().lower() or not text.strip()
+    assert probe.perturb(b"n=3") == b"nx3"
+    assert probe.perturb(b"ab9") == b"ac9"
+
+
+def test_candidates_are_fast_passing_tests_whose_file_names_a_locked_file() -> None:
+    sources = {
+        "tests/fix/test_a.py": "read('data/label.txt')",
+        "tests/fix/test_b.py": "assert 1 == 1",
+        "tests/fix/test_c.py": "open('tests/fix/data/big.bin')",
+    }
+    passed = {
+        "tests/fix/test_a.py::test_one": 0.01,
+        "tests/fix/test_b.py::test_two": 0.01,
+        "tests/fix/test_c.py::test_slow": 5.0,
+    }
+    files = ["tests/fix/data/label.txt", "tests/fix/data/big.bin"]
+    chosen = probe.candidates(passed, sources, files)
+    assert chosen == [
+        probe.Candidate("tests/fix/test_a.py::test_one", ("tests/fix/data/label.txt",))
+    ]
+
+
+@settings(max_examples=7)
+@given(st.integers())
+def _seven(x: int) -> None:
+    assert x == x
+
+
+@settings(phases=[Phase.explicit])
+@given(st.integers())
+def _no_generation(x: int) -> None:
+    assert x == x
+
+
+def test_hypothesis_budget_reads_the_wrapped_tests_settings() -> None:
+    assert hypothesis_budget(_seven) == 7
+    assert hypothesis_budget(_no_generation) == 0
+    assert hypothesis_budget(test_perturb_survives_strip_and_lower) is None
+    assert hypothesis_budget(None) is None
