@@ -1,8 +1,9 @@
 # planegate action image. Build with scripts/build-image.sh, which fills wheelhouse/ first:
 # this build installs only the wheels it is given and never resolves a dependency.
 #
-# The base is pinned by digest. The release workflow refreshes the pin (one line below);
-# a local build without a registry passes --build-arg PYTHON_BASE=python:3.12-slim.
+# The base is pinned by digest (the one line below; refresh it when bumping the base with
+# `docker buildx imagetools inspect python:3.12-slim`). A build on an engine without a
+# registry passes --build-arg PYTHON_BASE=python:3.12-slim (a local stand-in).
 ARG PYTHON_BASE=python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea
 
 # Stage 1: install the locked dependencies (--no-deps: nothing beyond the lock) and planegate

@@ -35,6 +35,8 @@ container_user() {
 
 # Docker options common to both phases: no new privileges, no capabilities, bounded pids.
 hardening=(--rm --init --cap-drop ALL --security-opt no-new-privileges --pids-limit 4096)
+# PLANEGATE_DOCKER_NETWORK (host side, optional): e.g. "host" where the engine has no bridge.
+if [[ -n ${PLANEGATE_DOCKER_NETWORK:-} ]]; then hardening+=(--network "$PLANEGATE_DOCKER_NETWORK"); fi
 
 prepare() {
 	case ${INPUT_MODE:-} in gate | digest | sweep | report) ;; *)
