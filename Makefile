@@ -38,3 +38,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info
+
+# Needs a Docker engine (e.g. /work/shared/tools/local-container.sh up); not part of `make test`.
+image-smoke: $(STAMP)
+	SMOKE_PYTHON=$(abspath $(BIN)/python) scripts/image-smoke.sh

@@ -1,0 +1,56 @@
+# planegate action image. Build with scripts/build-image.sh, which fills wheelhouse/ first:
+# this build installs only the wheels it is given and never resolves a dependency.
+#
+# The base is pinned by digest (the one line below; refresh it when bumping the base with
+# `docker buildx imagetools inspect python:3.12-slim`). A build on an engine without a
+# registry passes --build-arg PYTHON_BASE=python:3.12-slim (a local stand-in).
+ARG PYTHON_BASE=python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea
+
+# Stage 1: install the locked dependencies (--no-deps: nothing beyond the lock) and planegate
+# from the wheelhouse into /install, so that the wheels never become a layer of the image.
+FROM ${PYTHON_BASE} AS install
+COPY requirements.lock wheelhouse/ /wheelhouse/
+RUN python -m pip install --no-cache-dir --disable-pip-version-check --prefix /install \
+        --no-index --find-links /wheelhouse --no-deps -r /wheelhouse/requirements.lock \
+    && python -m pip install --no-cache-dir --disable-pip-version-check --prefix /install \
+        --no-index --no-deps /wheelhouse/planegate-*.whl
+
+# Stage 2: the image.
+FROM ${PYTHON_BASE}
+
+LABEL org.opencontainers.image.title="planegate" \
+      org.opencontainers.image.description="Gate pull requests written by coding agents" \
+      org.opencontainers.image.licenses="MIT"
+
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+
+# git is the only system package planegate needs. The base digest pins the distribution;
+# git is Debian bookworm's current security-supported build.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git \
+    && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_NO_CACHE_DIR=1
+
+COPY --from=install /install /usr/local
+RUN python -m pip check && planegate --version
+
+# The gated project's test dependencies go to a prefix of their own, outside the
+# interpreter's root-owned site-packages: a root-owned .pth adds it *after* planegate's
+# own packages, so a project can add modules but never shadow planegate, pytest or Hypothesis.
+COPY docker/setup-auto.sh /usr/local/bin/planegate-setup-auto
+RUN chmod 0755 /usr/local/bin/planegate-setup-auto \
+    && site=$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') \
+    && printf '%s\n' "import site; site.addsitedir('/tmp/planegate-project/lib/python3.12/site-packages')" \
+        > "$site/zz-planegate-project.pth" \
+    && useradd --uid 10001 --create-home --home-dir /home/planegate --shell /usr/sbin/nologin planegate
+
+ENV PIP_PREFIX=/tmp/planegate-project \
+    PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/tmp/planegate-project/bin
+
+USER 10001:10001
+WORKDIR /home/planegate
+ENTRYPOINT ["planegate", "action"]

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# action.sh - the host side of the planegate composite action (action.yml calls it).
+#
+#   action.sh prepare   pick the image (the digest-pinned prebuilt one, else build it from the
+#                       action's own Dockerfile and say so), make the shared folders, refuse a
+#                       checkout that persisted credentials into .git/config
+#   action.sh run       phase 1, untrusted: a copy of the workspace, the `setup` command and
+#                       the tests, in a container with NO token, no file-command paths and no
+#                       runner tokens; writes only into the exchange folder
+#   action.sh judge     phase 2, trusted: the token, the original workspace read-only and the
+#                       exchange folder read-only; never executes project code
+#
+# Every value arrives as an environment variable set by action.yml's `env:` blocks and is
+# handed to docker by name (-e NAME), never spliced into a command line. The exact variables
+# each phase receives are listed in docs/action-contract.md.
+set -euo pipefail
+
+die() {
+	printf '::error title=planegate::%s\n' "$*"
+	exit 1
+}
+
+# Values go to $GITHUB_OUTPUT with a random delimiter, so no value can end the record early.
+output() {
+	local delimiter
+	delimiter="planegate_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+	printf '%s<<%s\n%s\n%s\n' "$1" "$delimiter" "$2" "$delimiter" >>"$GITHUB_OUTPUT"
+}
+
+# The uid the containers run as: the runner's own (it owns the workspace) unless that is root,
+# in which case the image's unprivileged user.
+container_user() {
+	if [[ $(id -u) == 0 ]]; then printf '10001:10001'; else printf '%s:%s' "$(id -u)" "$(id -g)"; fi
+}
+
+# Docker options common to both phases: no new privileges, no capabilities, bounded pids.
+hardening=(--rm --init --cap-drop ALL --security-opt no-new-privileges --pids-limit 4096)
+# PLANEGATE_DOCKER_NETWORK (host side, optional): e.g. "host" where the engine has no bridge.
+if [[ -n ${PLANEGATE_DOCKER_NETWORK:-} ]]; then hardening+=(--network "$PLANEGATE_DOCKER_NETWORK"); fi
+
+prepare() {
+	case ${INPUT_MODE:-} in gate | digest | sweep | report) ;; *)
+		die "mode must be gate, digest, sweep or report, got '${INPUT_MODE:-}'" ;;
+	esac
+	local workspace=${GITHUB_WORKSPACE:?} workdir
+	workdir=$(cd "$workspace/${INPUT_WORKING_DIRECTORY:-.}" && pwd) ||
+		die "working-directory '${INPUT_WORKING_DIRECTORY:-}' does not exist in the workspace"
+	case $workdir/ in "$workspace"/*) ;; *) die "working-directory must stay inside the workspace" ;; esac
+	if git -C "$workdir" config --get-regexp '^http\..*\.extraheader$' >/dev/null 2>&1; then
+		die "the checkout persisted a token in .git/config; the untrusted phase would see it. Use actions/checkout with persist-credentials: false"
+	fi
+
+	local dir=${RUNNER_TEMP:?}/planegate-${GITHUB_RUN_ID:-0}-${GITHUB_RUN_ATTEMPT:-1}-$$
+	mkdir -p "$dir/exchange" "$dir/out"
+	chmod 0777 "$dir/exchange" # written by the phase-1 container's (possibly different) uid
+
+	local image=${INPUT_IMAGE:-$PLANEGATE_IMAGE_PIN}
+	if docker image inspect "$image" >/dev/null 2>&1 || docker pull --quiet "$image" >/dev/null 2>&1; then
+		echo "planegate: using image $image"
+	else
+		local built
+		built="planegate-action:local-$(cd "$GITHUB_ACTION_PATH" && git rev-parse --short=12 HEAD 2>/dev/null || echo dev)"
+		echo "::notice title=planegate::image $image is not available; building $built from $GITHUB_ACTION_PATH/Dockerfile (slower: pin a published image or set the image input)"
+		"$GITHUB_ACTION_PATH/scripts/build-image.sh" "$built" ${PLANEGATE_BUILD_ARGS:-} ||
+			die "could not build the planegate image from $GITHUB_ACTION_PATH/Dockerfile"
+		image=$built
+	fi
+	output image "$image"
+	output dir "$dir"
+	output workdir "$workdir"
+}
+
+# Print a container's output without letting GitHub read workflow commands in it.
+guarded() {
+	local token
+	token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+	echo "::stop-commands::$token"
+	local status=0
+	"$@" || status=$?
+	echo "::$token::"
+	return "$status"
+}
+
+run_phase() {
+	local dir=${PLANEGATE_DIR:?} image=${PLANEGATE_IMAGE_REF:?} workspace=${GITHUB_WORKSPACE:?}
+	if [[ $INPUT_MODE == report ]]; then
+		echo "planegate: mode report executes nothing; phase 1 skipped"
+		output exit-code 0
+		return 0
+	fi
+	# Phase 1 gets a copy: whatever the tests do to .git (hooks, config) never reaches phase 2.
+	local copy=$dir/workspace
+	rm -rf "$copy"
+	mkdir -p "$copy"
+	cp -a "$workspace/." "$copy/"
+	local user
+	user=$(container_user)
+	if [[ $user == 10001:10001 ]]; then chown -R 10001:10001 "$copy"; fi
+
+	local event_mount=()
+	if [[ -n ${GITHUB_EVENT_PATH:-} && -f $GITHUB_EVENT_PATH ]]; then
+		event_mount=(-v "$GITHUB_EVENT_PATH:/github/event.json:ro" -e GITHUB_EVENT_PATH=/github/event.json)
+	fi
+	export INPUT_PHASE=run PLANEGATE_EXCHANGE=$dir/exchange HOME=/tmp/planegate-home
+	export PLANEGATE_SETUP=${INPUT_SETUP:-}
+	local status=0
+	# shellcheck disable=SC2016 # expanded by the container's shell
+	guarded docker run "${hardening[@]}" --user "$user" \
+		-v "$copy:$workspace" -v "$dir/exchange:$dir/exchange" "${event_mount[@]}" \
+		-w "$PLANEGATE_WORKDIR" \
+		-e HOME -e CI=true -e GITHUB_ACTIONS=true -e GITHUB_WORKSPACE \
+		-e GITHUB_EVENT_NAME -e GITHUB_REPOSITORY -e GITHUB_SHA -e GITHUB_REF \
+		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_WORKING_DIRECTORY \
+		-e PLANEGATE_EXCHANGE -e PLANEGATE_SETUP \
+		--entrypoint /bin/sh "$image" -c '
+			mkdir -p "$HOME"
+			case $PLANEGATE_SETUP in
+			"" | none) echo "planegate: setup skipped" ;;
+			auto) planegate-setup-auto || { echo "planegate: setup failed"; exit 69; } ;;
+			*) sh -c "$PLANEGATE_SETUP" || { echo "planegate: setup failed"; exit 69; } ;;
+			esac
+			exec planegate action' || status=$?
+	echo "planegate: phase 1 (untrusted) exited $status"
+	output exit-code "$status"
+}
+
+judge_phase() {
+	local dir=${PLANEGATE_DIR:?} image=${PLANEGATE_IMAGE_REF:?} workspace=${GITHUB_WORKSPACE:?}
+	local report=$dir/out/planegate-report.json
+	if [[ $INPUT_MODE == report ]]; then
+		local given=${PLANEGATE_REPORT_FILE:-}
+		[[ -n $given ]] || die "mode report needs the report-file input"
+		[[ $given == /* ]] || given=$PLANEGATE_WORKDIR/$given
+		[[ -f $given ]] || die "report-file $PLANEGATE_REPORT_FILE does not exist"
+		cp "$given" "$dir/exchange/report.json"
+		export INPUT_REPORT_FILE=$dir/exchange/report.json
+	else
+		export INPUT_REPORT_FILE=$report
+	fi
+	local user name
+	user=$(container_user)
+	local mounts=(-v "$workspace:$workspace:ro" -v "$dir/exchange:$dir/exchange:ro" -v "$dir/out:$dir/out")
+	local files=()
+	for name in GITHUB_OUTPUT GITHUB_STEP_SUMMARY GITHUB_EVENT_PATH; do
+		local path=${!name:-}
+		[[ -n $path && -e $path ]] || continue
+		local mode=rw
+		[[ $name == GITHUB_EVENT_PATH ]] && mode=ro
+		[[ $user != 10001:10001 || $mode == ro ]] || chmod a+rw "$path"
+		mounts+=(-v "$path:/github/file/$name:$mode")
+		files+=(-e "$name=/github/file/$name")
+	done
+	chmod 0777 "$dir/out"
+	export INPUT_PHASE=judge PLANEGATE_EXCHANGE=$dir/exchange PLANEGATE_OUT=$dir/out
+	export HOME=/tmp/planegate-home
+	export PLANEGATE_RUN_EXIT=${PLANEGATE_RUN_EXIT:-}
+	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0=$workspace
+	local status=0
+	docker run "${hardening[@]}" --user "$user" --read-only --tmpfs /tmp \
+		"${mounts[@]}" "${files[@]}" -w "$PLANEGATE_WORKDIR" \
+		-e HOME -e CI=true -e GITHUB_ACTIONS=true -e GITHUB_WORKSPACE -e GITHUB_TOKEN \
+		-e GITHUB_API_URL -e GITHUB_SERVER_URL -e GITHUB_GRAPHQL_URL \
+		-e GITHUB_REPOSITORY -e GITHUB_REPOSITORY_ID -e GITHUB_REPOSITORY_OWNER \
+		-e GITHUB_EVENT_NAME -e GITHUB_SHA -e GITHUB_REF -e GITHUB_HEAD_REF -e GITHUB_BASE_REF \
+		-e GITHUB_RUN_ID -e GITHUB_RUN_ATTEMPT -e GITHUB_WORKFLOW -e GITHUB_JOB -e GITHUB_ACTOR \
+		-e GIT_CONFIG_COUNT -e GIT_CONFIG_KEY_0 -e GIT_CONFIG_VALUE_0 \
+		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_DIGEST_ARTIFACT \
+		-e INPUT_COMMENT -e INPUT_ANNOTATIONS -e INPUT_MENTION_OWNERS -e INPUT_CHECK_NAME \
+		-e INPUT_WORKING_DIRECTORY -e INPUT_REPORT_FILE -e PLANEGATE_EXCHANGE -e PLANEGATE_OUT \
+		-e PLANEGATE_RUN_EXIT \
+		"$image" || status=$?
+	if [[ $INPUT_MODE != report && -f $report ]]; then
+		local final=$report
+		if [[ -n ${PLANEGATE_REPORT_FILE:-} ]]; then
+			final=$PLANEGATE_REPORT_FILE
+			[[ $final == /* ]] || final=$PLANEGATE_WORKDIR/$final
+			cp "$report" "$final"
+		fi
+		output report-path "$final"
+	fi
+	echo "planegate: phase 2 (judge) exited $status"
+	return "$status"
+}
+
+case ${1:-} in
+prepare) prepare ;;
+run) run_phase ;;
+judge) judge_phase ;;
+*) echo "usage: action.sh prepare|run|judge" >&2 && exit 64 ;;
+esac
