@@ -115,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain = add("explain", "explain", "explain a rule id (PG201) or an exit code (3)")
     explain.add_argument("what")
 
+    add("action", "action", "the GitHub Action's entrypoint (reads INPUT_* and GITHUB_*)")
     add("demo", "demo", "build the bundled demo repository and gate honest and cheating patches")
     return parser
 

@@ -253,6 +253,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
     )
 
 
+def cmd_action(args: argparse.Namespace) -> int:
+    from planegate import action_phases
+
+    return action_phases.main(_progress(args))
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from planegate import demo
 

@@ -13,7 +13,7 @@ from planegate import config as config_mod
 from planegate import digest as digest_mod
 from planegate import evidence, hunks, ledger, lint, owners, planes, prodscan, protect
 from planegate.config import SCORING_PLANES, Config
-from planegate.errors import ConfigError, InputDataError
+from planegate.errors import ConfigError, InputDataError, InternalError
 from planegate.findings import Finding, Severity, Step
 from planegate.gitrepo import GitRepo
 from planegate.progress import QUIET, Progress
@@ -61,53 +61,128 @@ def load_config(repo: GitRepo, commit: str, requested: str | None, files: set[st
     return config_mod.parse(data.decode("utf-8", "replace"), name)
 
 
-def run(options: GateOptions, progress: Progress = QUIET) -> Report:
+@dataclass(frozen=True)
+class Context:
+    """What both halves of the gate read from git: never from running project code."""
+
+    repo: GitRepo
+    commits: Commits
+    base: evidence.Snapshot
+    head: evidence.Snapshot
+    cfg: Config
+    who: owners.Owners
+    ledger_base: str | None
+    frozen: Mapping[str, str]
+    plane_map: planes.PlaneMap
+    protection: protect.Protection
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What running the suite produced: the only part that executes project code."""
+
+    commits: Commits
+    head_run: session.RunResult
+    base_inventory: Mapping[str, list[str]] | None
+    shadow: tuple[ShadowResult, ...]
+    probed: probe.ProbeResult
+    overlay_notes: tuple[str, ...]
+
+
+def context(options: GateOptions) -> Context:
     repo = GitRepo(options.root)
     head = repo.resolve(options.head)
     base_tip = repo.resolve(options.base)
     commits = Commits(base_tip, head, repo.merge_base(base_tip, head))
-    progress.step("inventory", f"base {commits.merge_base[:12]}, head {head[:12]}")
     base = snapshot(repo, commits.merge_base)
-    head_snap = snapshot(repo, head)
     cfg = load_config(repo, base.commit, options.config_path, set(base.files))
-    who = owners.load(cfg, {p: base.read(p) for p in owners.CODEOWNERS_PATHS})
     ledger_base = _text(base.read(cfg.ledger))
     frozen = ledger.frozen_nodeids(ledger_base, cfg.ledger)
-    plane_map = planes.PlaneMap(cfg, frozenset(frozen))
-    protection = protect.Protection(cfg)
+    return Context(
+        repo=repo,
+        commits=commits,
+        base=base,
+        head=snapshot(repo, head),
+        cfg=cfg,
+        who=owners.load(cfg, {p: base.read(p) for p in owners.CODEOWNERS_PATHS}),
+        ledger_base=ledger_base,
+        frozen=frozen,
+        plane_map=planes.PlaneMap(cfg, frozenset(frozen)),
+        protection=protect.Protection(cfg),
+    )
 
-    digest_findings, base_inventory, digest_source = _digest(options, repo, cfg, plane_map, base)
-    if base_inventory is None:
-        base_inventory = _collect_base(repo, base, cfg, plane_map, progress)
 
+def run(options: GateOptions, progress: Progress = QUIET) -> Report:
+    """The whole gate in one process: execute, then judge."""
+    ctx = context(options)
+    progress.step("inventory", f"base {ctx.base.commit[:12]}, head {ctx.head.commit[:12]}")
+    digest_result = check_digest(options, ctx.repo, ctx.cfg, ctx.plane_map, ctx.base)
+    execution = execute(ctx, options, progress, collect_base=digest_result[1] is None)
+    return judge(ctx, options, execution, digest_result)
+
+
+def execute(
+    ctx: Context, options: GateOptions, progress: Progress, *, collect_base: bool = True
+) -> Execution:
+    """Run main's evidence against the patch (and collect the base's inventory if asked)."""
+    base_inventory = (
+        _collect_base(ctx.repo, ctx.base, ctx.cfg, ctx.plane_map, progress)
+        if collect_base
+        else None
+    )
     progress.step("planes", "running main's evidence against the patch")
     head_run, overlay_notes, probed = _run_head(
-        repo, cfg, base, head_snap, protection, frozen, options, plane_map
+        ctx.repo, ctx.cfg, ctx.base, ctx.head, ctx.protection, ctx.frozen, options, ctx.plane_map
     )
-    shadow = _shadow(repo, cfg, base, head_snap, protection, frozen, options, progress)
+    shadow = _shadow(
+        ctx.repo, ctx.cfg, ctx.base, ctx.head, ctx.protection, ctx.frozen, options, progress
+    )
+    return Execution(ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes)
 
+
+DigestResult = tuple[list[Finding], "dict[str, list[str]] | None", str]
+
+
+def judge(
+    ctx: Context, options: GateOptions, execution: Execution, digest_result: DigestResult
+) -> Report:
+    """Every step's findings from git and the execution's results; runs no project code."""
+    digest_findings, digest_inventory, digest_source = digest_result
+    base_inventory = digest_inventory or execution.base_inventory
+    if base_inventory is None:
+        raise InternalError("no inventory of the base: neither a digest nor a collection")
+    cfg, who, plane_map, base, head = ctx.cfg, ctx.who, ctx.plane_map, ctx.base, ctx.head
+    head_run = execution.head_run
     steps = (
-        _inventory_step(cfg, who, plane_map, base_inventory, head_run, repo, base, head_snap),
-        _evidence_step(cfg, who, protection, repo, base, head_snap, options, digest_findings),
+        _inventory_step(cfg, who, plane_map, base_inventory, head_run, ctx.repo, base, head),
+        _evidence_step(cfg, who, ctx.protection, ctx.repo, base, head, options, digest_findings),
         _ledger_step(
             cfg,
             who,
-            ledger_base,
-            _text(head_snap.read(cfg.ledger)),
+            ctx.ledger_base,
+            _text(head.read(cfg.ledger)),
             options.today,
             len(head_run.collected),
         ),
-        _hunks_step(cfg, who, repo, base, head_snap, plane_map, options),
-        _planes_step(cfg, plane_map, base_inventory, head_run, options, overlay_notes, probed),
+        _hunks_step(cfg, who, ctx.repo, base, head, plane_map, options),
+        _planes_step(
+            cfg,
+            plane_map,
+            base_inventory,
+            head_run,
+            options,
+            execution.overlay_notes,
+            execution.probed,
+        ),
     )
     return Report(
-        base=base_tip,
-        head=head,
-        merge_base=commits.merge_base,
+        base=ctx.commits.base_tip,
+        head=ctx.commits.head,
+        merge_base=ctx.commits.merge_base,
         agent=options.agent,
         digest_source=digest_source,
         steps=steps,
-        shadow=shadow,
+        shadow=execution.shadow,
     )
 
 
@@ -115,7 +190,7 @@ def _text(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", "replace")
 
 
-def _digest(
+def check_digest(
     options: GateOptions,
     repo: GitRepo,
     cfg: Config,

@@ -536,7 +536,13 @@ def run_action(
     except CALL_ERRORS as error:
         outcome = Outcome(None, f"GitHub: {describe(error)}", exitcodes.UNAVAILABLE)
     except Exception as error:  # fail closed: no crash ever reads as a verdict
-        traceback.print_exc(file=sys.stderr)
+        if env.get("PLANEGATE_DEBUG"):
+            traceback.print_exc(file=sys.stderr)
+        print(
+            f"planegate: internal error: {type(error).__name__}: {error} "
+            "(set PLANEGATE_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
         outcome = _failure(error)
     if options.mode == "digest":
         posted = Posted(notes=("digest mode: no check run or comment",))

@@ -1,0 +1,162 @@
+"""`planegate action`: the run phase (executes tests, no token) and the judge (posts).
+
+Without `INPUT_PHASE` both halves run in one process, which is what a local or
+single-container run wants; the composite action runs them in two containers (DESIGN §5).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from planegate import digest as digest_mod
+from planegate import evidence, exchange, exitcodes, gate
+from planegate.errors import InputDataError, InternalError, UsageError
+from planegate.gitrepo import GitRepo
+from planegate.progress import Progress
+from planegate.report import Report
+
+if TYPE_CHECKING:
+    from planegate.github.action import ActionOptions
+
+PHASES = ("all", "run", "judge")
+
+
+def phase_of(environ: Mapping[str, str]) -> str:
+    phase = (environ.get("INPUT_PHASE") or "all").strip().lower()
+    if phase not in PHASES:
+        raise UsageError(f"INPUT_PHASE: expected run or judge, got {phase!r}")
+    return phase
+
+
+def exchange_folder(environ: Mapping[str, str]) -> Path:
+    folder = environ.get("PLANEGATE_EXCHANGE")
+    if not folder:
+        raise UsageError("PLANEGATE_EXCHANGE is not set", "the composite action sets it")
+    return Path(folder)
+
+
+def gate_options(options: ActionOptions, agent: bool | None = None) -> gate.GateOptions:
+    if options.base is None:
+        raise UsageError("no base commit: pass the `base` input (the event names none)")
+    return gate.GateOptions(
+        root=Path(options.working_directory),
+        base=options.base,
+        head=options.head,
+        digest_file=Path(options.digest_file) if options.digest_file else None,
+        config_path=options.config,
+        agent=_agent(options) if agent is None else agent,
+        author=options.author or "the patch author",
+    )
+
+
+def _agent(options: ActionOptions) -> bool:
+    """The inputs decide when they name agents; else the base's planegate.yml does."""
+    if options.agent is not None:
+        return options.agent
+    if options.author is None:
+        return True  # a push or a manual run: judge as strictly as an agent's patch
+    from planegate.github.event import is_agent
+
+    repo = GitRepo(Path(options.working_directory))
+    base = repo.merge_base(repo.resolve(options.base or "HEAD"), repo.resolve(options.head))
+    snap = gate.snapshot(repo, base)
+    cfg = gate.load_config(repo, base, options.config, set(snap.files))
+    return is_agent(
+        options.author, options.labels, authors=cfg.agent_authors, agent_labels=cfg.agent_labels
+    )
+
+
+def run_phase(environ: Mapping[str, str], progress: Progress) -> int:
+    """Phase 1: execute main's evidence against the patch; write data for the judge only."""
+    from planegate.github.action import read_event, read_options
+
+    options = read_options(environ, read_event(environ))
+    folder = exchange_folder(environ)
+    folder.mkdir(parents=True, exist_ok=True)
+    if options.mode == "digest":
+        repo = GitRepo(Path(options.working_directory))
+        made = gate.build_digest(repo, repo.resolve(options.head), options.config, progress)
+        (folder / digest_mod.FILE_NAME).write_text(digest_mod.to_json(made), "utf-8")
+        return exitcodes.PASS
+    if options.mode != "gate":
+        raise UsageError(f"mode {options.mode!r} has no run phase")
+    opts = gate_options(options, agent=True)
+    ctx = gate.context(opts)
+    execution = gate.execute(ctx, opts, progress, collect_base=True)
+    exchange.write(folder, execution)
+    print(f"planegate: run phase done: {len(execution.head_run.collected)} nodeids -> {folder}")
+    return exitcodes.PASS
+
+
+def evaluate(options: ActionOptions, environ: Mapping[str, str], progress: Progress) -> Report:
+    """The judge's verdict: the whole gate (`all`) or the judge half over phase 1's data."""
+    phase = phase_of(environ)
+    if options.mode == "digest":
+        return _digest(options, environ, phase, progress)
+    opts = gate_options(options)
+    if phase == "all":
+        return gate.run(opts, progress)
+    ctx = gate.context(opts)
+    execution = exchange.read(exchange_folder(environ))
+    if execution.commits != ctx.commits:
+        raise InputDataError(
+            f"{exchange.FILE_NAME}: made for commits {execution.commits}, not {ctx.commits}"
+        )
+    digest_result = gate.check_digest(opts, ctx.repo, ctx.cfg, ctx.plane_map, ctx.base)
+    report = gate.judge(ctx, opts, execution, digest_result)
+    run_exit = (environ.get("PLANEGATE_RUN_EXIT") or "0").strip()
+    if report.exit_code == exitcodes.PASS and run_exit != "0":
+        raise InternalError(f"the run phase exited {run_exit} but left a passing result")
+    return report
+
+
+def _digest(
+    options: ActionOptions, environ: Mapping[str, str], phase: str, progress: Progress
+) -> Report:
+    repo = GitRepo(Path(options.working_directory))
+    commit = repo.resolve(options.head)
+    if phase == "all":
+        made = gate.build_digest(repo, commit, options.config, progress)
+        source = "collected and hashed in this run"
+    else:
+        path = exchange_folder(environ) / digest_mod.FILE_NAME
+        try:
+            text = path.read_text("utf-8")
+        except FileNotFoundError:
+            raise InputDataError(f"{path}: missing: the run phase left no digest") from None
+        claimed = digest_mod.from_json(text, str(path))
+        snap = gate.snapshot(repo, commit)
+        cfg = gate.load_config(repo, commit, options.config, set(snap.files))
+        # hashes come from git here; only the inventory comes from the run phase
+        made = evidence.compute_digest(snap, cfg, claimed.inventory)
+        if claimed.commit != commit:
+            raise InputDataError(f"{path}: made for {claimed.commit[:12]}, not {commit[:12]}")
+        source = "hashed from git by the judge; inventory from the run phase"
+    out = Path(environ.get("PLANEGATE_OUT") or options.working_directory) / digest_mod.FILE_NAME
+    out.write_text(digest_mod.to_json(made), "utf-8")
+    return Report(
+        base=commit,
+        head=commit,
+        merge_base=commit,
+        agent=False,
+        digest_source=source,
+        steps=(),
+        notes=(f"digest of {commit[:12]}: {len(made.files)} protected files -> {out}",),
+    )
+
+
+def main(progress: Progress) -> int:
+    environ = os.environ
+    phase = phase_of(environ)
+    if phase == "run":
+        return run_phase(environ, progress)
+    from planegate.github.action import run_action
+
+    return run_action(
+        environ,
+        evaluate=lambda options: evaluate(options, environ, progress),
+        ancestry=lambda options: GitRepo(Path(options.working_directory)),
+    )

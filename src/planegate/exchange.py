@@ -1,0 +1,120 @@
+"""The run phase's results as data (`run.json`), read back by the judge phase.
+
+The run phase executes project code, so the judge treats this file as untrusted input: it
+checks its shape and its commits, and recomputes everything git can tell it by itself.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from planegate.errors import InputDataError
+from planegate.gate import Commits, Execution
+from planegate.report import ShadowResult
+from planegate.runner import probe, session
+
+SCHEMA = "planegate-run/1"
+FILE_NAME = "run.json"
+MAX_BYTES = 512 * 1024 * 1024
+
+
+def to_json(execution: Execution) -> str:
+    run = asdict(execution.head_run)
+    data = {
+        "schema": SCHEMA,
+        "commits": asdict(execution.commits),
+        "head_run": run,
+        "base_inventory": execution.base_inventory,
+        "shadow": [asdict(item) for item in execution.shadow],
+        "probed": asdict(execution.probed),
+        "overlay_notes": list(execution.overlay_notes),
+    }
+    return json.dumps(data) + "\n"
+
+
+def write(folder: Path, execution: Execution) -> Path:
+    path = folder / FILE_NAME
+    path.write_text(to_json(execution), "utf-8")
+    return path
+
+
+def read(folder: Path) -> Execution:
+    path = folder / FILE_NAME
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise InputDataError(f"{path}: larger than {MAX_BYTES} bytes")
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        raise InputDataError(
+            f"{path}: missing: the run phase left no results", "see the run step's log"
+        ) from None
+    return from_json(text, str(path))
+
+
+def from_json(text: str, source: str) -> Execution:
+    try:
+        data = json.loads(text)
+        return _execution(data)
+    except json.JSONDecodeError as error:
+        raise InputDataError(f"{source}:{error.lineno}: not valid JSON: {error.msg}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        message = f"{source}: not a {SCHEMA} file ({type(error).__name__}: {error})"
+        raise InputDataError(message) from None
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TypeError("expected a list of strings")
+    return tuple(value)
+
+
+def _execution(data: Any) -> Execution:
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise ValueError(f"schema is not {SCHEMA!r}")
+    commits = Commits(**{k: str(data["commits"][k]) for k in ("base_tip", "head", "merge_base")})
+    inventory = data["base_inventory"]
+    if inventory is not None:
+        inventory = {str(plane): list(_strings(ids)) for plane, ids in inventory.items()}
+    shadow = tuple(
+        ShadowResult(str(s["nodeid"]), str(s["outcome"]), str(s["owner"])) for s in data["shadow"]
+    )
+    probed = probe.ProbeResult(
+        _strings(data["probed"]["probed"]),
+        tuple((str(n), _strings(files)) for n, files in data["probed"]["survivors"]),
+    )
+    return Execution(
+        commits=commits,
+        head_run=_run_result(data["head_run"]),
+        base_inventory=inventory,
+        shadow=shadow,
+        probed=probed,
+        overlay_notes=_strings(data["overlay_notes"]),
+    )
+
+
+def _run_result(run: dict[str, Any]) -> session.RunResult:
+    outcomes = {
+        str(nodeid): session.Outcome(
+            str(o["nodeid"]), str(o["outcome"]), str(o["message"]), float(o["duration"])
+        )
+        for nodeid, o in run["outcomes"].items()
+    }
+    status = run["exit_status"]
+    return session.RunResult(
+        collected=_strings(run["collected"]),
+        selected=_strings(run["selected"]),
+        outcomes=outcomes,
+        collect_errors=tuple((str(a), str(b)) for a, b in run["collect_errors"]),
+        closed=bool(run["closed"]),
+        exit_status=None if status is None else int(status),
+        timed_out=bool(run["timed_out"]),
+        output=str(run["output"]),
+        canary_problem=None if run["canary_problem"] is None else str(run["canary_problem"]),
+        stray_lines=int(run["stray_lines"]),
+        notes=_strings(run["notes"]),
+        unfinished=_strings(run["unfinished"]),
+        examples={str(k): int(v) for k, v in run["examples"].items()},
+    )

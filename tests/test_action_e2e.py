@@ -1,0 +1,101 @@
+"""`planegate action` on the demo repository against the fake GitHub server, end to end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fake_github import FakeGitHub, running
+from github_support import action_env, read_outputs
+from planegate import demo, gitrepo
+from planegate.cli import main
+from repo_helper import TestRepo
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
+    root = tmp_path_factory.mktemp("action") / "shop"
+    root.mkdir()
+    demo.build(root)
+    repo = TestRepo.__new__(TestRepo)
+    repo.root = root
+    shas = {"main": repo.git("rev-parse", "HEAD")}
+    for patch in demo.PATCHES:
+        if patch.name in ("honest-fix", "added-skip"):
+            repo.branch(patch.name)
+            patch.edit(root)
+            shas[patch.name] = gitrepo.commit_all(gitrepo.GitRepo(root), patch.what)
+            repo.checkout("main")
+    yield root, shas
+
+
+def run_action(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> int:
+    for key in [k for k in __import__("os").environ if k.startswith(("INPUT_", "GITHUB_"))]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return main(["action", "-q"])
+
+
+def pull_env(gh: FakeGitHub, tmp: Path, root: Path, head: str, base: str) -> dict[str, str]:
+    gh.add_pull(1, head_sha=head, base_sha=base, author="coder[bot]")
+    env = action_env(tmp, gh.api_url, gh.event_payload(1), working_directory=str(root))
+    env["GITHUB_SHA"] = head
+    return env
+
+
+def test_honest_patch_gets_one_success_check_and_one_comment(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, shas = shop
+    with running() as gh:
+        env = pull_env(gh, tmp_path, root, shas["honest-fix"], shas["main"])
+        assert run_action(monkeypatch, env) == 0
+        (check,) = gh.check_runs.values()
+        assert (check["status"], check["conclusion"]) == ("completed", "success")
+        (comment,) = gh.comments_on(1)
+        assert comment["body"].startswith("<!-- planegate:report -->")
+        outputs = read_outputs(tmp_path / "output.txt")
+        assert (outputs["verdict"], outputs["exit-code"]) == ("pass", "0")
+        assert "planegate" in (tmp_path / "summary.md").read_text()
+
+
+def test_cheat_in_two_phases_fails_with_annotations_and_the_run_phase_holds_no_token(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, shas = shop
+    exchange = tmp_path / "exchange"
+    with running() as gh:
+        env = pull_env(gh, tmp_path, root, shas["added-skip"], shas["main"])
+        run_env = {
+            k: v
+            for k, v in env.items()
+            if k not in ("INPUT_TOKEN", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
+        }
+        run_env |= {"INPUT_PHASE": "run", "PLANEGATE_EXCHANGE": str(exchange)}
+        assert run_action(monkeypatch, run_env) == 0
+        assert not gh.log  # the run phase never talks to GitHub
+        assert (exchange / "run.json").is_file()
+        judge_env = env | {"INPUT_PHASE": "judge", "PLANEGATE_EXCHANGE": str(exchange)}
+        assert run_action(monkeypatch, judge_env) == 3
+        (check,) = gh.check_runs.values()
+        assert check["conclusion"] == "failure"
+        titles = {a["title"] for a in gh.annotations[next(iter(gh.check_runs))]}
+        assert "PG301 · @demo/properties" in titles
+        assert "PG501 · coder[bot]" in titles  # the pull request author owns step 5
+        assert len(gh.comments_on(1)) == 1
+
+
+def test_judge_without_run_results_fails_closed(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, shas = shop
+    with running() as gh:
+        env = pull_env(gh, tmp_path, root, shas["honest-fix"], shas["main"])
+        env |= {"INPUT_PHASE": "judge", "PLANEGATE_EXCHANGE": str(tmp_path / "empty")}
+        assert run_action(monkeypatch, env) == 65
+        (check,) = gh.check_runs.values()
+        assert check["conclusion"] == "failure"
+        assert check["output"]["title"] == "planegate could not evaluate this pull request"
