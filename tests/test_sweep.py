@@ -552,3 +552,28 @@ def test_failure_signature_takes_the_first_E_line() -> None:
     assert core.failure_signature(text) == "assert 1 == 2"
     assert core.failure_signature("") == "failed without a message"
     assert core.failure_signature("boom\nlast line") == "last line"
+
+
+def test_many_tests_newly_failing_in_one_run_freeze_nothing(tmp_path: Path) -> None:
+    victims = "".join(f"\n\ndef test_v{i}():\n    assert STATE\n" for i in range(6))
+    repo = TestRepo(tmp_path / "trouble")
+    repo.commit(
+        "six tests that need the first",
+        {
+            "planegate.yml": CONFIG,
+            "pytest.ini": "[pytest]\ntestpaths = tests\n",
+            "tests/fix/test_state.py": "STATE = []\n\n\ndef test_a():\n    STATE.append(1)\n"
+            + victims,
+        },
+    )
+    code, out, _ = run_cli("-C", str(repo.root), "sweep", "--runs", "2", "--seed", "5", "-q")
+    assert code == 69
+    assert "environment trouble, nothing proposed: run 2 (reverse): 6 tests newly failing" in out
+    assert not (repo.root / ".planegate" / "proposals.jsonl").exists()
+    assert not (repo.root / "freeze_ledger.jsonl").exists()
+
+
+def test_sweep_needs_at_least_one_run(swept: Swept) -> None:
+    code, _, err = run_cli("-C", str(swept.repo.root), "sweep", "--runs", "0")
+    assert code == 64
+    assert "--runs 0: a sweep needs at least one run" in err
