@@ -112,12 +112,51 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lint.add_argument("--config")
 
+    _add_freeze_plane(add)
+
     explain = add("explain", "explain", "explain a rule id (PG201) or an exit code (3)")
     explain.add_argument("what")
 
     add("action", "action", "the GitHub Action's entrypoint (reads INPUT_* and GITHUB_*)")
     add("demo", "demo", "build the bundled demo repository and gate honest and cheating patches")
     return parser
+
+
+def _add_freeze_plane(add: Callable[[str, str, str], argparse.ArgumentParser]) -> None:
+    """`sweep`, `freeze` and `thaw`: the freeze plane's commands (docs/freeze.md)."""
+    sweep = add("sweep", "sweep", "rerun the suite in several modes and propose freezes")
+    sweep.add_argument("--runs", type=int, default=3, help="sessions of the suite (default 3)")
+    sweep.add_argument("--commit", default="HEAD", help="the commit to sweep (default HEAD)")
+    sweep.add_argument("--seed", type=int, help="the sweep's seed (default: a new random one)")
+    sweep.add_argument("--owner", help="owner of the proposals (default: the freeze plane's)")
+    sweep.add_argument(
+        "--proposals",
+        type=Path,
+        default=Path(".planegate/proposals.jsonl"),
+        help="where to write the proposed freeze events",
+    )
+    sweep.add_argument(
+        "--write", action="store_true", help="append the proposals to the ledger (a person's act)"
+    )
+    sweep.add_argument("--config")
+
+    freeze = add("freeze", "freeze", "append a freeze event for NODEID from an evidence bundle")
+    freeze.add_argument("nodeid")
+    freeze.add_argument("--class", dest="flake_class", required=True, help="the flake class")
+    freeze.add_argument("--owner", required=True)
+    freeze.add_argument("--note", required=True)
+    freeze.add_argument("--evidence", type=Path, required=True, help="the evidence bundle")
+    freeze.add_argument("--review-by", help="YYYY-MM-DD: when a replay becomes due")
+    freeze.add_argument("--confidence", type=float, help="class confidence (0 to 1)")
+    freeze.add_argument("--config")
+
+    thaw = add("thaw", "thaw", "replay a frozen test; append a thaw (all clean) or a renew")
+    thaw.add_argument("nodeid")
+    thaw.add_argument("--commit", default="HEAD", help="the commit to replay on (default HEAD)")
+    thaw.add_argument("--seed", type=int, help="the replay's seed (default: a new random one)")
+    thaw.add_argument("--owner", help="owner of the new event (default: the entry's)")
+    thaw.add_argument("--note")
+    thaw.add_argument("--config")
 
 
 def _handler(name: str) -> Handler:

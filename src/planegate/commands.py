@@ -263,3 +263,129 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from planegate import demo
 
     return demo.run(_progress(args))
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from planegate import ledger, sweep_run
+
+    root = _root(args)
+    if args.runs < 1:
+        raise UsageError(f"--runs {args.runs}: a sweep needs at least one run")
+    options = sweep_run.SweepOptions(
+        root=root,
+        commit=args.commit,
+        runs=args.runs,
+        seed=args.seed,
+        config_path=args.config,
+        owner=args.owner,
+    )
+    outcome = sweep_run.sweep(options, _progress(args))
+    print(
+        f"planegate: swept {outcome.commit[:12]}: {outcome.suite_size} tests, "
+        f"{len(outcome.runs)} runs, seed {outcome.seed}"
+    )
+    if outcome.trouble is not None:
+        print(f"planegate: environment trouble, nothing proposed: {outcome.trouble}")
+        return exitcodes.UNAVAILABLE
+    proposals = args.proposals if args.proposals.is_absolute() else root / args.proposals
+    proposals.parent.mkdir(parents=True, exist_ok=True)
+    proposals.write_text(
+        "".join(ledger.render_event(p.event) + "\n" for p in outcome.proposals), "utf-8"
+    )
+    for proposal in outcome.proposals:
+        event = proposal.event
+        print(
+            f"propose freeze {event.nodeid}: {event.flake_class} "
+            f"(confidence {event.class_confidence:.2f}), failed {event.failures}/{event.runs} "
+            f"in mode {event.mode}; evidence {proposal.bundle_path.relative_to(root)}"
+        )
+    for nodeid in outcome.decision.over_limit:
+        print(f"not proposed (at most 10 a sweep): {nodeid}")
+    for nodeid in outcome.decision.already_frozen:
+        print(f"already frozen: {nodeid}")
+    print(f"planegate: {len(outcome.proposals)} proposals -> {proposals}")
+    if args.write and outcome.proposals:
+        cfg = load_worktree_config(root, args.config)
+        sweep_run.append_events(root / cfg.ledger, [p.event for p in outcome.proposals], cfg.ledger)
+        print(f"planegate: appended {len(outcome.proposals)} freeze events to {cfg.ledger}")
+    for nodeid in outcome.base_broken:
+        print(f"base broken: {nodeid} failed every run, and alone")
+    if outcome.base_broken:
+        count = len(outcome.base_broken)
+        print(
+            f"planegate: the base is broken: {count} test{'s' if count != 1 else ''} "
+            "failed on every run (fix them; a broken test is never frozen)",
+            file=sys.stderr,
+        )
+        return exitcodes.BASE_BROKEN
+    return exitcodes.PASS
+
+
+def _review_by(text: str | None) -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"--review-by {text!r}: expected a date (YYYY-MM-DD)") from None
+
+
+def cmd_freeze(args: argparse.Namespace) -> int:
+    from planegate import ledger, sweep_run
+    from planegate.hashing import bytes_sha256
+
+    root = _root(args)
+    cfg = load_worktree_config(root, args.config)
+    evidence = args.evidence if args.evidence.is_absolute() else root / args.evidence
+    obj, digest = sweep_run.read_bundle(evidence)
+    if obj.get("nodeid") != args.nodeid:
+        raise InputDataError(
+            f"{args.evidence}: the evidence is about {obj.get('nodeid')!r}, not {args.nodeid!r}"
+        )
+    event = sweep_run.freeze_event(
+        obj,
+        digest,
+        args.owner,
+        args.note,
+        _review_by(args.review_by),
+        flake_class=args.flake_class,
+        confidence=args.confidence,
+    )
+    if isinstance(event, ledger.EventErrors):
+        raise UsageError(f"cannot freeze {args.nodeid}: {'; '.join(event.messages)}")
+    stored = root / sweep_run.EVIDENCE_DIR / f"{digest}.json"
+    if not stored.is_file() or bytes_sha256(stored.read_bytes()) != digest:
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        stored.write_bytes(evidence.read_bytes())
+    sweep_run.append_events(root / cfg.ledger, [event], cfg.ledger)
+    print(
+        f"planegate: froze {args.nodeid} ({event.flake_class}, owner {event.owner}); "
+        f"a thaw needs {event.thaw_runs_required} clean runs"
+    )
+    return exitcodes.PASS
+
+
+def cmd_thaw(args: argparse.Namespace) -> int:
+    from planegate import sweep_run
+
+    root = _root(args)
+    load_worktree_config(root, args.config)  # a clear error before any run
+    options = sweep_run.ThawOptions(
+        root=root,
+        nodeid=args.nodeid,
+        commit=args.commit,
+        seed=args.seed,
+        owner=args.owner,
+        note=args.note,
+        config_path=args.config,
+    )
+    outcome = sweep_run.thaw(options, _progress(args))
+    evidence = outcome.bundle_path.relative_to(root)
+    if outcome.failures:
+        print(
+            f"planegate: {args.nodeid} failed on run {outcome.runs}: renewed (still frozen); "
+            f"evidence {evidence}"
+        )
+    else:
+        print(f"planegate: {args.nodeid} passed {outcome.runs} runs: thawed; evidence {evidence}")
+    return exitcodes.PASS

@@ -19,4 +19,9 @@ def main() -> int:
     sys.path.insert(0, rootdir)  # what `python -m pytest` does for the project's own imports
     import pytest
 
-    return int(pytest.main(spec["args"], plugins=[plugin]))
+    plugins: list[object] = [plugin]
+    if spec.get("probes") is not None:
+        from planegate.runner.probes import ProbesPlugin
+
+        plugins.append(ProbesPlugin(spec["probes"]))
+    return int(pytest.main(spec["args"], plugins=plugins))

@@ -51,6 +51,7 @@ class RunSpec:
     env_allow: tuple[str, ...] = ()
     canaries: bool = True
     targets: tuple[str, ...] = ()  # nodeids or paths; default: the ini's testpaths, else "."
+    probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ def run(
             "canary_prefix": canary_prefix,
             "rootdir": str(spec.tree),
             "args": args,
+            "probes": dict(spec.probes) if spec.probes is not None else None,
         }
         records, output, status, timed_out = _execute(spec, child_spec, env, scratch_dir, progress)
     return _interpret(records, nonce, canary_prefix, output, status, timed_out, spec)
