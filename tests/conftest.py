@@ -29,6 +29,7 @@ planes:
     data: ["tests/fix/data/"]
 pytest:
   plugins: ["hypothesis"]
+  triage_runs: 0
 """
 
 PROJECT: dict[str, str | bytes] = {

@@ -207,3 +207,19 @@ def test_text_report_groups_findings_by_step(
     assert "[FAIL] inventory (exit 2)" in out
     assert "PG201 tests/test_misc.py: tests/test_misc.py::test_misc is in no plane" in out
     assert "[ok] planes (exit 1)" in out
+
+
+def test_failing_test_is_triaged_as_a_regression_with_a_repro(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = (project.root / "planegate.yml").read_text()
+    project.commit(
+        "triage on", {"planegate.yml": config.replace("triage_runs: 0", "triage_runs: 2")}
+    )
+    project.branch("bug")
+    project.commit("bug", {"calc/core.py": BUGGY_CORE})
+    code, report = gate(project, capsys)
+    assert code == 1
+    (failed,) = findings(report, "PG101")
+    assert "[regression; repro: git checkout " in failed["message"]
+    assert failed["message"].endswith("tests/prop/test_add_props.py::test_add_commutes]")

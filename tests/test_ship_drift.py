@@ -110,3 +110,13 @@ def test_versions_agree_with_what_the_release_checks() -> None:
     assert """sed -n 's/^__version__ = "\\(.*\\)"$/\\1/p' src/planegate/__init__.py""" in RELEASE
     assert 'tags: ["v[0-9]+.[0-9]+.[0-9]+"]' in RELEASE
     assert re.fullmatch(r"\d+\.\d+\.\d+", version)
+
+
+def test_every_input_is_named_in_the_readme_and_read_by_planegate_action() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    source = (ROOT / "src/planegate/github/action.py").read_text("utf-8")
+    read = set(re.findall(r'_(?:input|flag|choice|patterns)\(\s*environ,\s*"([a-z-]+)"', source))
+    for name in ACTION["inputs"]:
+        assert f"`{name}`" in readme, f"README.md does not name the input {name}"
+    # setup and image are used by the composite action's shell steps; the token by the client
+    assert set(ACTION["inputs"]) - {"setup", "image", "github-token"} <= read

@@ -59,6 +59,8 @@ class Config:
     pytest_plugins: tuple[str, ...] = ("hypothesis",)
     pytest_timeout: float = 1200.0
     env_allow: tuple[str, ...] = ()
+    triage_runs: int = 3
+    triage_max: int = 10
     max_examples: int = 100
     seed: int = 0
     max_frozen_fraction: float = 0.05
@@ -242,6 +244,8 @@ def _build(data: dict[str, Any], lines: dict[str, int], path: str) -> Config:
         pytest_plugins=_strings(pytest_section, "plugins", ("hypothesis",)),
         pytest_timeout=float(pytest_section.get("timeout", 1200)),
         env_allow=_strings(pytest_section, "env"),
+        triage_runs=int(pytest_section.get("triage_runs", 3)),
+        triage_max=int(pytest_section.get("triage_max", 10)),
         max_examples=int(prop.get("max_examples", 100)),
         seed=int(prop.get("seed", 0)),
         max_frozen_fraction=float(freeze.get("max_fraction", 0.05)),

@@ -31,6 +31,7 @@ def to_json(execution: Execution) -> str:
         "shadow": [asdict(item) for item in execution.shadow],
         "probed": asdict(execution.probed),
         "overlay_notes": list(execution.overlay_notes),
+        "triage": {nodeid: list(pair) for nodeid, pair in execution.triage.items()},
     }
     return json.dumps(data) + "\n"
 
@@ -92,6 +93,7 @@ def _execution(data: Any) -> Execution:
         shadow=shadow,
         probed=probed,
         overlay_notes=_strings(data["overlay_notes"]),
+        triage={str(n): (str(pair[0]), str(pair[1])) for n, pair in data["triage"].items()},
     )
 
 

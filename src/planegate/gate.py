@@ -87,6 +87,7 @@ class Execution:
     shadow: tuple[ShadowResult, ...]
     probed: probe.ProbeResult
     overlay_notes: tuple[str, ...]
+    triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
 
 
 def context(options: GateOptions) -> Context:
@@ -137,7 +138,47 @@ def execute(
     shadow = _shadow(
         ctx.repo, ctx.cfg, ctx.base, ctx.head, ctx.protection, ctx.frozen, options, progress
     )
-    return Execution(ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes)
+    triage = _triage(ctx, head_run, options, progress)
+    return Execution(ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes, triage)
+
+
+def _triage(
+    ctx: Context, head_run: session.RunResult, options: GateOptions, progress: Progress
+) -> dict[str, tuple[str, str]]:
+    """Label failing scoring tests: regression, flaky under the patch, or failing on base."""
+    if ctx.cfg.triage_runs == 0 or not head_run.closed or head_run.canary_problem:
+        return {}
+    failing = sorted(
+        nodeid
+        for nodeid, outcome in head_run.outcomes.items()
+        if outcome.outcome in ("failed", "error")
+        and ctx.plane_map.plane_of(nodeid) in SCORING_PLANES
+    )[: ctx.cfg.triage_max]
+    if not failing:
+        return {}
+    from planegate import sweep_run
+
+    def prepare_head(tree: Path) -> object:
+        return overlay.apply(
+            tree,
+            ctx.protection.select(ctx.base.files),
+            ctx.protection.select(ctx.head.files),
+            ctx.base.read,
+        )
+
+    labels = sweep_run.triage(
+        ctx.repo,
+        ctx.base.commit,
+        ctx.head.commit,
+        failing,
+        ctx.cfg,
+        ini_options=ini.base_options(ctx.base.read),
+        prepare_head=prepare_head,
+        runs=ctx.cfg.triage_runs,
+        environ=options.environ,
+        progress=progress,
+    )
+    return {nodeid: (found.label, found.repro) for nodeid, found in labels.items()}
 
 
 DigestResult = tuple[list[Finding], "dict[str, list[str]] | None", str]
@@ -173,6 +214,7 @@ def judge(
             options,
             execution.overlay_notes,
             execution.probed,
+            execution.triage,
         ),
     )
     return Report(
@@ -529,8 +571,10 @@ def _planes_step(
     options: GateOptions,
     notes: tuple[str, ...],
     probed: probe.ProbeResult,
+    triage: Mapping[str, tuple[str, str]] | None = None,
 ) -> StepResult:
     findings: list[Finding] = []
+    triage = triage or {}
     owner = options.author
     if not head_run.closed:
         findings.append(_unclosed(head_run, owner))
@@ -557,12 +601,13 @@ def _planes_step(
         failed += 1
         rule = "PG101" if outcome.outcome in ("failed", "error") else "PG102"
         detail = _first_line(outcome.message)
+        label = f" [{triage[nodeid][0]}; repro: {triage[nodeid][1]}]" if nodeid in triage else ""
         findings.append(
             Finding(
                 rule,
                 Step.PLANES,
                 Severity.ERROR,
-                f"{nodeid} {outcome.outcome}{': ' + detail if detail else ''}",
+                f"{nodeid} {outcome.outcome}{': ' + detail if detail else ''}{label}",
                 path=planes.file_of(nodeid),
                 owner=owner,
                 plane=expected[nodeid],
