@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -223,3 +224,28 @@ def test_failing_test_is_triaged_as_a_regression_with_a_repro(
     (failed,) = findings(report, "PG101")
     assert "[regression; repro: git checkout " in failed["message"]
     assert failed["message"].endswith("tests/prop/test_add_props.py::test_add_commutes]")
+
+
+SELFHOST_CONFIG = "version: 1\nplanes:\n  property: {}\n  fixture:\n    paths: ['tests/']\n"
+SELFHOST_PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["src"]\n'
+
+
+def test_a_project_named_planegate_is_tested_from_its_own_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = TestRepo(tmp_path / "selfhost")
+    repo.commit(
+        "init",
+        {
+            "planegate.yml": SELFHOST_CONFIG,
+            "pyproject.toml": SELFHOST_PYPROJECT,
+            "src/planegate/__init__.py": "ANSWER = 42\n",
+            "tests/test_answer.py": "from planegate import ANSWER\n\n\ndef test_answer():\n"
+            "    assert ANSWER == 42\n",
+        },
+    )
+    repo.branch("patch")
+    repo.commit("break it", {"src/planegate/__init__.py": "ANSWER = 41\n"})
+    code, report = gate(repo, capsys)
+    assert code == 1  # the patch's planegate ran, not the gate's own
+    assert [f["nodeid"] for f in findings(report, "PG101")] == ["tests/test_answer.py::test_answer"]

@@ -24,4 +24,15 @@ def main() -> int:
         from planegate.runner.probes import ProbesPlugin
 
         plugins.append(ProbesPlugin(spec["probes"]))
+    _forget_planegate()
     return int(pytest.main(spec["args"], plugins=plugins))
+
+
+def _forget_planegate() -> None:
+    """Drop the gate's own modules once its plugins exist.
+
+    The plugin objects keep what they need; the project under test then imports its own
+    `planegate` (when the gated project is planegate itself) from its tree, not the gate's.
+    """
+    for name in [n for n in sys.modules if n == "planegate" or n.startswith("planegate.")]:
+        del sys.modules[name]
