@@ -165,7 +165,9 @@ class FakeGitHub:
             },
         }
 
-    def repository(self, full_name: str = FULL, id_: int = REPO_ID) -> dict[str, Any]:
+    def repository(self, full_name: str | None = None, id_: int | None = None) -> dict[str, Any]:
+        full_name = FULL if full_name is None else full_name
+        id_ = REPO_ID if id_ is None else id_
         owner, name = full_name.split("/")
         r = f"{self.api_url}/repos/{full_name}"
         return {
@@ -668,3 +670,35 @@ def running(prefix: str = "") -> Iterator[FakeGitHub]:
         blob.server_close()
     problems = fake.validate()
     assert not problems, "\n".join(problems)
+
+
+def serve(repository: str, state_path: Path) -> None:
+    """`python tests/fake_github.py --serve`: the fake for `make image-smoke`.
+
+    Prints the API URL, serves until SIGTERM, then writes the check runs and comments it
+    received to `state_path` as JSON.
+    """
+    import signal
+
+    global OWNER, NAME, FULL, REPO_ID
+    OWNER, NAME = repository.split("/", 1)
+    FULL, REPO_ID = repository, 1
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    with running() as fake:
+        print(fake.api_url, flush=True)
+        stopped.wait()
+        state = {
+            "check_runs": list(fake.check_runs.values()),
+            "comments": list(fake.comments.values()),
+        }
+        state_path.write_text(json.dumps(state), "utf-8")
+
+
+if __name__ == "__main__":
+    import os
+    import sys
+
+    if sys.argv[1:] != ["--serve"]:
+        raise SystemExit("usage: python tests/fake_github.py --serve")
+    serve(os.environ.get("FAKE_GITHUB_REPO", "demo/shop"), Path(os.environ["FAKE_GITHUB_STATE"]))

@@ -101,8 +101,8 @@ def run(
             "args": args,
             "probes": dict(spec.probes) if spec.probes is not None else None,
         }
-        records, output, status, timed_out = _execute(spec, child_spec, env, scratch_dir, progress)
-    return _interpret(records, nonce, canary_prefix, output, status, timed_out, spec)
+        fold, output, status, timed_out = _execute(spec, child_spec, env, scratch_dir, progress)
+    return _interpret(fold, canary_prefix, output, status, timed_out, spec)
 
 
 def _arguments(spec: RunSpec, scratch: Path, canary_prefix: str) -> list[str]:
@@ -161,11 +161,11 @@ def _execute(
     env: dict[str, str],
     scratch: Path,
     progress: Progress,
-) -> tuple[list[str], str, int | None, bool]:
+) -> tuple[_Fold, str, int | None, bool]:
     read_fd, write_fd = os.pipe()
     child_spec["fd"] = write_fd
     log_path = scratch / "output.log"
-    lines: list[str] = []
+    fold = _Fold(str(child_spec["nonce"]))
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-c", BOOTSTRAP],
@@ -178,7 +178,7 @@ def _execute(
             start_new_session=True,
         )
         os.close(write_fd)
-        reader = threading.Thread(target=_read_lines, args=(read_fd, lines, progress), daemon=True)
+        reader = threading.Thread(target=_read_lines, args=(read_fd, fold, progress), daemon=True)
         reader.start()
         assert proc.stdin is not None
         try:
@@ -195,21 +195,65 @@ def _execute(
             _kill_group(proc)
         reader.join(timeout=5)
     output = log_path.read_bytes()[-MAX_OUTPUT:].decode("utf-8", "replace")
-    return list(lines), output, status, timed_out
+    return fold, output, status, timed_out
 
 
-def _read_lines(fd: int, lines: list[str], progress: Progress) -> None:
-    total = done = 0
+class _Fold:
+    """The result stream folded as it arrives: memory grows with tests, not with records."""
+
+    def __init__(self, nonce: str) -> None:
+        self.nonce = nonce
+        self.collected: list[str] = []
+        self.selected: list[str] = []
+        self.phases: dict[str, dict[str, dict[str, Any]]] = {}
+        self.errors: list[tuple[str, str]] = []
+        self.examples: dict[str, int] = {}
+        self.ended = self.seen_selected = False
+        self.stray = 0
+
+    def feed(self, line: str) -> None:
+        record = _record(line, self.nonce)
+        if record is None:
+            self.stray += 1
+            return
+        kind = record.get("kind")
+        if kind == "collected":
+            self.collected = list(record["nodeids"])
+        elif kind == "selected":
+            self.selected, self.seen_selected = list(record["nodeids"]), True
+        elif kind == "collect_error":
+            self.errors.append((str(record["nodeid"]), str(record["message"])))
+        elif kind == "report":
+            self.phases.setdefault(record["nodeid"], {})[record["when"]] = _slim(record)
+        elif kind == "hypothesis":
+            self.examples[str(record["nodeid"])] = int(record["max_examples"])
+        elif kind == "end":
+            self.ended = True
+
+
+def _slim(record: dict[str, Any]) -> dict[str, Any]:
+    """Only what `_outcome` reads: 50,000 tests stay well inside the memory budget."""
+    slim: dict[str, Any] = {
+        "when": sys.intern(str(record["when"])),
+        "outcome": sys.intern(str(record["outcome"])),
+        "duration": record.get("duration", 0.0),
+    }
+    if record.get("wasxfail"):
+        slim["wasxfail"] = True
+    if record.get("message"):
+        slim["message"] = record["message"]
+    return slim
+
+
+def _read_lines(fd: int, fold: _Fold, progress: Progress) -> None:
+    done = 0
     with os.fdopen(fd, "rb") as stream:
         for raw in stream:
             text = raw.decode("utf-8", "replace").rstrip("\n")
-            lines.append(text)
-            if '"kind": "selected"' in text:
-                record = _record(text, None)
-                total = len(record.get("nodeids", ())) if record else 0
-            elif '"when": "teardown"' in text:
+            fold.feed(text)
+            if '"when": "teardown"' in text:
                 done += 1
-                progress.update(done, total)
+                progress.update(done, len(fold.selected))
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -219,39 +263,16 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _interpret(
-    lines: Iterable[str],
-    nonce: str,
+    fold: _Fold,
     canary_prefix: str,
     output: str,
     status: int | None,
     timed_out: bool,
     spec: RunSpec,
 ) -> RunResult:
-    collected: list[str] = []
-    selected: list[str] = []
-    phases: dict[str, dict[str, dict[str, Any]]] = {}
-    errors: list[tuple[str, str]] = []
-    examples: dict[str, int] = {}
-    ended = seen_selected = False
-    stray = 0
-    for line in lines:
-        record = _record(line, nonce)
-        if record is None:
-            stray += 1
-            continue
-        kind = record.get("kind")
-        if kind == "collected":
-            collected = list(record["nodeids"])
-        elif kind == "selected":
-            selected, seen_selected = list(record["nodeids"]), True
-        elif kind == "collect_error":
-            errors.append((str(record["nodeid"]), str(record["message"])))
-        elif kind == "report":
-            phases.setdefault(record["nodeid"], {})[record["when"]] = record
-        elif kind == "hypothesis":
-            examples[str(record["nodeid"])] = int(record["max_examples"])
-        elif kind == "end":
-            ended = True
+    collected, selected, phases = fold.collected, fold.selected, fold.phases
+    errors, examples, stray = fold.errors, fold.examples, fold.stray
+    ended, seen_selected = fold.ended, fold.seen_selected
     unfinished = _unfinished(selected, phases, spec)
     closed = ended and seen_selected and not unfinished
     outcomes = {nodeid: _outcome(nodeid, by_when) for nodeid, by_when in phases.items()}
