@@ -35,10 +35,22 @@ fail() {
 	failures=$((failures + 1))
 }
 
+# wheels are fetched for CPython 3.12 (the image's Python): find a 3.12 that runs
+build_python=${SMOKE_BUILD_PYTHON:-}
+if [[ -z $build_python ]]; then
+	for candidate in python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3.12; do
+		if "$candidate" --version >/dev/null 2>&1; then
+			build_python=$candidate
+			break
+		fi
+	done
+fi
+[[ -n $build_python ]] || { echo "image-smoke: no python3.12 found (set SMOKE_BUILD_PYTHON)"; exit 69; }
+
 docker info >/dev/null 2>&1 || { echo "image-smoke: no Docker engine (local-container.sh up)"; exit 69; }
 
 # 1. build
-PLANEGATE_PYTHON=${SMOKE_BUILD_PYTHON:-python3.12} "$here/scripts/build-image.sh" "$image" \
+PLANEGATE_PYTHON=$build_python "$here/scripts/build-image.sh" "$image" \
 	${SMOKE_BUILD_ARGS:---build-arg PYTHON_BASE=python:3.12-slim} >/tmp/planegate-image-smoke-build.log 2>&1 ||
 	{ tail -20 /tmp/planegate-image-smoke-build.log; echo "image-smoke: build failed"; exit 1; }
 version=$("$python" -c 'import planegate; print(planegate.__version__)')

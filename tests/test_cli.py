@@ -10,6 +10,7 @@ import pytest
 
 from planegate import __version__
 from planegate.cli import main
+from repo_helper import TestRepo
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -57,14 +58,20 @@ def test_not_a_repository_is_a_usage_error(tmp_path: Path) -> None:
     )
 
 
-def test_unknown_revision_is_a_usage_error(project_root: Path) -> None:
-    done = run_cli("-C", str(project_root), "gate", "--base", "no-such-branch")
+def test_unknown_revision_is_a_usage_error(project: TestRepo) -> None:
+    done = run_cli("-C", str(project.root), "gate", "--base", "no-such-branch")
     assert done.returncode == 64
     assert "unknown revision 'no-such-branch'" in done.stderr
     assert "Traceback" not in done.stderr
 
 
-@pytest.fixture
-def project_root(project: object) -> Path:
-    root: Path = project.root  # type: ignore[attr-defined]
-    return root
+def test_a_corrupt_repository_is_a_one_line_service_error(project: TestRepo) -> None:
+    project.branch("patch")
+    project.commit("docs", {"README": "x\n"})
+    blob = project.git("rev-parse", "HEAD:calc/core.py")
+    (project.root / ".git/objects" / blob[:2] / blob[2:]).unlink()
+    done = run_cli("-C", str(project.root), "gate", "--base", "main", "-q")
+    assert done.returncode == 69
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("planegate: git worktree add failed: ")

@@ -105,7 +105,8 @@ class GitRepo:
             self._repo.git.worktree("add", "--detach", "--quiet", str(path), commit)
         except git.exc.GitCommandError as error:
             shutil.rmtree(parent, ignore_errors=True)
-            raise ServiceUnavailable(f"git worktree add failed: {error.stderr.strip()}") from None
+            detail = " ".join(str(error.stderr).split()).removeprefix("stderr: ")
+            raise ServiceUnavailable(f"git worktree add failed: {detail}") from None
         try:
             yield path
         finally:
