@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from hypothesis import Phase, given, settings
-from hypothesis import strategies as st
-
 from planegate.runner import probe
 from planegate.runner.plugin import hypothesis_budget
-
-
-@given(st.binary(max_size=64))
-def test_perturb_changes_exactly_one_byte_or_grows_an_empty_file(data: bytes) -> None:
-    changed = probe.perturb(data)
-    if not data:
-        assert changed == b"x"
-        return
-    assert len(changed) == len(data)
-    assert sum(a != b for a, b in zip(data, changed, strict=True)) == 1
+from runner_units_cases import (
+    _no_generation,
+    _seven,
+)
 
 
 def test_perturb_survives_strip_and_lower() -> None:
@@ -43,18 +34,6 @@ def test_candidates_are_fast_passing_tests_whose_file_names_a_locked_file() -> N
     assert chosen == [
         probe.Candidate("tests/fix/test_a.py::test_one", ("tests/fix/data/label.txt",))
     ]
-
-
-@settings(max_examples=7)
-@given(st.integers())
-def _seven(x: int) -> None:
-    assert x == x
-
-
-@settings(phases=[Phase.explicit])
-@given(st.integers())
-def _no_generation(x: int) -> None:
-    assert x == x
 
 
 def test_hypothesis_budget_reads_the_wrapped_tests_settings() -> None:
