@@ -155,7 +155,9 @@ def read_options(environ: Mapping[str, str], event: Event) -> ActionOptions:
     base = _input(environ, "base") or (pull.base_sha if pull else event.before)
     if not head:
         raise UsageError("no head commit: GITHUB_SHA is not set and no `head` input was given")
-    workspace = _input(environ, "working-directory") or environ.get("GITHUB_WORKSPACE") or "."
+    # like GitHub's own `working-directory`: relative to the workspace
+    checkout = environ.get("GITHUB_WORKSPACE") or "."
+    workspace = str(Path(checkout) / (_input(environ, "working-directory") or "."))
     report_path = _input(environ, "report-path") or str(Path(workspace) / REPORT_NAME)
     report_file = _input(environ, "report-file")
     if mode == "report" and report_file is None:
