@@ -154,7 +154,9 @@ judge_phase() {
 	export INPUT_PHASE=judge PLANEGATE_EXCHANGE=$dir/exchange PLANEGATE_OUT=$dir/out
 	export HOME=/tmp/planegate-home
 	export PLANEGATE_RUN_EXIT=${PLANEGATE_RUN_EXIT:-}
-	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0=$workspace
+	# the repository may be the working-directory below the workspace, owned by another uid
+	export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0=$workspace
+	export GIT_CONFIG_KEY_1=safe.directory GIT_CONFIG_VALUE_1=$PLANEGATE_WORKDIR
 	local status=0
 	docker run "${hardening[@]}" --user "$user" --read-only --tmpfs /tmp \
 		"${mounts[@]}" "${files[@]}" -w "$PLANEGATE_WORKDIR" \
@@ -163,7 +165,7 @@ judge_phase() {
 		-e GITHUB_REPOSITORY -e GITHUB_REPOSITORY_ID -e GITHUB_REPOSITORY_OWNER \
 		-e GITHUB_EVENT_NAME -e GITHUB_SHA -e GITHUB_REF -e GITHUB_HEAD_REF -e GITHUB_BASE_REF \
 		-e GITHUB_RUN_ID -e GITHUB_RUN_ATTEMPT -e GITHUB_WORKFLOW -e GITHUB_JOB -e GITHUB_ACTOR \
-		-e GIT_CONFIG_COUNT -e GIT_CONFIG_KEY_0 -e GIT_CONFIG_VALUE_0 \
+		-e GIT_CONFIG_COUNT -e GIT_CONFIG_KEY_0 -e GIT_CONFIG_VALUE_0 -e GIT_CONFIG_KEY_1 -e GIT_CONFIG_VALUE_1 \
 		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_DIGEST_ARTIFACT \
 		-e INPUT_COMMENT -e INPUT_ANNOTATIONS -e INPUT_MENTION_OWNERS -e INPUT_CHECK_NAME \
 		-e INPUT_WORKING_DIRECTORY -e INPUT_REPORT_FILE -e PLANEGATE_EXCHANGE -e PLANEGATE_OUT \

@@ -182,13 +182,15 @@ gate_patch() { # gate_patch NAME PATCH WANT_VERDICT WANT_EXIT
 gate_patch honest honest-fix pass 0
 gate_patch cheat rewritten-golden fail 3
 kill -TERM "$fake_pid" && wait "$fake_pid" || true
-"$python" - "$state" <<'PY' && pass "fake GitHub: one check run per patch (success, failure), one comment each" || fail "fake GitHub state: see above"
+"$python" - "$state" <<'PY' && pass "fake GitHub: one check run per patch (success, failure), one sticky comment edited in place" || fail "fake GitHub state: see above"
 import json, sys
 state = json.load(open(sys.argv[1]))
 conclusions = sorted(run.get("conclusion") for run in state["check_runs"])
 print("check runs:", conclusions, "comments:", len(state["comments"]))
 assert conclusions == ["failure", "success"], conclusions
-assert len(state["comments"]) == 2, state["comments"]
+# both patches are pull request 7: the sticky comment is edited, never duplicated
+assert len(state["comments"]) == 1, state["comments"]
+assert "Exit 3" in state["comments"][0]["body"], state["comments"][0]["body"][:300]
 PY
 ((failures == 0)) || { echo "image-smoke: $failures check(s) failed"; exit 1; }
 echo "image-smoke: all checks passed"

@@ -99,3 +99,37 @@ def test_judge_without_run_results_fails_closed(
         (check,) = gh.check_runs.values()
         assert check["conclusion"] == "failure"
         assert check["output"]["title"] == "planegate could not evaluate this pull request"
+
+
+SUITE_CONFIG = "version: 1\nplanes:\n  property: {}\n  fixture:\n    paths: ['tests/']\n"
+
+
+def test_sweep_mode_reports_a_broken_base_without_posting_a_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = TestRepo(tmp_path / "broken")
+    head = repo.commit(
+        "suite",
+        {
+            "planegate.yml": SUITE_CONFIG,
+            "tests/test_broken.py": "def test_broken():\n    assert 1 == 2\n",
+            "tests/test_fine.py": "def test_fine():\n    assert 2 == 2\n",
+        },
+    )
+    with running() as gh:
+        event = {
+            "after": head,
+            "before": "0" * 40,
+            "ref": "refs/heads/main",
+            "repository": gh.repository(),
+        }
+        env = action_env(
+            tmp_path, gh.api_url, event, name="push", mode="sweep", working_directory=str(repo.root)
+        )
+        env["GITHUB_SHA"] = head
+        assert run_action(monkeypatch, env) == 6
+        assert gh.check_runs == {}
+        outputs = read_outputs(tmp_path / "output.txt")
+        assert (outputs["verdict"], outputs["exit-code"]) == ("fail", "6")
+    summary = (tmp_path / "summary.md").read_text()
+    assert "tests/test_broken.py::test_broken" in summary

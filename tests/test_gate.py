@@ -249,3 +249,24 @@ def test_a_project_named_planegate_is_tested_from_its_own_tree(
     code, report = gate(repo, capsys)
     assert code == 1  # the patch's planegate ran, not the gate's own
     assert [f["nodeid"] for f in findings(report, "PG101")] == ["tests/test_answer.py::test_answer"]
+
+
+def test_twenty_weakened_test_files_are_each_listed_with_file_line_and_rule(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = "def test_value_{n}():\n    value = {n} * 2\n    assert value == {twice}\n"
+    files = {f"tests/fix/test_many_{n:02}.py": body.format(n=n, twice=2 * n) for n in range(20)}
+    project.commit("twenty tests", files)
+    project.branch("weaken")
+    weakened = {
+        path: text.replace(f"    assert value == {2 * n}\n", "    assert value or True\n")
+        for n, (path, text) in enumerate(sorted(files.items()))
+    }
+    project.commit("weaken", weakened)
+    code = main(["-C", str(project.root), "gate", "--base", "main", "--human", "-q"])
+    out = capsys.readouterr().out
+    assert code == 5
+    hunk_lines = [line for line in out.splitlines() if " PG503 " in line]
+    assert [line.split()[2] for line in hunk_lines] == [
+        f"tests/fix/test_many_{n:02}.py:3:" for n in range(20)
+    ]

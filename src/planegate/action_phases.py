@@ -6,6 +6,7 @@ single-container run wants; the composite action runs them in two containers (DE
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from planegate import digest as digest_mod
 from planegate import evidence, exchange, exitcodes, gate
-from planegate.errors import InputDataError, InternalError, UsageError
+from planegate.errors import InputDataError, InternalError, ServiceUnavailable, UsageError
 from planegate.gitrepo import GitRepo
 from planegate.progress import Progress
 from planegate.report import Report
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from planegate.github.action import ActionOptions
 
 PHASES = ("all", "run", "judge")
+SWEEP_FILE = "sweep.json"
+PROPOSALS_FILE = "planegate-proposals.jsonl"
 
 
 def phase_of(environ: Mapping[str, str]) -> str:
@@ -81,6 +84,9 @@ def run_phase(environ: Mapping[str, str], progress: Progress) -> int:
         made = gate.build_digest(repo, repo.resolve(options.head), options.config, progress)
         (folder / digest_mod.FILE_NAME).write_text(digest_mod.to_json(made), "utf-8")
         return exitcodes.PASS
+    if options.mode == "sweep":
+        (folder / SWEEP_FILE).write_text(_sweep_json(options, progress), "utf-8")
+        return exitcodes.PASS
     if options.mode != "gate":
         raise UsageError(f"mode {options.mode!r} has no run phase")
     opts = gate_options(options, agent=True)
@@ -96,6 +102,8 @@ def evaluate(options: ActionOptions, environ: Mapping[str, str], progress: Progr
     phase = phase_of(environ)
     if options.mode == "digest":
         return _digest(options, environ, phase, progress)
+    if options.mode == "sweep":
+        return _sweep(options, environ, phase, progress)
     opts = gate_options(options)
     if phase == "all":
         return gate.run(opts, progress)
@@ -145,6 +153,73 @@ def _digest(
         digest_source=source,
         steps=(),
         notes=(f"digest of {commit[:12]}: {len(made.files)} protected files -> {out}",),
+    )
+
+
+def _sweep_json(options: ActionOptions, progress: Progress) -> str:
+    from planegate import ledger, sweep_run
+
+    root = Path(options.working_directory)
+    outcome = sweep_run.sweep(
+        sweep_run.SweepOptions(root=root, commit=options.head, config_path=options.config),
+        progress,
+    )
+    return json.dumps(
+        {
+            "schema": "planegate-sweep/1",
+            "commit": outcome.commit,
+            "proposals": [ledger.render_event(p.event) for p in outcome.proposals],
+            "base_broken": list(outcome.base_broken),
+            "trouble": outcome.trouble,
+        }
+    )
+
+
+def _sweep(
+    options: ActionOptions, environ: Mapping[str, str], phase: str, progress: Progress
+) -> Report:
+    """A sweep's proposals as a report: a person appends them to the ledger, never the action."""
+    from planegate import ledger
+
+    commit = GitRepo(Path(options.working_directory)).resolve(options.head)
+    if phase == "all":
+        text = _sweep_json(options, progress)
+        source = "this run"
+    else:
+        path = exchange_folder(environ) / SWEEP_FILE
+        try:
+            text = path.read_text("utf-8")
+        except FileNotFoundError:
+            raise InputDataError(f"{path}: missing: the run phase left no sweep") from None
+        source = str(path)
+    try:
+        data = json.loads(text)
+        proposals, broken = list(data["proposals"]), [str(n) for n in data["base_broken"]]
+        claimed, trouble = str(data["commit"]), data["trouble"]
+    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        raise InputDataError(f"{source}: not a sweep result ({error})") from None
+    if claimed != commit:
+        raise InputDataError(f"{source}: made for {claimed[:12]}, not {commit[:12]}")
+    if trouble:
+        raise ServiceUnavailable(f"environment trouble, nothing proposed: {trouble}")
+    lines = "".join(str(line) + "\n" for line in proposals)
+    parsed = ledger.parse(lines, PROPOSALS_FILE)
+    if parsed.problems:
+        raise InputDataError(str(parsed.problems[0]))
+    out = Path(environ.get("PLANEGATE_OUT") or options.working_directory) / PROPOSALS_FILE
+    out.write_text(lines, "utf-8")
+    notes = [f"propose freeze {e.nodeid} ({getattr(e, 'flake_class', '?')})" for e in parsed.events]
+    notes += [f"base broken: {nodeid} failed every run, and alone" for nodeid in broken]
+    notes.append(f"{len(parsed.events)} proposals -> {out}; append them with `planegate freeze`")
+    return Report(
+        base=commit,
+        head=commit,
+        merge_base=commit,
+        agent=False,
+        digest_source="not used by a sweep",
+        steps=(),
+        notes=tuple(notes),
+        base_broken=tuple(broken),
     )
 
 

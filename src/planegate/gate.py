@@ -683,8 +683,9 @@ def _budget_findings(
 
 
 def _first_line(message: str) -> str:
+    """pytest's first `E` line (the assertion, not the diff hints after it), else the last."""
     lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
-    for line in reversed(lines):
+    for line in lines:
         if line.startswith("E "):
             return line[2:].strip()[:200]
     return lines[-1][:200] if lines else ""

@@ -50,7 +50,10 @@ class GitRepo:
             ) from None
 
     def merge_base(self, base: str, head: str) -> str:
-        bases = self._repo.merge_base(base, head)
+        try:
+            bases = self._repo.merge_base(base, head)
+        except git.exc.GitCommandError as error:
+            raise _unavailable("git merge-base", error) from None
         if not bases:
             raise UsageError(f"{base} and {head} have no common ancestor")
         return str(bases[0].hexsha)
@@ -105,8 +108,7 @@ class GitRepo:
             self._repo.git.worktree("add", "--detach", "--quiet", str(path), commit)
         except git.exc.GitCommandError as error:
             shutil.rmtree(parent, ignore_errors=True)
-            detail = " ".join(str(error.stderr).split()).removeprefix("stderr: ")
-            raise ServiceUnavailable(f"git worktree add failed: {detail}") from None
+            raise _unavailable("git worktree add", error) from None
         try:
             yield path
         finally:
@@ -115,6 +117,11 @@ class GitRepo:
             shutil.rmtree(parent, ignore_errors=True)
             with contextlib.suppress(git.exc.GitCommandError):
                 self._repo.git.worktree("prune")
+
+
+def _unavailable(what: str, error: git.exc.GitCommandError) -> ServiceUnavailable:
+    detail = " ".join(str(error.stderr).split()).removeprefix("stderr: ")
+    return ServiceUnavailable(f"{what} failed: {detail}")
 
 
 def init_repository(path: Path) -> GitRepo:

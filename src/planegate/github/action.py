@@ -45,8 +45,8 @@ from planegate.report.markdown import (
 )
 from planegate.report.workflow_commands import command, finding_commands
 
-Mode = Literal["gate", "digest", "report"]
-MODES: tuple[Mode, ...] = ("gate", "digest", "report")
+Mode = Literal["gate", "digest", "sweep", "report"]
+MODES: tuple[Mode, ...] = ("gate", "digest", "sweep", "report")
 REPORT_NAME = "planegate-report.json"
 
 
@@ -158,8 +158,12 @@ def read_options(environ: Mapping[str, str], event: Event) -> ActionOptions:
     # like GitHub's own `working-directory`: relative to the workspace
     checkout = environ.get("GITHUB_WORKSPACE") or "."
     workspace = str(Path(checkout) / (_input(environ, "working-directory") or "."))
-    report_path = _input(environ, "report-path") or str(Path(workspace) / REPORT_NAME)
     report_file = _input(environ, "report-file")
+    # the composite action gives the judge a writable PLANEGATE_OUT and a read-only workspace
+    out = environ.get("PLANEGATE_OUT")
+    default_report = str(Path(out or workspace) / REPORT_NAME)
+    written = report_file if mode != "report" else None
+    report_path = _input(environ, "report-path") or written or default_report
     if mode == "report" and report_file is None:
         raise UsageError("mode `report` needs the `report-file` input (a `--format json` report)")
     options = ActionOptions(
@@ -546,8 +550,8 @@ def run_action(
             file=sys.stderr,
         )
         outcome = _failure(error)
-    if options.mode == "digest":
-        posted = Posted(notes=("digest mode: no check run or comment",))
+    if options.mode in ("digest", "sweep"):
+        posted = Posted(notes=(f"{options.mode} mode: no check run or comment",))
     else:
         posted = post(repo, options, outcome)
     if posted.read_only or repo is None:

@@ -40,6 +40,7 @@ class Report:
     steps: tuple[StepResult, ...]
     shadow: tuple[ShadowResult, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    base_broken: tuple[str, ...] = ()  # a sweep's tests that failed every run, and alone
 
     @property
     def exit_code(self) -> int:
@@ -48,7 +49,7 @@ class Report:
             result = by_step.get(step)
             if result is not None and result.failed:
                 return step.exit_code
-        return exitcodes.PASS
+        return exitcodes.BASE_BROKEN if self.base_broken else exitcodes.PASS
 
     @property
     def verdict(self) -> str:

@@ -83,6 +83,7 @@ def report_from_dict(data: Any, where: str = "report") -> Report:
         steps=tuple(steps),
         shadow=shadow,
         notes=tuple(str(note) for note in data.get("notes") or ()),
+        base_broken=tuple(str(n) for n in data.get("base_broken") or ()),
     )
 
 

@@ -55,6 +55,7 @@ def to_dict(report: Report) -> dict[str, Any]:
             {"nodeid": s.nodeid, "outcome": s.outcome, "owner": s.owner} for s in report.shadow
         ],
         "notes": list(report.notes),
+        "base_broken": list(report.base_broken),
     }
 
 

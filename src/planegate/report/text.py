@@ -26,6 +26,11 @@ def render(report: Report) -> str:
                 f"  {finding.severity.value:<7} {finding.rule} {finding.location}: "
                 f"{finding.message} [owner: {finding.owner}]"
             )
+    if report.base_broken:
+        lines += ["", "base broken (failed every run on the base, and alone):"]
+        lines += [f"  {nodeid}" for nodeid in report.base_broken]
+    if report.notes:
+        lines += ["", *report.notes]
     if report.shadow:
         lines += ["", "shadow lane (frozen tests, diagnostics only, never vote):"]
         lines += [f"  {s.outcome:<10} {s.nodeid} [owner: {s.owner}]" for s in report.shadow]
