@@ -100,3 +100,31 @@ def test_ledger_check_command(frozen_project: TestRepo, capsys: pytest.CaptureFi
     assert out[0].startswith("freeze_ledger.jsonl:2: ")
     assert out[1].startswith("freeze_ledger.jsonl:3: ")
     assert "timing, order, network, rng, env" in out[1]
+
+
+def test_a_frozen_tests_file_is_protected_wherever_it_lives(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = project.git("rev-parse", "HEAD")
+    outside = "tests/flaky/test_outside.py::test_flaky"
+    config = (project.root / "planegate.yml").read_text()
+    project.commit(
+        "freeze a test no plane path names",
+        {
+            "tests/flaky/test_outside.py": "def test_flaky():\n    assert False, 'noisy'\n",
+            "planegate.yml": config.replace("pytest:", "  freeze:\n    max_fraction: 0.5\npytest:"),
+            "freeze_ledger.jsonl": freeze_line(first, outside) + "\n",
+        },
+    )
+    project.branch("edit-frozen")
+    project.commit(
+        "make it pass",
+        {
+            "tests/flaky/test_outside.py": "def test_flaky():\n    assert True\n",
+        },
+    )
+    code, report = gate_json(project, capsys)
+    assert code == 3
+    (edited,) = [f for s in report["steps"] for f in s["findings"] if f["rule"] == "PG301"]
+    assert edited["path"] == "tests/flaky/test_outside.py"
+    assert report["shadow"][0]["outcome"] == "failed"  # main's version still runs in the shadow

@@ -109,7 +109,7 @@ def context(options: GateOptions) -> Context:
         ledger_base=ledger_base,
         frozen=frozen,
         plane_map=planes.PlaneMap(cfg, frozenset(frozen)),
-        protection=protect.Protection(cfg),
+        protection=protect.Protection(cfg, tuple(sorted({planes.file_of(n) for n in frozen}))),
     )
 
 

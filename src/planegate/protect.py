@@ -33,9 +33,11 @@ def patterns(config: Config) -> list[str]:
 @dataclass(frozen=True)
 class Protection:
     config: Config
+    extra: tuple[str, ...] = ()  # e.g. the files of frozen nodeids, wherever they live
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_spec", pathspec.GitIgnoreSpec.from_lines(patterns(self.config)))
+        lines = [*patterns(self.config), *(f"/{path}" for path in self.extra)]
+        object.__setattr__(self, "_spec", pathspec.GitIgnoreSpec.from_lines(lines))
 
     def covers(self, path: str) -> bool:
         spec: pathspec.GitIgnoreSpec = self.__dict__["_spec"]
