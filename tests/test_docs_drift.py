@@ -32,3 +32,24 @@ def test_readme_opens_with_the_two_setup_commands() -> None:
 def test_every_exit_code_is_explained() -> None:
     codes = {entry.code for entry in exitcodes.EXIT_CODES}
     assert codes == {0, 1, 2, 3, 4, 5, 6, 64, 65, 69, 70, 78}
+
+
+def _keys(schema: dict[str, object], prefix: str = "") -> list[str]:
+    found = []
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for name, sub in properties.items():
+            key = f"{prefix}{name}"
+            nested = isinstance(sub, dict) and "properties" in sub
+            found += _keys(sub, key + ".") if nested else [key]  # type: ignore[arg-type]
+    return found
+
+
+def test_every_configuration_key_is_documented() -> None:
+    from planegate.config import schema
+
+    text = (ROOT / "docs/configuration.md").read_text("utf-8")
+    keys = _keys(schema())
+    assert "pytest.triage_runs" in keys
+    missing = [key for key in keys if f"`{key}`" not in text]
+    assert missing == []
