@@ -270,3 +270,34 @@ def test_twenty_weakened_test_files_are_each_listed_with_file_line_and_rule(
     assert [line.split()[2] for line in hunk_lines] == [
         f"tests/fix/test_many_{n:02}.py:3:" for n in range(20)
     ]
+
+
+def test_sarif_output_names_each_rule_and_location(
+    project: TestRepo, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    project.branch("extra")
+    project.commit("more tests", {"tests/test_misc.py": "def test_misc():\n    assert 1 == 1\n"})
+    out = tmp_path / "planegate.sarif"
+    code = main(
+        [
+            "-C",
+            str(project.root),
+            "gate",
+            "--base",
+            "main",
+            "--format",
+            "sarif",
+            "--output",
+            str(out),
+            "-q",
+        ]
+    )
+    assert code == 2
+    assert capsys.readouterr().out.startswith("planegate: FAIL (exit 2, inventory)")
+    sarif = json.loads(out.read_text())
+    assert sarif["version"] == "2.1.0"
+    (run,) = sarif["runs"]
+    (result,) = [r for r in run["results"] if r["ruleId"] == "PG201"]
+    location = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert location == "tests/test_misc.py"
+    assert "PG201" in {rule["id"] for rule in run["tool"]["driver"]["rules"]}

@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("--base", required=True, help="main's ref (the merge base is used)")
     gate.add_argument("--head", default="HEAD", help="the patch's ref (default HEAD)")
     gate.add_argument("--digest", type=Path, help="main's digest file to check and use")
-    gate.add_argument("--format", choices=("text", "json"), default="text")
+    gate.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     gate.add_argument("--output", type=Path, help="write the report here (in --format)")
     gate.add_argument("--config", help="configuration path at the base (default planegate.yml)")
     gate.add_argument(

@@ -6,11 +6,15 @@ import argparse
 import sys
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planegate import config as config_mod
 from planegate import exitcodes, fixtures
 from planegate.errors import ConfigError, InputDataError, UsageError
 from planegate.progress import Progress
+
+if TYPE_CHECKING:
+    from planegate.report import Report
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -37,7 +41,7 @@ def load_worktree_config(root: Path, requested: str | None) -> config_mod.Config
 
 def cmd_gate(args: argparse.Namespace) -> int:
     from planegate import gate
-    from planegate.report import json_report, text
+    from planegate.report import text
 
     options = gate.GateOptions(
         root=_root(args),
@@ -49,7 +53,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
         author=args.author,
     )
     report = gate.run(options, _progress(args))
-    rendered = json_report.render(report) if args.format == "json" else text.render(report)
+    rendered = _render(report, args.format)
     if args.output is not None:
         args.output.write_text(rendered, "utf-8")
         if args.format != "text":
@@ -57,6 +61,17 @@ def cmd_gate(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(rendered)
     return report.exit_code
+
+
+def _render(report: Report, form: str) -> str:
+    from planegate import __version__
+    from planegate.report import json_report, sarif, text
+
+    if form == "json":
+        return json_report.render(report)
+    if form == "sarif":
+        return sarif.render(report, version=__version__)
+    return text.render(report)
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
