@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 
@@ -50,3 +51,22 @@ class TestRepo:
 
     def checkout(self, name: str) -> None:
         self.git("checkout", "-q", name)
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The real `python -m planegate` in a child process, importing the same planegate as
+    these tests (the tree under test, not whatever else is installed)."""
+    import os
+
+    import planegate
+
+    source = str(Path(planegate.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([source, os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run(
+        [sys.executable, "-m", "planegate", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )

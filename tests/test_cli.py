@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from planegate import __version__
 from planegate.cli import main
-from repo_helper import TestRepo
-
-
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "planegate", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+from repo_helper import TestRepo, run_cli
 
 
 @pytest.mark.parametrize(

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from planegate import config
 from planegate.errors import ConfigError
-from repo_helper import TestRepo
+from repo_helper import TestRepo, run_cli
 
 VALID = """\
 version: 1
@@ -72,16 +68,6 @@ def test_missing_required_key() -> None:
 def test_misspelled_path_names_the_file_that_exists() -> None:
     error = config.missing_config_error("scoring_map.json", {"scoring_map.yaml"}, "in .")
     assert error.message == "scoring_map.json: no such file in .; scoring_map.yaml exists"
-
-
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "planegate", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def test_gate_on_malformed_config_exits_78_without_traceback(project: TestRepo) -> None:

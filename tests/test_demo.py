@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from planegate.demo import PATCHES
+from repo_helper import run_cli
 
 
 def test_demo_gives_every_expected_verdict() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "planegate", "demo", "-q"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_cli("demo", "-q")
     assert done.returncode == 0, done.stdout + done.stderr
     rows = {
         line.split("|")[0].strip(): [cell.strip() for cell in line.split("|")]
