@@ -41,3 +41,13 @@ def test_hypothesis_budget_reads_the_wrapped_tests_settings() -> None:
     assert hypothesis_budget(_no_generation) == 0
     assert hypothesis_budget(test_perturb_survives_strip_and_lower) is None
     assert hypothesis_budget(None) is None
+
+
+def test_the_probe_picks_tests_that_name_a_locked_file_not_a_longer_name() -> None:
+    from planegate.runner.probe import mentioned
+
+    locked = ["tests/golden/report.json", "tests/fix/data/label.txt"]
+    assert mentioned('GOLDEN / "report.json"', locked) == ("tests/golden/report.json",)
+    assert mentioned("open('tests/fix/data/label.txt')", locked) == ("tests/fix/data/label.txt",)
+    assert mentioned('out = tmp / "planegate-report.json"', locked) == ()
+    assert mentioned('"report.json.bak", "label.txts"', locked) == ()

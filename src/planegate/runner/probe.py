@@ -10,6 +10,7 @@ check its data (an always-true comparison in production code, for one). Tests sl
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,8 +25,18 @@ class ProbeResult:
 
 
 def mentioned(source: str, data_files: Iterable[str]) -> tuple[str, ...]:
-    """Locked files a test file names, by path or by file name."""
-    return tuple(path for path in data_files if path in source or path.rsplit("/", 1)[-1] in source)
+    """Locked files a test file names, by path or by whole file name.
+
+    `report.json` inside `planegate-report.json` is another file's name, not a mention.
+    """
+    return tuple(path for path in data_files if _names(source, path))
+
+
+def _names(source: str, path: str) -> bool:
+    if path in source:
+        return True
+    name = re.escape(path.rsplit("/", 1)[-1])
+    return re.search(rf"(?<![\w.-]){name}(?![\w.-])", source) is not None
 
 
 @dataclass(frozen=True)
