@@ -15,7 +15,7 @@ from planegate.findings import Finding
 from planegate.hunks import analyze_file, compare_sources
 from planegate.hunks.context import Context
 
-PROPERTY_SETTINGS = settings(derandomize=True, max_examples=20, deadline=None, database=None)
+PROPERTY_SETTINGS = settings(derandomize=True, max_examples=100, deadline=None, database=None)
 HONEST = ("add test", "add assert", "rename local", "reformat", "reorder", "add case", "tighten")
 TOLERANCES = ("1e-06", "1e-09", "0.001")
 NAMES = ("result", "value", "got", "out")
