@@ -82,18 +82,18 @@ def test_golden_byte_changed_exits_3_naming_file_and_owner(
     ]
 
 
+def skip_the_golden_test(project: TestRepo) -> None:
+    """A branch `skip` whose only change adds a skip marker to the golden test (the cheat)."""
+    project.branch("skip")
+    source = (project.root / "tests/fix/test_label.py").read_text()
+    marked = source.replace("def test_label_golden", "@pytest.mark.skip\ndef test_label_golden")
+    project.commit("skip it", {"tests/fix/test_label.py": "import pytest\n" + marked})
+
+
 def test_skip_added_by_a_person_exits_5(
     project: TestRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    project.branch("skip")
-    source = (project.root / "tests/fix/test_label.py").read_text()
-    project.commit(
-        "skip it",
-        {
-            "tests/fix/test_label.py": "import pytest\n"
-            + source.replace("def test_label_golden", "@pytest.mark.skip\ndef test_label_golden")
-        },
-    )
+    skip_the_golden_test(project)
     code, report = gate(project, capsys, "--human")
     assert code == 5
     (skip,) = findings(report, "PG501")
@@ -105,15 +105,7 @@ def test_skip_added_by_a_person_exits_5(
 def test_same_skip_by_an_agent_fails_evidence_first(
     project: TestRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    project.branch("skip")
-    source = (project.root / "tests/fix/test_label.py").read_text()
-    project.commit(
-        "skip it",
-        {
-            "tests/fix/test_label.py": "import pytest\n"
-            + source.replace("def test_label_golden", "@pytest.mark.skip\ndef test_label_golden")
-        },
-    )
+    skip_the_golden_test(project)
     code, report = gate(project, capsys)
     assert code == 3
     failed = {s["step"] for s in report["steps"] if s["status"] == "fail"}
