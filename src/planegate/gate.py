@@ -16,6 +16,7 @@ from planegate.config import SCORING_PLANES, Config
 from planegate.errors import ConfigError, InputDataError, InternalError
 from planegate.findings import Finding, Severity, Step
 from planegate.gitrepo import GitRepo
+from planegate.hunks.batch import FileChange, analyze_files
 from planegate.progress import QUIET, Progress
 from planegate.report import Report, ShadowResult, StepResult
 from planegate.runner import ini, overlay, probe, session
@@ -506,6 +507,7 @@ def _hunks_step(
     options: GateOptions,
 ) -> StepResult:
     findings: list[Finding] = []
+    changed: list[FileChange] = []
     analysed = 0
     data_paths = _data_paths(cfg, base)
     for change in repo.changes(base.commit, head.commit):
@@ -528,15 +530,18 @@ def _hunks_step(
                 _text(head.read(path)),
                 options.author,
             )
-        findings += hunks.analyze_file(
-            path,
-            _text(base.read(change.old_path or path)),
-            _text(head.read(path)),
-            plane=plane,
-            owner=options.author,
-            fixture_plane=plane == "fixture",
-            async_plugin=_async_plugin(cfg),
+        changed.append(
+            FileChange(
+                path,
+                _text(base.read(change.old_path or path)),
+                _text(head.read(path)),
+                plane=plane,
+                owner=options.author,
+                fixture_plane=plane == "fixture",
+                async_plugin=_async_plugin(cfg),
+            )
         )
+    findings += analyze_files(changed)
     findings += _lint_base(cfg, plane_map, base)
     return StepResult(Step.HUNKS, tuple(findings), (f"{analysed} changed test files analysed",))
 

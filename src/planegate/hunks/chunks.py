@@ -37,52 +37,41 @@ class Sparse:
 
 
 def blocks(text: str) -> list[Block]:
-    starts: list[int] = []
+    # (start of the block, start of its first statement after any decorators)
+    spans: list[list[int]] = []
     in_decorators = False
-    candidates = [0, *(match.end() for match in _START.finditer(text))]
+    candidates = [m.end() for m in _START.finditer(text)]
+    if _starts_statement(text):
+        candidates.insert(0, 0)
     for position in candidates:
-        if position == len(text) or not _starts_statement(text, position):
+        if position == len(text):
             continue
         if text.startswith("@", position):
             if not in_decorators:
-                starts.append(position)
+                spans.append([position, -1])
             in_decorators = True
             continue
-        if not in_decorators:
-            starts.append(position)
+        if in_decorators:
+            spans[-1][1] = position
+        else:
+            spans.append([position, position])
         in_decorators = False
-    if not starts or starts[0] != 0:
-        starts.insert(0, 0)
+    if not spans or spans[0][0] != 0:
+        spans.insert(0, [0, -1])
     out: list[Block] = []
     line = 1
-    for number, start in enumerate(starts):
-        end = starts[number + 1] if number + 1 < len(starts) else len(text)
+    header = _HEADER.match
+    for number, (start, statement) in enumerate(spans):
+        end = spans[number + 1][0] if number + 1 < len(spans) else len(text)
         body = text[start:end]
-        out.append(Block(start, end, line, _name(body), body.rstrip()))
+        found = header(text, statement, end) if statement >= 0 else None
+        out.append(Block(start, end, line, found.group(1) if found else None, body.rstrip()))
         line += body.count("\n")
     return out
 
 
-def _starts_statement(text: str, position: int) -> bool:
-    if position:
-        return True
+def _starts_statement(text: str) -> bool:
     return _START.match("\n" + text[:16]) is not None
-
-
-def _name(body: str) -> str | None:
-    match = _HEADER.search(body)
-    if match is None:
-        return None
-    # The header must be the block's first statement line, not a nested def.
-    before = body[: match.start()]
-    if before and not before.endswith("\n"):
-        return None
-    if any(
-        not row.startswith("@") and row.strip() and row[0] not in " \t#)]}"
-        for row in before.splitlines()
-    ):
-        return None
-    return match.group(1)
 
 
 def sparsify(base: str, head: str) -> Sparse | None:

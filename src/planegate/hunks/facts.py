@@ -14,6 +14,7 @@ from planegate.hunks.model import (
     number,
     short,
     truth,
+    walk,
 )
 
 SKIP_MARKS = frozenset({"skip", "skipif", "xfail"})
@@ -257,7 +258,7 @@ def is_strategy(module: Module, node: ast.expr, depth: int = 0) -> bool:
 
 def _names_in(node: ast.AST) -> set[str]:
     out: set[str] = set()
-    for child in ast.walk(node):
+    for child in walk(node):
         if isinstance(child, ast.Name):
             out.add(child.id)
         elif isinstance(child, ast.Attribute):
@@ -266,7 +267,7 @@ def _names_in(node: ast.AST) -> set[str]:
 
 
 def _is_env(module: Module, test: ast.expr) -> bool:
-    for child in ast.walk(test):
+    for child in walk(test):
         name = module.dotted(child) if isinstance(child, ast.Attribute | ast.Name) else None
         if name and (name.startswith("os.environ") or name == "os.getenv"):
             return True
@@ -286,7 +287,7 @@ def _exception_names(node: ast.expr | None) -> list[str]:
 
 
 def _plain(node: ast.expr) -> bool:
-    return not any(isinstance(child, ast.Call | ast.Await) for child in ast.walk(node))
+    return not any(isinstance(child, ast.Call | ast.Await) for child in walk(node))
 
 
 def _scan(func: FuncNode) -> tuple[dict[str, str], dict[str, ast.expr], set[str]]:
@@ -299,7 +300,7 @@ def _scan(func: FuncNode) -> tuple[dict[str, str], dict[str, ast.expr], set[str]
     every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
     for index, arg in enumerate(every):
         spots.append((-1, index, arg.arg))
-    for child in ast.walk(func):
+    for child in walk(func):
         if isinstance(child, ast.Name):
             if isinstance(child.ctx, ast.Store):
                 spots.append((child.lineno, child.col_offset, child.id))
@@ -336,9 +337,16 @@ class _Walker:
         self.assumes: list[int] = []
         self.filters: list[int] = []
         self.patches: list[str] = []
+        # The same operand is keyed for several records; the tree outlives the walker.
+        self._keys: dict[tuple[int, bool], str] = {}
 
     def key(self, node: ast.AST, *, mask: bool = False) -> str:
-        return key(node, self.names, mask=mask, skip_keywords=IGNORED_KEYWORDS)
+        slot = (id(node), mask)
+        found = self._keys.get(slot)
+        if found is None:
+            found = key(node, self.names, mask=mask, skip_keywords=IGNORED_KEYWORDS)
+            self._keys[slot] = found
+        return found
 
     # statements -----------------------------------------------------------------------------
 
@@ -445,7 +453,7 @@ class _Walker:
                 or (isinstance(child, ast.Call) and self.assertion_kind(child) is not None)
                 or isinstance(child, ast.Assert)
                 for node in handler.body
-                for child in ast.walk(node)
+                for child in walk(node)
             )
             if not reraises:
                 caught = "except" if handler.type is None else f"except {short(handler.type)}"
@@ -468,7 +476,7 @@ class _Walker:
 
     def exprs(self, nodes: list[ast.expr] | list[ast.stmt], dead: str | None) -> None:
         for node in nodes:
-            for child in ast.walk(node):
+            for child in walk(node):
                 if isinstance(child, ast.Call):
                     self.call(child, dead)
 
@@ -633,7 +641,7 @@ class _Walker:
                         self.exact_checked.add(self.key(side))
             for side in tolerant:
                 other = right if side is left else left
-                for child in ast.walk(side):
+                for child in walk(side):
                     self.tolerance_subjects[id(child)] = self.key(other)
         elif isinstance(op, ast.IsNot) and none_right:
             self.weak.append(Weak(self.key(left), line, test))

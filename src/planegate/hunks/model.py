@@ -241,7 +241,7 @@ def _collect(
 
 
 def has_assertion(func: FuncNode) -> bool:
-    for node in ast.walk(func):
+    for node in walk(func):
         if isinstance(node, ast.Assert):
             return True
         if isinstance(node, ast.Call) and _assert_call_name(node):
@@ -266,7 +266,7 @@ def local_names(func: FuncNode) -> dict[str, str]:
         + [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
     ):
         spots.append((-1, index, arg.arg))
-    for node in ast.walk(func):
+    for node in walk(func):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             spots.append((node.lineno, node.col_offset, node.id))
         elif isinstance(node, ast.arg):
@@ -312,23 +312,40 @@ def _tokens(
         out.append(names.get(value.id, value.id))
     elif isinstance(value, ast.Constant):
         out.append("#" if mask else repr(value.value))
-    elif isinstance(value, ast.keyword) and value.arg in skip:
-        return
-    elif isinstance(value, ast.AST):
-        out.append(type(value).__name__)
-        out.append("(")
-        for field in value._fields:
-            _tokens(getattr(value, field, None), names, mask, skip, out)
-            out.append(",")
-        out.append(")")
     elif isinstance(value, list):
         out.append("[")
         for item in value:
             _tokens(item, names, mask, skip, out)
             out.append(",")
         out.append("]")
+    elif isinstance(value, ast.AST):
+        if isinstance(value, ast.keyword) and value.arg in skip:
+            return
+        out.append(type(value).__name__)
+        out.append("(")
+        for name in value._fields:
+            _tokens(getattr(value, name, None), names, mask, skip, out)
+            out.append(",")
+        out.append(")")
     elif not isinstance(value, ast.expr_context):
         out.append(repr(value))
+
+
+def walk(node: ast.AST) -> list[ast.AST]:
+    """The nodes `ast.walk` yields, in the same breadth-first order, as a list (no generators:
+    the hunk analysis walks every changed function several times)."""
+    found = [node]
+    index = 0
+    while index < len(found):
+        current = found[index]
+        index += 1
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, ast.AST):
+                found.append(value)
+            elif type(value) is list:
+                found.extend(item for item in value if isinstance(item, ast.AST))
+    return found
 
 
 def short(node: ast.AST, width: int = 60) -> str:

@@ -12,7 +12,7 @@ from planegate.hunks.facts import (
     pytestmark_skips,
     skip_mark,
 )
-from planegate.hunks.model import Module, key, last_part, module_statements, short
+from planegate.hunks.model import Module, key, last_part, module_statements, short, walk
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def _target_names(stmt: ast.stmt) -> list[str]:
 def _strings(node: ast.AST, line: int) -> list[Entry]:
     return [
         Entry(child.value, line)
-        for child in ast.walk(node)
+        for child in walk(node)
         if isinstance(child, ast.Constant) and isinstance(child.value, str)
     ]
 
@@ -87,7 +87,7 @@ def module_facts(module: Module) -> ModuleFacts:
             ignores.extend(_strings(stmt, stmt.lineno))
         if "pytest_plugins" in names:
             plugins.extend(_strings(stmt, stmt.lineno))
-        for call in (node for node in ast.walk(stmt) if isinstance(node, ast.Call)):
+        for call in (node for node in walk(stmt) if isinstance(node, ast.Call)):
             name = module.dotted(call.func) or ""
             if name in SKIP_CALLS:
                 skips.append(Skip(f"module-level {name}()", call.lineno, f"module {name}()"))
