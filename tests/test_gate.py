@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from planegate.cli import main
+from planegate.hunks.batch import POOL_FROM
 from repo_helper import TestRepo
 
 BUGGY_CORE = "def add(a, b):\n    return a - b\n\n\ndef label(n):\n    return f'n={n}'\n"
@@ -261,6 +262,30 @@ def test_twenty_weakened_test_files_are_each_listed_with_file_line_and_rule(
     hunk_lines = [line for line in out.splitlines() if " PG503 " in line]
     assert [line.split()[2] for line in hunk_lines] == [
         f"tests/fix/test_many_{n:02}.py:3:" for n in range(20)
+    ]
+
+
+def test_a_patch_past_the_pool_threshold_lists_every_weakening_in_file_order(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    count = POOL_FROM + 10
+    body = "def test_value_{n}():\n    value = {n} * 2\n    assert value == {twice}\n"
+    files = {f"tests/fix/test_bulk_{n:03}.py": body.format(n=n, twice=2 * n) for n in range(count)}
+    project.commit("many tests", files)
+    project.branch("weaken")
+    project.commit(
+        "weaken",
+        {
+            path: text.replace("    assert value == ", "    assert value or True or ")
+            for path, text in files.items()
+        },
+    )
+    code = main(["-C", str(project.root), "gate", "--base", "main", "--human", "-q"])
+    out = capsys.readouterr().out
+    assert code == 5
+    hunk_lines = [line for line in out.splitlines() if " PG503 " in line]
+    assert [line.split()[2] for line in hunk_lines] == [
+        f"tests/fix/test_bulk_{n:03}.py:3:" for n in range(count)
     ]
 
 
