@@ -46,8 +46,9 @@ def test_hypothesis_budget_reads_the_wrapped_tests_settings() -> None:
 def test_the_probe_picks_tests_that_name_a_locked_file_not_a_longer_name() -> None:
     from planegate.runner.probe import mentioned
 
-    locked = ["tests/golden/report.json", "tests/fix/data/label.txt"]
-    assert mentioned('GOLDEN / "report.json"', locked) == ("tests/golden/report.json",)
+    # Not our own locked files' names: this file must not look like it reads them.
+    locked = ["tests/golden/totals.json", "tests/fix/data/label.txt"]
+    assert mentioned('GOLDEN / "totals.json"', locked) == ("tests/golden/totals.json",)
     assert mentioned("open('tests/fix/data/label.txt')", locked) == ("tests/fix/data/label.txt",)
-    assert mentioned('out = tmp / "planegate-report.json"', locked) == ()
-    assert mentioned('"report.json.bak", "label.txts"', locked) == ()
+    assert mentioned('out = tmp / "planegate-totals.json"', locked) == ()
+    assert mentioned('"totals.json.bak", "label.txts"', locked) == ()
