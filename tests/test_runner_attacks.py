@@ -148,6 +148,17 @@ def test_addopts_deselect_in_the_heads_pyproject_is_ignored(
     assert finding(report, "PG304")["path"] == "pyproject.toml"
 
 
+def test_a_pytest_toml_added_by_the_head_is_protected_and_not_read(
+    shared: Shared, capsys: pytest.CaptureFixture[str]
+) -> None:
+    toml = f'[pytest]\naddopts = ["--deselect", "{COMMUTES}"]\n'
+    shared.patch("pytest-toml", {"calc/core.py": BUG, "pytest.toml": toml})
+    code, report = shared.gate(capsys)
+    assert code == 3  # an agent patch touched a protected path
+    assert finding(report, "PG301")["path"] == "pytest.toml"
+    assert finding(report, "PG101")["nodeid"] == COMMUTES  # it ran: main's ini, not the head's
+
+
 def test_conftest_hook_rewriting_reports_to_passed_is_removed(
     shared: Shared, capsys: pytest.CaptureFixture[str]
 ) -> None:

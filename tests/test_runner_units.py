@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from planegate.runner import probe
 from planegate.runner.plugin import hypothesis_budget
 from runner_units_cases import (
@@ -52,3 +54,31 @@ def test_the_probe_picks_tests_that_name_a_locked_file_not_a_longer_name() -> No
     assert mentioned("open('tests/fix/data/label.txt')", locked) == ("tests/fix/data/label.txt",)
     assert mentioned('out = tmp / "planegate-totals.json"', locked) == ()
     assert mentioned('"totals.json.bak", "label.txts"', locked) == ()
+
+
+def _reader(files: dict[str, str]) -> Callable[[str], bytes | None]:
+    def read(path: str) -> bytes | None:
+        text = files.get(path)
+        return None if text is None else text.encode()
+
+    return read
+
+
+def test_base_options_follow_pytest_9_precedence_and_native_toml() -> None:
+    from planegate.runner.ini import base_options, render
+
+    toml = '[pytest]\ntestpaths = ["tests", "more"]\nxfail_strict = true\n'
+    ini = "[pytest]\ntestpaths = ini_only\n"
+    assert base_options(_reader({"pytest.toml": toml, "pytest.ini": ini}))["testpaths"] == [
+        "tests",
+        "more",
+    ]
+    assert base_options(_reader({".pytest.toml": toml}))["xfail_strict"] is True
+    native = '[tool.pytest]\nminversion = "9.0"\ntestpaths = ["suite"]\n'
+    assert base_options(_reader({"pyproject.toml": native})) == {
+        "minversion": "9.0",
+        "testpaths": ["suite"],
+    }
+    assert base_options(_reader({"pytest.toml": "[pytest\n", "pytest.ini": ini})) == {}
+    rendered = render(base_options(_reader({"pytest.toml": toml})))
+    assert rendered == "[pytest]\ntestpaths =\n    tests\n    more\nxfail_strict = true\n"

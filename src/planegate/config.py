@@ -22,6 +22,8 @@ PLANES = ("property", "fixture", "freeze")
 # Paths protected whatever the configuration says (DESIGN §2, §5).
 DEFAULT_PROTECTED = (
     "**/conftest.py",
+    "pytest.toml",
+    ".pytest.toml",
     "pytest.ini",
     ".pytest.ini",
     "tox.ini",

@@ -47,16 +47,25 @@ class Protection:
         return [path for path in paths if self.covers(path)]
 
 
+def parse_toml(data: bytes) -> dict[str, Any] | None:
+    """A TOML document, or None when it does not parse."""
+    try:
+        document: dict[str, Any] = tomllib.loads(data.decode("utf-8", "replace"))
+    except tomllib.TOMLDecodeError:
+        return None
+    return document
+
+
 def pytest_table(path: str, data: bytes | None) -> Any:
     """The pytest configuration held by pyproject.toml or setup.cfg, as a comparable value."""
     if data is None:
         return None
     text = data.decode("utf-8", "replace")
     if path.endswith("pyproject.toml"):
-        try:
-            tool = tomllib.loads(text).get("tool", {})
-        except tomllib.TOMLDecodeError:
+        document = parse_toml(data)
+        if document is None:
             return {"unparseable": text}
+        tool = document.get("tool", {})
         return tool.get("pytest") if isinstance(tool, dict) else None
     parser = configparser.ConfigParser(interpolation=None)
     try:

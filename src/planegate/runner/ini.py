@@ -6,13 +6,18 @@ import configparser
 from collections.abc import Callable
 from typing import Any
 
-from planegate.protect import pytest_table
+from planegate.protect import parse_toml, pytest_table
 
 Reader = Callable[[str], "bytes | None"]
 
 
 def base_options(read: Reader) -> dict[str, Any]:
-    """The ini options pytest itself would pick at the base, by pytest's precedence."""
+    """The ini options pytest itself would pick at the base, by pytest's precedence
+    (pytest 9 reads `pytest.toml` and `.pytest.toml` first, with native TOML values)."""
+    for name in ("pytest.toml", ".pytest.toml"):
+        data = read(name)
+        if data is not None:
+            return _toml_table(data)
     for name in ("pytest.ini", ".pytest.ini"):
         data = read(name)
         if data is not None:
@@ -20,12 +25,19 @@ def base_options(read: Reader) -> dict[str, Any]:
     table = pytest_table("pyproject.toml", read("pyproject.toml"))
     if isinstance(table, dict) and isinstance(table.get("ini_options"), dict):
         return dict(table["ini_options"])
+    if isinstance(table, dict) and table and "unparseable" not in table:
+        return dict(table)  # pytest 9's native `[tool.pytest]`
     for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
         data = read(name)
         options = _ini_section(data, section) if data is not None else None
         if options is not None:
             return options
     return {}
+
+
+def _toml_table(data: bytes) -> dict[str, Any]:
+    table = (parse_toml(data) or {}).get("pytest")
+    return dict(table) if isinstance(table, dict) else {}
 
 
 def _ini_section(data: bytes, section: str) -> dict[str, Any] | None:
