@@ -82,3 +82,77 @@ def test_base_options_follow_pytest_9_precedence_and_native_toml() -> None:
     assert base_options(_reader({"pytest.toml": "[pytest\n", "pytest.ini": ini})) == {}
     rendered = render(base_options(_reader({"pytest.toml": toml})))
     assert rendered == "[pytest]\ntestpaths =\n    tests\n    more\nxfail_strict = true\n"
+
+
+PROBE_SOURCE = """\
+from pathlib import Path
+
+DATA = Path(__file__).parent / "data"
+
+
+def _expected():
+    return (DATA / "label.txt").read_text()
+
+
+def test_through_a_helper():
+    assert _expected() == "n=3"
+
+
+def test_reads_nothing_locked():
+    assert 1 + 1 == 2
+
+
+def test_names_it_itself():
+    assert (DATA / "totals.json").read_bytes()
+
+
+class TestGolden:
+    def _load(self):
+        return _expected()
+
+    def test_through_a_method(self):
+        assert self._load()
+
+    def test_plain(self):
+        assert True
+
+
+@pytest.fixture
+def golden():
+    return _expected()
+
+
+def test_through_a_fixture(golden):
+    assert golden
+"""
+
+
+def test_the_probe_takes_only_tests_that_reach_a_locked_file_name() -> None:
+    files = ["tests/fix/data/label.txt", "tests/fix/data/totals.json"]
+    names = [
+        "test_through_a_helper",
+        "test_reads_nothing_locked",
+        "test_names_it_itself",
+        "TestGolden::test_through_a_method",
+        "TestGolden::test_plain",
+        "test_through_a_fixture",
+    ]
+    passed = {f"tests/fix/test_g.py::{name}": 0.01 for name in names}
+    chosen = probe.candidates(passed, {"tests/fix/test_g.py": PROBE_SOURCE}, files)
+    label, totals = ("tests/fix/data/label.txt",), ("tests/fix/data/totals.json",)
+    assert [(c.nodeid.split("::", 1)[1], c.files) for c in chosen] == [
+        ("TestGolden::test_through_a_method", label),
+        ("test_names_it_itself", totals),
+        ("test_through_a_fixture", label),
+        ("test_through_a_helper", label),
+    ]
+
+
+def test_a_module_level_mention_or_an_unparsable_file_counts_for_every_test() -> None:
+    files = ["tests/fix/data/label.txt"]
+    passed = {"tests/fix/test_m.py::test_a": 0.01, "tests/fix/test_m.py::test_b[1]": 0.01}
+    module = "GOLDEN = 'tests/fix/data/label.txt'\n\ndef test_a():\n    pass\n\n"
+    module += "def test_b(x):\n    pass\n"
+    assert len(probe.candidates(passed, {"tests/fix/test_m.py": module}, files)) == 2
+    broken = "def test_a(:\n    open('label.txt')\n"
+    assert len(probe.candidates(passed, {"tests/fix/test_m.py": broken}, files)) == 2

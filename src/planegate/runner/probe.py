@@ -1,15 +1,18 @@
 """Fixture sensitivity probe: a fixture test must fail when a byte of its locked file changes.
 
 Which tests read which locked file is found from the test file's source (base version, as
-overlaid): a test file that names a locked file (its path or its file name) is taken to read
-it. Every such file is perturbed at once in the overlay (one byte changed) and the passing
-tests that name them are run again in one extra session: a test that still passes does not
+overlaid): a test is taken to read a locked file when the file is named (by its path or its
+file name) in the test's own function, in module-level code, or in a function of the file the
+test uses (a helper, a fixture it requests), followed through the functions those use.
+Every such file is perturbed at once in the overlay (one byte changed) and the passing tests
+that name them are run again in one extra session: a test that still passes does not
 check its data (an always-true comparison in production code, for one). Tests slower than
 `MAX_SECONDS` are left out to keep the probe cheap.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -50,15 +53,88 @@ def candidates(
 ) -> list[Candidate]:
     """`passed`: fixture nodeid -> duration of its passing run; `sources`: test file -> text."""
     files = tuple(data_files)
+    trees: dict[str, ast.Module | None] = {}
     found = []
     for nodeid, duration in sorted(passed.items()):
-        source = sources.get(nodeid.split("::", 1)[0])
+        path = nodeid.split("::", 1)[0]
+        source = sources.get(path)
         if source is None or duration >= MAX_SECONDS:
             continue
-        named = mentioned(source, files)
+        if path not in trees:
+            trees[path] = _parse(source)
+        named = mentioned(reachable_source(source, trees[path], nodeid), files)
         if named:
             found.append(Candidate(nodeid, named))
     return found
+
+
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def reachable_source(source: str, tree: ast.Module | None, nodeid: str) -> str:
+    """The parts of a test file a test can read data through: module-level code, its own
+    function (and its class's own statements), and the functions of the file it names,
+    followed through the functions they name. The whole file when the test is not found."""
+    if tree is None:
+        return source
+    path = [part.split("[", 1)[0] for part in nodeid.split("::")[1:]]
+    scopes: list[list[ast.stmt]] = [tree.body]
+    target: ast.stmt | None = None
+    for index, name in enumerate(path):
+        found = _definition(scopes[-1], name)
+        if found is None:
+            return source
+        if index < len(path) - 1:
+            if not isinstance(found, ast.ClassDef):
+                return source
+            scopes.append(found.body)
+        target = found
+    if target is None:
+        return source
+    chosen: list[ast.AST] = [
+        stmt for body in scopes for stmt in body if not isinstance(stmt, Definition)
+    ]
+    functions = {
+        stmt.name: stmt for body in scopes for stmt in body if isinstance(stmt, Definition)
+    }
+    pending, seen = [target], {id(target)}
+    while pending:
+        node = pending.pop()
+        chosen.append(node)
+        for name in _names_used(node):
+            helper = functions.get(name)
+            if helper is not None and id(helper) not in seen:
+                seen.add(id(helper))
+                pending.append(helper)
+    return "\n".join(ast.get_source_segment(source, node) or "" for node in chosen)
+
+
+def _definition(body: list[ast.stmt], name: str) -> ast.stmt | None:
+    found = None
+    for stmt in body:
+        if isinstance(stmt, Definition) and stmt.name == name:
+            found = stmt  # the last definition is the one pytest collects
+    return found
+
+
+def _names_used(node: ast.AST) -> set[str]:
+    """Names and attributes a function uses, and its arguments (fixtures are requested so)."""
+    out: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name):
+            out.add(child.id)
+        elif isinstance(child, ast.Attribute):
+            out.add(child.attr)
+        elif isinstance(child, ast.arg):
+            out.add(child.arg)
+    return out
 
 
 def perturb(data: bytes) -> bytes:
