@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from planegate import fixtures
-from planegate.hashing import bytes_sha256
+from planegate.config import manifest as fixtures
+from planegate.repo.hashing import bytes_sha256
 
 TESTS = 2000
 PER_FILE = 50

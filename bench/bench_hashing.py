@@ -15,7 +15,7 @@ from pathlib import Path
 path, mode = Path(sys.argv[1]), sys.argv[2]
 start = time.perf_counter()
 if mode == "stream":
-    from planegate.hashing import file_sha256
+    from planegate.repo.hashing import file_sha256
     digest = file_sha256(path)
 else:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()

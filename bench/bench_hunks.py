@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from planegate.hunks.batch import FileChange, analyze_files, available_cpus
+from planegate.analysis.hunks.batch import FileChange, analyze_files, available_cpus
 
 GOAL_SECONDS = 2.0
 HEADER = """import math

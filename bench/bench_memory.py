@@ -42,9 +42,9 @@ def build(root: Path) -> None:
 
 
 def main() -> None:
-    from planegate import gate
-    from planegate.digest import to_json
-    from planegate.gitrepo import GitRepo
+    from planegate.gate import pipeline as gate
+    from planegate.gate.digest import to_json
+    from planegate.repo.git import GitRepo
 
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)

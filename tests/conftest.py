@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from planegate import fixtures
-from planegate.hashing import bytes_sha256
+from planegate.config import manifest as fixtures
+from planegate.repo.hashing import bytes_sha256
 from repo_helper import TestRepo
 
 # Property tests run with a frozen seed and a fixed budget (DESIGN §1).

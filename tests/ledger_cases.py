@@ -9,8 +9,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from planegate import ledger
-from planegate.ledger import (
+from planegate.freeze import ledger
+from planegate.freeze.ledger import (
     EventErrors,
     FreezeEvent,
     LedgerEvent,

@@ -9,8 +9,9 @@ import pytest
 
 from fake_github import FakeGitHub, running
 from github_support import action_env, read_outputs
-from planegate import demo, gitrepo
+from planegate import demo
 from planegate.cli import main
+from planegate.repo import git as gitrepo
 from repo_helper import TestRepo
 
 

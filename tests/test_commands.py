@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from planegate import config
 from planegate.cli import main
+from planegate.config import load as config
 from repo_helper import TestRepo
 
 
@@ -59,7 +59,7 @@ def test_digest_that_disagrees_with_git_fails_evidence(
     assert cli("-C", str(project.root), "digest", "--out", str(out)) == 0
     data = json.loads(out.read_text())
     data["files"]["tests/fix/data/label.txt"] = "1" * 64
-    from planegate.digest import root_hash
+    from planegate.gate.digest import root_hash
 
     data["root"] = root_hash(data["files"])
     out.write_text(json.dumps(data))

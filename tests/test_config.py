@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planegate import config
+from planegate.config import load as config
 from planegate.errors import ConfigError
 from repo_helper import TestRepo, run_cli
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planegate import config as config_mod
-from planegate import evidence, planes
-from planegate.digest import Digest, root_hash
-from planegate.hashing import bytes_sha256
+from planegate.config import load as config_mod
+from planegate.config import planemap as planes
+from planegate.gate.digest import Digest, root_hash
+from planegate.repo.hashing import bytes_sha256
+from planegate.steps import evidence
 
 segment = st.sampled_from(["tests", "unit", "prop", "fix", "data", "a", "b"])
 rel_dir = st.lists(segment, min_size=1, max_size=3).map("/".join)

@@ -46,7 +46,7 @@ def _keys(schema: dict[str, object], prefix: str = "") -> list[str]:
 
 
 def test_every_configuration_key_is_documented() -> None:
-    from planegate.config import schema
+    from planegate.config.load import schema
 
     text = (ROOT / "docs/configuration.md").read_text("utf-8")
     keys = _keys(schema())

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from planegate import ledger
 from planegate.cli import main
+from planegate.freeze import ledger
 from repo_helper import TestRepo
 
 FLAKY = "tests/fix/test_flaky.py::test_flaky"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from planegate.hunks import analyze_file
-from planegate.hunks.batch import FileChange, analyze_files
+from planegate.analysis.hunks import analyze_file
+from planegate.analysis.hunks.batch import FileChange, analyze_files
 from test_hunks_rules import SKIP_CASES
 
 HONEST_HEAD = textwrap.dedent(

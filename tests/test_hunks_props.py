@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from planegate.analysis.hunks import analyze_file, compare_sources
+from planegate.analysis.hunks.context import Context
 from planegate.findings import Finding
-from planegate.hunks import analyze_file, compare_sources
-from planegate.hunks.context import Context
 
 PROPERTY_SETTINGS = settings(derandomize=True, max_examples=100, deadline=None, database=None)
 HONEST = ("add test", "add assert", "rename local", "reformat", "reorder", "add case", "tighten")

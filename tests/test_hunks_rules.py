@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from planegate.analysis.hunks import analyze_file, is_test_file
+from planegate.analysis.hunks.chunks import blocks, sparsify
 from planegate.findings import Finding, Severity, Step
-from planegate.hunks import analyze_file, is_test_file
-from planegate.hunks.chunks import blocks, sparsify
 from planegate.rules import RULES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "findings-hunks.md"
@@ -656,7 +656,7 @@ def test_is_test_file() -> None:
 def _emitted_rules() -> set[str]:
     source = "".join(
         path.read_text("utf-8")
-        for path in (Path(__file__).resolve().parent.parent / "src/planegate/hunks").glob("*.py")
+        for path in (Path(__file__).resolve().parent.parent / "src/planegate/analysis/hunks").rglob("*.py")
     )
     return set(re.findall(r'"(PG5\d\d)"', source))
 

@@ -24,9 +24,9 @@ from ledger_cases import (
     text_of,
     thaw_obj,
 )
-from planegate import ledger
 from planegate.findings import Severity, Step
-from planegate.ledger import (
+from planegate.freeze import ledger
+from planegate.freeze.ledger import (
     EventErrors,
     FreezeEvent,
     LedgerEvent,

@@ -23,8 +23,8 @@ from ledger_cases import (
     renew_events,
     thaw_events,
 )
-from planegate import ledger
-from planegate.ledger import (
+from planegate.freeze import ledger
+from planegate.freeze.ledger import (
     FreezeEvent,
     LedgerEvent,
     ThawEvent,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from planegate.analysis.lint import added_findings, base_findings, scan
 from planegate.cli import main
 from planegate.findings import Severity
-from planegate.lint import added_findings, base_findings, scan
 from repo_helper import TestRepo
 
 

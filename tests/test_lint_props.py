@@ -9,7 +9,7 @@ from lint_cases import (
     HEADER,
     STATEMENTS,
 )
-from planegate.lint import scan
+from planegate.analysis.lint import scan
 
 
 @given(st.lists(STATEMENTS, min_size=1, max_size=12))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from planegate.analysis.prodscan import DataPaths, scan_change, scan_source
 from planegate.findings import Severity, Step
-from planegate.prodscan import DataPaths, scan_change, scan_source
 
 DATA = DataPaths(("tests/fix/data/", "tests/fix/"), ("tests/fix/data/label.txt",))
 

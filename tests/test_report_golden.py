@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from planegate import fixtures
+from planegate.config import manifest as fixtures
 from planegate.findings import Finding, Severity, Step
-from planegate.hashing import file_sha256
+from planegate.repo.hashing import file_sha256
 from planegate.report import Report, ShadowResult, StepResult, json_report, text
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT, manifest_for
-from planegate import gate
 from planegate.cli import main
+from planegate.gate import pipeline as gate
 from repo_helper import TestRepo
 
 BUG = "def add(a, b):\n    return a - b\n\n\ndef label(n):\n    return f'n={n}'\n"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planegate.runner import probe
-from planegate.runner.plugin import hypothesis_budget
+from planegate.runner import fixture_probe as probe
+from planegate.runner.channel import hypothesis_budget
 from runner_units_cases import (
     _no_generation,
     _seven,
@@ -46,7 +46,7 @@ def test_hypothesis_budget_reads_the_wrapped_tests_settings() -> None:
 
 
 def test_the_probe_picks_tests_that_name_a_locked_file_not_a_longer_name() -> None:
-    from planegate.runner.probe import mentioned
+    from planegate.runner.fixture_probe import mentioned
 
     # Not our own locked files' names: this file must not look like it reads them.
     locked = ["tests/golden/totals.json", "tests/fix/data/label.txt"]

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from planegate import ledger
-from planegate import sweep as core
 from planegate.cli import main
-from planegate.runner.probes import test_seed
+from planegate.freeze import ledger
+from planegate.freeze import sweep as core
+from planegate.runner.sweep_probes import test_seed
 from repo_helper import TestRepo
 
 ORDER = "tests/fix/test_order.py::test_b_needs_a"
@@ -324,9 +324,9 @@ def test_freeze_refuses_evidence_about_another_test(swept: Swept, tmp_path: Path
 
 
 def test_triage_labels_regression_flaky_and_already_failing(tmp_path: Path) -> None:
-    from planegate import gate
-    from planegate.gitrepo import GitRepo
-    from planegate.sweep_run import triage
+    from planegate.freeze.sweep_run import triage
+    from planegate.gate import pipeline as gate
+    from planegate.repo.git import GitRepo
 
     server = EveryOtherServer()
     repo = TestRepo(tmp_path / "triage")
@@ -402,7 +402,7 @@ def test_modes_scoring_then_reverse_then_shuffles_with_derived_seeds() -> None:
 
 
 def test_reorder_orders() -> None:
-    from planegate.runner.probes import reorder
+    from planegate.runner.sweep_probes import reorder
 
     ids = [f"t.py::t{i}" for i in range(8)]
     assert reorder(ids, "reverse", 0, []) == ids[::-1]

@@ -12,7 +12,8 @@ from datetime import date
 from importlib import resources
 from pathlib import Path
 
-from planegate import exitcodes, fixtures
+from planegate import exitcodes
+from planegate.config import manifest as fixtures
 from planegate.progress import Progress
 from planegate.report import Report
 
@@ -169,7 +170,7 @@ PATCHES: tuple[Patch, ...] = (
 
 def build(root: Path) -> None:
     """Copy the sample into `root`, lock its fixtures, freeze one test, commit as main."""
-    from planegate import gitrepo
+    from planegate.repo import git as gitrepo
 
     sample = resources.files("planegate.demo").joinpath("sample")
     with resources.as_file(sample) as source:
@@ -178,7 +179,7 @@ def build(root: Path) -> None:
         )
     _prepend(root / "tests/fixture/test_receipts.py", "import pytest\n")
     data = {p.relative_to(root).as_posix(): p for p in (root / "tests/fixture/data").iterdir()}
-    from planegate.hashing import file_sha256
+    from planegate.repo.hashing import file_sha256
 
     manifest = fixtures.lock(
         None,
@@ -198,7 +199,7 @@ def _prepend(path: Path, text: str) -> None:
 
 
 def _ledger_line(base_commit: str) -> str:
-    from planegate import ledger
+    from planegate.freeze import ledger
 
     evidence = json.dumps({"runs": 30, "failures": 4, "nodeid": FROZEN}, sort_keys=True)
     event = {
@@ -223,8 +224,9 @@ def _ledger_line(base_commit: str) -> str:
 
 
 def run(progress: Progress) -> int:
-    from planegate import digest as digest_mod
-    from planegate import gate, gitrepo
+    from planegate.gate import digest as digest_mod
+    from planegate.gate import pipeline as gate
+    from planegate.repo import git as gitrepo
 
     started = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="planegate-demo-"))

@@ -51,7 +51,7 @@ REPORT_NAME = "planegate-report.json"
 
 
 class Ancestry(Protocol):
-    """Git facts the artifact choice needs (planegate.gitrepo.GitRepo has this shape)."""
+    """Git facts the artifact choice needs (planegate.repo.git.GitRepo has this shape)."""
 
     def merge_base(self, base: str, head: str) -> str: ...
 

@@ -9,7 +9,7 @@ import sys
 
 def main() -> int:
     spec = json.loads(sys.stdin.readline())
-    from planegate.runner.plugin import ChannelPlugin
+    from planegate.runner.channel import ChannelPlugin
 
     plugin = ChannelPlugin(
         spec["fd"], spec["nonce"], frozenset(spec["deselect"]), spec["canary_prefix"]
@@ -21,7 +21,7 @@ def main() -> int:
 
     plugins: list[object] = [plugin]
     if spec.get("probes") is not None:
-        from planegate.runner.probes import ProbesPlugin
+        from planegate.runner.sweep_probes import ProbesPlugin
 
         plugins.append(ProbesPlugin(spec["probes"]))
     _forget_planegate()

@@ -6,7 +6,7 @@ import configparser
 from collections.abc import Callable
 from typing import Any
 
-from planegate.protect import parse_toml, pytest_table
+from planegate.config.protection import parse_toml, pytest_table
 
 Reader = Callable[[str], "bytes | None"]
 

@@ -6,7 +6,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from planegate.hunks.model import (
+from planegate.analysis.hunks.model import (
     FuncNode,
     Module,
     key,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from codeowners import CodeOwners
 
-from planegate.config import Config
+from planegate.config.load import Config
 
 UNOWNED = "unowned"
 CODEOWNERS_PATHS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")

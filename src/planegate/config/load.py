@@ -77,7 +77,11 @@ class Config:
 
 
 def schema() -> dict[str, Any]:
-    text = resources.files("planegate").joinpath("schema/planegate.schema.json").read_text("utf-8")
+    text = (
+        resources.files("planegate")
+        .joinpath("config/schema/planegate.schema.json")
+        .read_text("utf-8")
+    )
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 

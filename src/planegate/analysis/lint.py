@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from planegate.analysis.prodscan import dotted, import_aliases
 from planegate.findings import Finding, Severity, Step
-from planegate.prodscan import dotted, import_aliases
 
 WALL_CLOCK = frozenset(
     {

@@ -3,11 +3,11 @@ patch (PG520-PG523, PG525)."""
 
 from __future__ import annotations
 
+from planegate.analysis.hunks.context import Context
+from planegate.analysis.hunks.facts import Facts
+from planegate.analysis.hunks.model import FuncInfo, key
+from planegate.analysis.hunks.modfacts import Entry
 from planegate.findings import Finding, Severity
-from planegate.hunks.context import Context
-from planegate.hunks.facts import Facts
-from planegate.hunks.model import FuncInfo, key
-from planegate.hunks.modfacts import Entry
 
 
 def hooks(

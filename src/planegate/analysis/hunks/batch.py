@@ -8,8 +8,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from planegate.analysis.hunks import analyze_file
 from planegate.findings import Finding
-from planegate.hunks import analyze_file
 
 # Below this many files a pool costs more to start than it saves.
 POOL_FROM = 200

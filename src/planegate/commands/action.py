@@ -12,12 +12,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planegate import digest as digest_mod
-from planegate import evidence, exchange, exitcodes, gate
+from planegate import exitcodes
 from planegate.errors import InputDataError, InternalError, ServiceUnavailable, UsageError
-from planegate.gitrepo import GitRepo
+from planegate.gate import digest as digest_mod
+from planegate.gate import exchange
+from planegate.gate import pipeline as gate
 from planegate.progress import Progress
+from planegate.repo.git import GitRepo
 from planegate.report import Report
+from planegate.steps import evidence
 
 if TYPE_CHECKING:
     from planegate.github.action import ActionOptions
@@ -157,7 +160,7 @@ def _digest(
 
 
 def _sweep_json(options: ActionOptions, progress: Progress) -> str:
-    from planegate import ledger, sweep_run
+    from planegate.freeze import ledger, sweep_run
 
     root = Path(options.working_directory)
     outcome = sweep_run.sweep(
@@ -179,7 +182,7 @@ def _sweep(
     options: ActionOptions, environ: Mapping[str, str], phase: str, progress: Progress
 ) -> Report:
     """A sweep's proposals as a report: a person appends them to the ledger, never the action."""
-    from planegate import ledger
+    from planegate.freeze import ledger
 
     commit = GitRepo(Path(options.working_directory)).resolve(options.head)
     if phase == "all":

@@ -11,7 +11,7 @@ from typing import Any
 
 import pathspec
 
-from planegate.config import DEFAULT_PROTECTED, SCORING_PLANES, Config
+from planegate.config.load import DEFAULT_PROTECTED, SCORING_PLANES, Config
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -10,15 +10,15 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from planegate.analysis.hunks import rules_conftest, rules_hypothesis, rules_tests
+from planegate.analysis.hunks.chunks import sparsify
+from planegate.analysis.hunks.context import Context
+from planegate.analysis.hunks.facts import EMPTY, Facts, class_facts, function_facts
+from planegate.analysis.hunks.fallback import line_check
+from planegate.analysis.hunks.model import FuncInfo, Module, module_statements, parse_module
+from planegate.analysis.hunks.modfacts import ModuleFacts, module_facts
+from planegate.analysis.hunks.pairing import pair_functions
 from planegate.findings import Finding
-from planegate.hunks import rules_conftest, rules_hypothesis, rules_tests
-from planegate.hunks.chunks import sparsify
-from planegate.hunks.context import Context
-from planegate.hunks.facts import EMPTY, Facts, class_facts, function_facts
-from planegate.hunks.fallback import line_check
-from planegate.hunks.model import FuncInfo, Module, module_statements, parse_module
-from planegate.hunks.modfacts import ModuleFacts, module_facts
-from planegate.hunks.pairing import pair_functions
 
 __all__ = ["analyze_file", "is_conftest", "is_test_file"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from planegate.hunks.model import FuncInfo, local_names, tokens
+from planegate.analysis.hunks.model import FuncInfo, local_names, tokens
 
 RENAME_RATIO = 0.6
 # Past this many candidate pairs the quadratic similarity search only uses quick_ratio.

@@ -5,14 +5,14 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from planegate.hunks.facts import (
+from planegate.analysis.hunks.facts import (
     SKIP_CALLS,
     Skip,
     is_strategy,
     pytestmark_skips,
     skip_mark,
 )
-from planegate.hunks.model import Module, key, last_part, module_statements, short, walk
+from planegate.analysis.hunks.model import Module, key, last_part, module_statements, short, walk
 
 
 @dataclass(frozen=True)

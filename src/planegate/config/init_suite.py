@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from planegate.planes import _is_given
+from planegate.config.planemap import _is_given
 
 
 @dataclass

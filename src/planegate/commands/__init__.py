@@ -8,8 +8,9 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planegate import config as config_mod
-from planegate import exitcodes, fixtures
+from planegate import exitcodes
+from planegate.config import load as config_mod
+from planegate.config import manifest as fixtures
 from planegate.errors import ConfigError, InputDataError, UsageError
 from planegate.progress import Progress
 
@@ -40,7 +41,7 @@ def load_worktree_config(root: Path, requested: str | None) -> config_mod.Config
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
-    from planegate import gate
+    from planegate.gate import pipeline as gate
     from planegate.report import text
 
     options = gate.GateOptions(
@@ -75,9 +76,9 @@ def _render(report: Report, form: str) -> str:
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
-    from planegate import digest as digest_mod
-    from planegate import gate
-    from planegate.gitrepo import GitRepo
+    from planegate.gate import digest as digest_mod
+    from planegate.gate import pipeline as gate
+    from planegate.repo.git import GitRepo
 
     repo = GitRepo(_root(args))
     commit = repo.resolve(args.commit)
@@ -93,8 +94,8 @@ def cmd_digest(args: argparse.Namespace) -> int:
 
 
 def _data_hashes(root: Path, cfg: config_mod.Config) -> dict[str, str]:
-    from planegate import evidence
-    from planegate.hashing import file_sha256
+    from planegate.repo.hashing import file_sha256
+    from planegate.steps import evidence
 
     files = [
         str(p.relative_to(root).as_posix())
@@ -157,7 +158,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    from planegate import migrate
+    from planegate.config import migrate
 
     root = _root(args)
     result = migrate.migrate([Path(f) if Path(f).is_absolute() else root / f for f in args.files])
@@ -165,7 +166,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from planegate import init_suite
+    from planegate.config import init_suite
 
     root = _root(args)
     result = init_suite.propose(root, args.tests)
@@ -191,7 +192,7 @@ def _emit_config(root: Path, text: str, notes: list[str], write: bool) -> int:
 
 
 def cmd_ledger(args: argparse.Namespace) -> int:
-    from planegate import ledger
+    from planegate.freeze import ledger
 
     root = _root(args)
     name = args.file or load_worktree_config(root, args.config).ledger
@@ -218,7 +219,8 @@ def cmd_ledger(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from planegate import lint, planes
+    from planegate.analysis import lint
+    from planegate.config import planemap as planes
 
     root = _root(args)
     cfg = load_worktree_config(root, args.config)
@@ -269,7 +271,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_action(args: argparse.Namespace) -> int:
-    from planegate import action_phases
+    from planegate.commands import action as action_phases
 
     return action_phases.main(_progress(args))
 
@@ -281,7 +283,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from planegate import ledger, sweep_run
+    from planegate.freeze import ledger, sweep_run
 
     root = _root(args)
     if args.runs < 1:
@@ -346,8 +348,8 @@ def _review_by(text: str | None) -> date | None:
 
 
 def cmd_freeze(args: argparse.Namespace) -> int:
-    from planegate import ledger, sweep_run
-    from planegate.hashing import bytes_sha256
+    from planegate.freeze import ledger, sweep_run
+    from planegate.repo.hashing import bytes_sha256
 
     root = _root(args)
     cfg = load_worktree_config(root, args.config)
@@ -381,7 +383,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
 
 
 def cmd_thaw(args: argparse.Namespace) -> int:
-    from planegate import sweep_run
+    from planegate.freeze import sweep_run
 
     root = _root(args)
     load_worktree_config(root, args.config)  # a clear error before any run

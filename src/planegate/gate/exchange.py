@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from planegate.errors import InputDataError
-from planegate.gate import Commits, Execution
+from planegate.gate.pipeline import Commits, Execution
 from planegate.report import ShadowResult
-from planegate.runner import probe, session
+from planegate.runner import fixture_probe as probe
+from planegate.runner import session
 
 SCHEMA = "planegate-run/1"
 FILE_NAME = "run.json"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 import re
 
+from planegate.analysis.hunks.context import Context, plural
 from planegate.findings import Finding, Severity
-from planegate.hunks.context import Context, plural
 
 _SKIP = re.compile(
     r"pytest\.mark\.(skip|skipif|xfail)\b|pytest\.(skip|xfail|importorskip)\s*\("

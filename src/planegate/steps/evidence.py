@@ -7,13 +7,14 @@ from dataclasses import dataclass
 
 import pathspec
 
-from planegate import fixtures, protect
-from planegate.config import Config
-from planegate.digest import Digest
+from planegate.config import manifest as fixtures
+from planegate.config import protection as protect
+from planegate.config.load import Config
+from planegate.config.owners import Owners
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
-from planegate.hashing import bytes_sha256
-from planegate.owners import Owners
+from planegate.gate.digest import Digest
+from planegate.repo.hashing import bytes_sha256
 
 Hasher = Callable[[str], "str | None"]
 Reader = Callable[[str], "bytes | None"]

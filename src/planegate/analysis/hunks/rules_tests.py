@@ -8,10 +8,10 @@ import difflib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from planegate.analysis.hunks.context import Context, fmt, plural
+from planegate.analysis.hunks.facts import Assertion, Facts, Params, Raises, Skip, Tolerance
+from planegate.analysis.hunks.model import FuncInfo, contains
 from planegate.findings import Finding, Severity
-from planegate.hunks.context import Context, fmt, plural
-from planegate.hunks.facts import Assertion, Facts, Params, Raises, Skip, Tolerance
-from planegate.hunks.model import FuncInfo, contains
 
 BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})
 TRIVIAL_PATTERNS = frozenset({"", ".*", ".+", ".", "(?s).*"})

@@ -8,10 +8,10 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
+from planegate.analysis.hunks.context import Context, fmt, plural
+from planegate.analysis.hunks.facts import Facts, strategy_name
+from planegate.analysis.hunks.model import Module, key, number, short
 from planegate.findings import Finding
-from planegate.hunks.context import Context, fmt, plural
-from planegate.hunks.facts import Facts, strategy_name
-from planegate.hunks.model import Module, key, number, short
 
 DEFAULT_MAX_EXAMPLES = 100.0
 DEFAULT_STEP_COUNT = 50.0

@@ -9,17 +9,23 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from planegate import config as config_mod
-from planegate import digest as digest_mod
-from planegate import evidence, hunks, ledger, lint, owners, planes, prodscan, protect
-from planegate.config import SCORING_PLANES, Config
+from planegate.analysis import hunks, lint, prodscan
+from planegate.analysis.hunks.batch import FileChange, analyze_files
+from planegate.config import load as config_mod
+from planegate.config import owners
+from planegate.config import planemap as planes
+from planegate.config import protection as protect
+from planegate.config.load import SCORING_PLANES, Config
 from planegate.errors import ConfigError, InputDataError, InternalError
 from planegate.findings import Finding, Severity, Step
-from planegate.gitrepo import GitRepo
-from planegate.hunks.batch import FileChange, analyze_files
+from planegate.freeze import ledger
+from planegate.gate import digest as digest_mod
 from planegate.progress import QUIET, Progress
+from planegate.repo.git import GitRepo
 from planegate.report import Report, ShadowResult, StepResult
-from planegate.runner import ini, overlay, probe, session
+from planegate.runner import fixture_probe as probe
+from planegate.runner import ini, overlay, session
+from planegate.steps import evidence
 
 
 @dataclass(frozen=True)
@@ -157,7 +163,7 @@ def _triage(
     )[: ctx.cfg.triage_max]
     if not failing:
         return {}
-    from planegate import sweep_run
+    from planegate.freeze import sweep_run
 
     def prepare_head(tree: Path) -> object:
         return overlay.apply(

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from planegate.config import missing_config_error
+from planegate.config.load import missing_config_error
 from planegate.errors import ConfigError
 
 

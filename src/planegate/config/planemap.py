@@ -10,7 +10,7 @@ from functools import cached_property
 
 import pathspec
 
-from planegate.config import SCORING_PLANES, Config
+from planegate.config.load import SCORING_PLANES, Config
 from planegate.findings import Finding, Severity, Step
 
 UNCLASSIFIED = "unclassified"

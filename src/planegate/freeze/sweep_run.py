@@ -2,7 +2,7 @@
 
 `sweep` runs the modes and the probes and writes one evidence bundle per proposal; `thaw`
 replays a frozen test; `triage` reruns failing scoring tests on head and on base. The
-decisions are `planegate.sweep`'s.
+decisions are `planegate.freeze.sweep`'s.
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from planegate import ledger, planes
-from planegate import sweep as core
-from planegate.config import Config
+from planegate.config import planemap as planes
+from planegate.config.load import Config
 from planegate.errors import InputDataError, UsageError
-from planegate.gitrepo import GitRepo
+from planegate.freeze import ledger
+from planegate.freeze import sweep as core
 from planegate.progress import QUIET, Progress
+from planegate.repo.git import GitRepo
 from planegate.runner import ini, session
 
 EVIDENCE_DIR = ".planegate/evidence"
@@ -157,7 +158,7 @@ class SweepOutcome:
 def _setup(
     repo: GitRepo, commit: str, config_path: str | None
 ) -> tuple[Config, dict[str, Any], set[str]]:
-    from planegate import gate
+    from planegate.gate import pipeline as gate
 
     snap = gate.snapshot(repo, commit)
     cfg = gate.load_config(repo, commit, config_path, set(snap.files))
@@ -673,7 +674,7 @@ def triage(
     if not nodeids:
         return {}
     if ini_options is None:
-        from planegate import gate
+        from planegate.gate import pipeline as gate
 
         ini_options = ini.base_options(gate.snapshot(repo, base_commit).read)
     progress.step("triage", f"rerunning {len(nodeids)} failing tests {runs}x on head and base")
