@@ -26,7 +26,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict src
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 test: lint typecheck unit
 
