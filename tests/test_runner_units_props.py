@@ -16,3 +16,13 @@ def test_perturb_changes_exactly_one_byte_or_grows_an_empty_file(data: bytes) ->
         return
     assert len(changed) == len(data)
     assert sum(a != b for a, b in zip(data, changed, strict=True)) == 1
+
+
+_NAME_CHARS = st.sampled_from(list("abc.-_/ x"))
+_PATHS = st.lists(st.text(_NAME_CHARS, min_size=1, max_size=8), max_size=6, unique=True)
+
+
+@given(_PATHS, st.text(st.sampled_from(list("abc.-_/ x\n'\"(")), max_size=80))
+def test_the_name_index_finds_what_a_scan_per_file_finds(paths: list[str], source: str) -> None:
+    oracle = tuple(path for path in paths if probe._names(source, path))
+    assert probe.NameIndex(tuple(paths)).mentioned(source) == oracle

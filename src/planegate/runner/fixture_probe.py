@@ -32,7 +32,34 @@ def mentioned(source: str, data_files: Iterable[str]) -> tuple[str, ...]:
 
     `report.json` inside `planegate-report.json` is another file's name, not a mention.
     """
-    return tuple(path for path in data_files if _names(source, path))
+    return NameIndex(tuple(data_files)).mentioned(source)
+
+
+_WORD = re.compile(r"[\w.-]+")
+
+
+class NameIndex:
+    """The locked files, indexed once by file name, so a source is scanned once for all."""
+
+    def __init__(self, files: tuple[str, ...]) -> None:
+        self.files = files
+        self._by_name: dict[str, list[str]] = {}
+        self._odd: list[str] = []  # file names with characters a word scan cannot see
+        for path in files:
+            name = path.rsplit("/", 1)[-1]
+            if _WORD.fullmatch(name):
+                self._by_name.setdefault(name, []).append(path)
+            else:
+                self._odd.append(path)
+
+    def mentioned(self, source: str) -> tuple[str, ...]:
+        if not self.files:
+            return ()
+        words = set(_WORD.findall(source))
+        found = {path for name in words & self._by_name.keys() for path in self._by_name[name]}
+        found.update(path for path in self._odd if _names(source, path))
+        found.update(path for path in self.files if path not in found and path in source)
+        return tuple(path for path in self.files if path in found)
 
 
 def _names(source: str, path: str) -> bool:
@@ -51,18 +78,24 @@ class Candidate:
 def candidates(
     passed: Mapping[str, float], sources: Mapping[str, str], data_files: Iterable[str]
 ) -> list[Candidate]:
-    """`passed`: fixture nodeid -> duration of its passing run; `sources`: test file -> text."""
-    files = tuple(data_files)
-    trees: dict[str, ast.Module | None] = {}
+    """`passed`: fixture nodeid -> duration of its passing run; `sources`: test file -> text.
+
+    Linear in the suite: each test file is scanned once for locked names, and each of its
+    definitions once; a nodeid only unions the mentions of the definitions it reaches.
+    """
+    index = NameIndex(tuple(data_files))
+    if not index.files:
+        return []
+    per_file: dict[str, _FileMentions] = {}
     found = []
     for nodeid, duration in sorted(passed.items()):
         path = nodeid.split("::", 1)[0]
         source = sources.get(path)
         if source is None or duration >= MAX_SECONDS:
             continue
-        if path not in trees:
-            trees[path] = _parse(source)
-        named = mentioned(reachable_source(source, trees[path], nodeid), files)
+        if path not in per_file:
+            per_file[path] = _FileMentions(source, index)
+        named = per_file[path].of(nodeid)
         if named:
             found.append(Candidate(nodeid, named))
     return found
@@ -78,42 +111,97 @@ def _parse(source: str) -> ast.Module | None:
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
-def reachable_source(source: str, tree: ast.Module | None, nodeid: str) -> str:
-    """The parts of a test file a test can read data through: module-level code, its own
-    function (and its class's own statements), and the functions of the file it names,
-    followed through the functions they name. The whole file when the test is not found."""
-    if tree is None:
-        return source
-    path = [part.split("[", 1)[0] for part in nodeid.split("::")[1:]]
+class _FileMentions:
+    """Which locked files each part of one test file names, computed once per part."""
+
+    def __init__(self, source: str, index: NameIndex) -> None:
+        self._whole = index.mentioned(source)
+        self._index = NameIndex(self._whole)
+        self._lines = source.splitlines(keepends=True)
+        self._tree = _parse(source) if self._whole else None
+        self._parts: dict[int, frozenset[str]] = {}
+        self._used: dict[int, set[str]] = {}
+        self._scope_cache: dict[tuple[str, ...], tuple[frozenset[str], dict[str, ast.stmt]]] = {}
+        self._tests: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def of(self, nodeid: str) -> tuple[str, ...]:
+        if not self._whole:
+            return ()
+        key = tuple(part.split("[", 1)[0] for part in nodeid.split("::")[1:])
+        if key not in self._tests:
+            self._tests[key] = self._reach(key)
+        return self._tests[key]
+
+    def _reach(self, key: tuple[str, ...]) -> tuple[str, ...]:
+        found = _scopes(self._tree, key)
+        if found is None:
+            return self._whole
+        scopes, target = found
+        scope_named, functions = self._scope_facts(key[:-1], scopes)
+        named = set(scope_named)
+        pending, seen = [target], {id(target)}
+        while pending:
+            node = pending.pop()
+            named |= self._part(node)
+            for name in self._names_used(node):
+                helper = functions.get(name)
+                if helper is not None and id(helper) not in seen:
+                    seen.add(id(helper))
+                    pending.append(helper)
+        return tuple(path for path in self._whole if path in named)
+
+    def _scope_facts(
+        self, classes: tuple[str, ...], scopes: list[list[ast.stmt]]
+    ) -> tuple[frozenset[str], dict[str, ast.stmt]]:
+        """What the enclosing bodies' own statements name, and their definitions by name;
+        once per class, not once per test."""
+        if classes not in self._scope_cache:
+            named: set[str] = set()
+            for body in scopes:
+                named.update(*(self._part(s) for s in body if not isinstance(s, Definition)))
+            functions: dict[str, ast.stmt] = {
+                s.name: s for body in scopes for s in body if isinstance(s, Definition)
+            }
+            self._scope_cache[classes] = (frozenset(named), functions)
+        return self._scope_cache[classes]
+
+    def _names_used(self, node: ast.AST) -> set[str]:
+        if id(node) not in self._used:
+            self._used[id(node)] = _names_used(node)
+        return self._used[id(node)]
+
+    def _part(self, node: ast.AST) -> frozenset[str]:
+        if id(node) not in self._parts:
+            first = getattr(node, "lineno", 1) - 1
+            last = getattr(node, "end_lineno", None) or first + 1
+            text = "".join(self._lines[first:last])
+            self._parts[id(node)] = frozenset(self._index.mentioned(text))
+        return self._parts[id(node)]
+
+
+def _scopes(
+    tree: ast.Module | None, key: tuple[str, ...]
+) -> tuple[list[list[ast.stmt]], ast.stmt] | None:
+    """The bodies enclosing a test (module, then its classes) and its definition; None when
+    the test is not found, so the whole file counts.
+
+    A test reads data through module-level code, its own function (and its class's own
+    statements), and the functions of the file it names, followed through the functions
+    they name."""
+    if tree is None or not key:
+        return None
     scopes: list[list[ast.stmt]] = [tree.body]
     target: ast.stmt | None = None
-    for index, name in enumerate(path):
-        found = _definition(scopes[-1], name)
-        if found is None:
-            return source
-        if index < len(path) - 1:
-            if not isinstance(found, ast.ClassDef):
-                return source
-            scopes.append(found.body)
-        target = found
-    if target is None:
-        return source
-    chosen: list[ast.AST] = [
-        stmt for body in scopes for stmt in body if not isinstance(stmt, Definition)
-    ]
-    functions = {
-        stmt.name: stmt for body in scopes for stmt in body if isinstance(stmt, Definition)
-    }
-    pending, seen = [target], {id(target)}
-    while pending:
-        node = pending.pop()
-        chosen.append(node)
-        for name in _names_used(node):
-            helper = functions.get(name)
-            if helper is not None and id(helper) not in seen:
-                seen.add(id(helper))
-                pending.append(helper)
-    return "\n".join(ast.get_source_segment(source, node) or "" for node in chosen)
+    for index, name in enumerate(key):
+        target = _definition(scopes[-1], name)
+        if target is None:
+            return None
+        if index < len(key) - 1:
+            if not isinstance(target, ast.ClassDef):
+                return None
+            scopes.append(target.body)
+    assert target is not None
+    return scopes, target
 
 
 def _definition(body: list[ast.stmt], name: str) -> ast.stmt | None:
