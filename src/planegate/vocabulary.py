@@ -32,14 +32,6 @@ ProbeOrder = Literal["collected", "reverse", "shuffle", "given"]
 PROBE_ORDERS: tuple[ProbeOrder, ...] = get_args(ProbeOrder)
 
 
-def is_plane(value: object) -> bool:
-    return value in PLANES
-
-
-def is_flake_class(value: object) -> bool:
-    return value in FLAKE_CLASSES
-
-
 @dataclass(frozen=True)
 class ProbeOptions:
     """How the sweep's pytest plugin runs one session (runner/sweep_probes.py says what each
