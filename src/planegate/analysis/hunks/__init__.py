@@ -12,8 +12,9 @@ from pathlib import PurePosixPath
 
 from planegate.analysis.hunks import rules_conftest, rules_hypothesis, rules_tests
 from planegate.analysis.hunks.chunks import sparsify
+from planegate.analysis.hunks.collect import class_facts, function_facts
 from planegate.analysis.hunks.context import Context
-from planegate.analysis.hunks.facts import EMPTY, Facts, class_facts, function_facts
+from planegate.analysis.hunks.facts import EMPTY, Facts
 from planegate.analysis.hunks.fallback import line_check
 from planegate.analysis.hunks.model import FuncInfo, Module, module_statements, parse_module
 from planegate.analysis.hunks.modfacts import ModuleFacts, module_facts

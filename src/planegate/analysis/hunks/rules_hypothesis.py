@@ -9,8 +9,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from planegate.analysis.hunks.context import Context, fmt, plural
-from planegate.analysis.hunks.facts import Facts, strategy_name
+from planegate.analysis.hunks.facts import Facts
 from planegate.analysis.hunks.model import Module, key, number, short
+from planegate.analysis.hunks.strategies import strategy_name
 from planegate.findings import Finding
 
 DEFAULT_MAX_EXAMPLES = 100.0
