@@ -33,7 +33,7 @@ def _finding(problem: LedgerProblem, rule: str, default_owner: str) -> Finding:
     )
 
 
-def check(  # noqa: PLR0913  (both texts, where and when, and the limits the gate passes)
+def check(
     base_text: str | None,
     head_text: str | None,
     path: str,

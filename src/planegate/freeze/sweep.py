@@ -366,7 +366,7 @@ def run_record(run: SweepRun, nodeid: str) -> dict[str, Any]:
     }
 
 
-def bundle(  # noqa: PLR0913  (one keyword per part of the bundle; callers name each)
+def bundle(
     *,
     kind: str,
     nodeid: str,
@@ -402,11 +402,7 @@ def bundle_bytes(obj: Mapping[str, Any]) -> bytes:
 
 
 def triage_label(
-    base_failures: int,
-    base_runs: int,  # noqa: ARG001  (callers pass the window; the label reads failures only)
-    head_failures: int,
-    head_runs: int,
-    on_base: bool,
+    base_failures: int, base_runs: int, head_failures: int, head_runs: int, on_base: bool
 ) -> str:
     """How a scoring test that failed on head relates to the base (same machine, same mode).
 
