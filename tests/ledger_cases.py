@@ -9,14 +9,17 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from planegate.freeze import ledger
-from planegate.freeze.ledger import (
+from planegate.freeze.events import (
     EventErrors,
     FreezeEvent,
     LedgerEvent,
     RenewEvent,
     ThawEvent,
+    thaw_runs_required,
 )
+from planegate.freeze.parse import parse
+from planegate.freeze.write import new_freeze_event, render_event
+from planegate.vocabulary import FLAKE_CLASSES
 
 PATH = "freeze_ledger.jsonl"
 
@@ -97,7 +100,7 @@ def as_text(lines: list[str]) -> str:
 
 
 def messages(text: str) -> list[str]:
-    return [str(problem) for problem in ledger.parse(text, PATH).problems]
+    return [str(problem) for problem in parse(text, PATH).problems]
 
 
 NODEIDS = [f"tests/test_pool.py::test_{i}" for i in range(4)]
@@ -116,7 +119,7 @@ DAYS = st.dates(min_value=date(2024, 1, 1), max_value=date(2024, 12, 31))
 def failing_evidence(draw: st.DrawFn) -> dict[str, Any]:
     runs = draw(st.integers(min_value=1, max_value=60))
     failures = draw(st.integers(min_value=1, max_value=runs))
-    required = ledger.thaw_runs_required(runs, failures) + draw(st.integers(0, 5))
+    required = thaw_runs_required(runs, failures) + draw(st.integers(0, 5))
     day = draw(DAYS)
     review = draw(st.none() | st.integers(0, 90).map(lambda n: day + timedelta(days=n)))
     return {
@@ -142,7 +145,7 @@ def freeze_events(draw: st.DrawFn) -> FreezeEvent:
     fields = draw(failing_evidence())
     day = fields.pop("day")
     return FreezeEvent(
-        flake_class=draw(st.sampled_from(ledger.FLAKE_CLASSES)),
+        flake_class=draw(st.sampled_from(FLAKE_CLASSES)),
         class_confidence=draw(st.floats(0, 1)),
         frozen_at=day.isoformat(),
         **fields,
@@ -156,7 +159,7 @@ def renew_events(draw: st.DrawFn) -> RenewEvent:
     reclassify = draw(st.booleans())
     return RenewEvent(
         renewed_at=day.isoformat() + "T12:30:00Z",
-        flake_class=draw(st.sampled_from(ledger.FLAKE_CLASSES)) if reclassify else None,
+        flake_class=draw(st.sampled_from(FLAKE_CLASSES)) if reclassify else None,
         class_confidence=draw(st.floats(0, 1)) if reclassify else None,
         **fields,
     )
@@ -183,7 +186,7 @@ EVENTS = st.lists(st.one_of(freeze_events(), renew_events(), thaw_events()), max
 
 
 def render_all(events: list[LedgerEvent]) -> str:
-    return "".join(ledger.render_event(event) + "\n" for event in events)
+    return "".join(render_event(event) + "\n" for event in events)
 
 
 TARGET = "tests/test_target.py::test_flaky"
@@ -214,4 +217,4 @@ def new_freeze(**overrides: Any) -> FreezeEvent | EventErrors:
         "review_by": date(2024, 8, 1),
     }
     fields.update(overrides)
-    return ledger.new_freeze_event(**fields)
+    return new_freeze_event(**fields)

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from planegate.cli import main
-from planegate.freeze import ledger
+from planegate.freeze.events import thaw_runs_required
+from planegate.freeze.write import evidence_hash
 from repo_helper import TestRepo
 
 FLAKY = "tests/fix/test_flaky.py::test_flaky"
@@ -29,9 +30,9 @@ def freeze_line(base_commit: str, nodeid: str = FLAKY) -> str:
             "failures": 1,
             "mode": "scoring",
             "failure_signature": "AssertionError",
-            "evidence_hash": ledger.evidence_hash(nodeid.encode()),
-            "test_source_hash": ledger.evidence_hash(b"source"),
-            "thaw_runs_required": ledger.thaw_runs_required(3, 1),
+            "evidence_hash": evidence_hash(nodeid.encode()),
+            "test_source_hash": evidence_hash(b"source"),
+            "thaw_runs_required": thaw_runs_required(3, 1),
         },
         sort_keys=True,
     )

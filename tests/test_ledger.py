@@ -25,20 +25,33 @@ from ledger_cases import (
     thaw_obj,
 )
 from planegate.findings import Severity, Step
-from planegate.freeze import ledger
-from planegate.freeze.ledger import (
+from planegate.freeze.appendonly import append_only
+from planegate.freeze.check import check, check_file
+from planegate.freeze.events import (
+    EVENT_KINDS,
     EventErrors,
     FreezeEvent,
     LedgerEvent,
     RenewEvent,
     ThawEvent,
+    thaw_runs_required,
+)
+from planegate.freeze.fold import frozen_fraction_exceeded, replays_due
+from planegate.freeze.parse import parse
+from planegate.freeze.validate import event_from_object, optional_fields, required_fields
+from planegate.freeze.write import (
+    append_event,
+    env_fingerprint,
+    evidence_hash,
+    render_event,
+    replay_outcome_event,
 )
 from planegate.rules import RULES
 
 
 def test_a_valid_ledger_has_no_problems() -> None:
     text = text_of(freeze_obj(), renew_obj(), thaw_obj(evidence_hash=digest("thaw")))
-    parsed = ledger.parse(text, PATH)
+    parsed = parse(text, PATH)
     assert parsed.problems == ()
     assert [event.KIND for event in parsed.events] == ["freeze", "renew", "thaw"]
     assert parsed.lines == (1, 2, 3)
@@ -150,7 +163,7 @@ def test_review_by_before_the_event() -> None:
 
 
 def test_review_by_may_be_null() -> None:
-    parsed = ledger.parse(text_of({**freeze_obj(), "review_by": None}), PATH)
+    parsed = parse(text_of({**freeze_obj(), "review_by": None}), PATH)
     assert parsed.ok
     assert parsed.state()[NODE].review_by is None
 
@@ -204,7 +217,7 @@ def test_renew_reclassification_comes_with_a_confidence() -> None:
     assert messages(text_of(freeze_obj(), renew_obj(flake_class="order"))) == [
         f"{PATH}:2: flake_class and class_confidence come together in a renew, or not at all"
     ]
-    parsed = ledger.parse(
+    parsed = parse(
         text_of(freeze_obj(), renew_obj(flake_class="order", class_confidence=0.6)), PATH
     )
     assert parsed.ok
@@ -220,7 +233,7 @@ def test_thaw_with_the_freezes_evidence_hash() -> None:
         f"{PATH}:2: thaw of '{NODE}' brings no new evidence: its evidence_hash already appears "
         "on line 1"
     ]
-    assert NODE in ledger.parse(text, PATH).state()
+    assert NODE in parse(text, PATH).state()
 
 
 def test_thaw_with_any_earlier_evidence_hash() -> None:
@@ -271,14 +284,14 @@ def test_duplicate_freeze() -> None:
 
 def test_a_nodeid_can_be_frozen_again_after_a_thaw() -> None:
     text = text_of(freeze_obj(), thaw_obj(), freeze_obj(evidence_hash=digest("again")))
-    parsed = ledger.parse(text, PATH)
+    parsed = parse(text, PATH)
     assert parsed.ok
     assert parsed.state()[NODE].freeze_line == 3
 
 
 def test_problems_carry_the_entrys_owner() -> None:
     text = text_of(freeze_obj(), renew_obj(owner="@renewer", runs="x"), "oops")
-    problems = ledger.parse(text, PATH).problems
+    problems = parse(text, PATH).problems
     assert [(problem.line, problem.owner, problem.nodeid) for problem in problems] == [
         (2, "@renewer", NODE),
         (3, None, None),
@@ -298,43 +311,43 @@ def test_a_10000_line_ledger_parses() -> None:
         json.dumps(freeze_obj(nodeid=f"tests/test_big.py::test_{i}", evidence_hash=digest(str(i))))
         for i in range(10_000)
     ]
-    parsed = ledger.parse("\n".join(lines) + "\n", PATH)
+    parsed = parse("\n".join(lines) + "\n", PATH)
     assert parsed.problems == ()
     assert len(parsed.events) == 10_000
     assert len(parsed.state()) == 10_000
-    assert ledger.append_only("\n".join(lines), "\n".join(lines) + "\n" + lines[0], PATH) == []
+    assert append_only("\n".join(lines), "\n".join(lines) + "\n" + lines[0], PATH) == []
 
 
 def test_append_only_messages() -> None:
     base = "a\nb\nc\nd\ne\n"
-    assert [str(p) for p in ledger.append_only(base, "a\nB\nc\nd\ne\nf\n", PATH)] == [
+    assert [str(p) for p in append_only(base, "a\nB\nc\nd\ne\nf\n", PATH)] == [
         f"{PATH}:2: base line 2 was edited"
     ]
-    assert [str(p) for p in ledger.append_only(base, "a\ne\n", PATH)] == [
+    assert [str(p) for p in append_only(base, "a\ne\n", PATH)] == [
         f"{PATH}:2: base lines 2-4 were deleted"
     ]
-    assert [str(p) for p in ledger.append_only(base, "a\nb\nx\nc\nd\ne\n", PATH)] == [
+    assert [str(p) for p in append_only(base, "a\nb\nx\nc\nd\ne\n", PATH)] == [
         f"{PATH}:3: a line was inserted before base line 3; append new events at the end"
     ]
-    assert [str(p) for p in ledger.append_only(base, "", PATH)] == [
+    assert [str(p) for p in append_only(base, "", PATH)] == [
         f"{PATH}:1: base lines 1-5 were deleted"
     ]
 
 
 def test_append_only_is_byte_exact_per_line() -> None:
-    assert [str(p) for p in ledger.append_only("a\nb\n", "a\r\nb\n", PATH)] == [
+    assert [str(p) for p in append_only("a\nb\n", "a\r\nb\n", PATH)] == [
         f"{PATH}:1: base line 1 was edited"
     ]
-    assert ledger.append_only("a\nb", "a\nb\n", PATH) == []
-    assert [str(p) for p in ledger.append_only("a\nb", "a\nbc\n", PATH)] == [
+    assert append_only("a\nb", "a\nb\n", PATH) == []
+    assert [str(p) for p in append_only("a\nb", "a\nbc\n", PATH)] == [
         f"{PATH}:2: base line 2 was edited"
     ]
 
 
 def test_review_by_passing_makes_a_replay_due_and_never_thaws() -> None:
-    state = ledger.parse(text_of(freeze_obj(review_by="2024-06-01")), PATH).state()
-    assert ledger.replays_due(state, date(2024, 6, 1)) == []
-    due = ledger.replays_due(state, date(2024, 6, 11))
+    state = parse(text_of(freeze_obj(review_by="2024-06-01")), PATH).state()
+    assert replays_due(state, date(2024, 6, 1)) == []
+    due = replays_due(state, date(2024, 6, 11))
     assert [(d.nodeid, d.owner, d.review_by, d.line, d.days_overdue) for d in due] == [
         (NODE, "@io-team", date(2024, 6, 1), 1, 10)
     ]
@@ -342,27 +355,27 @@ def test_review_by_passing_makes_a_replay_due_and_never_thaws() -> None:
 
 
 def test_a_renewal_or_thaw_clears_the_replay() -> None:
-    renewed = ledger.parse(text_of(freeze_obj(), renew_obj(review_by="2024-09-01")), PATH)
-    assert ledger.replays_due(renewed.state(), date(2024, 7, 1)) == []
-    assert [d.line for d in ledger.replays_due(renewed.state(), date(2024, 9, 2))] == [2]
-    thawed = ledger.parse(text_of(freeze_obj(), thaw_obj()), PATH)
-    assert ledger.replays_due(thawed.state(), date(2030, 1, 1)) == []
+    renewed = parse(text_of(freeze_obj(), renew_obj(review_by="2024-09-01")), PATH)
+    assert replays_due(renewed.state(), date(2024, 7, 1)) == []
+    assert [d.line for d in replays_due(renewed.state(), date(2024, 9, 2))] == [2]
+    thawed = parse(text_of(freeze_obj(), thaw_obj()), PATH)
+    assert replays_due(thawed.state(), date(2030, 1, 1)) == []
 
 
 def test_thaw_runs_required() -> None:
-    assert ledger.thaw_runs_required(3, 1) == 20
-    assert ledger.thaw_runs_required(10, 0) == 35
-    assert ledger.thaw_runs_required(10, 1) == 20
-    assert ledger.thaw_runs_required(30, 1) == 47
-    assert ledger.thaw_runs_required(1000, 1) == 100
+    assert thaw_runs_required(3, 1) == 20
+    assert thaw_runs_required(10, 0) == 35
+    assert thaw_runs_required(10, 1) == 20
+    assert thaw_runs_required(30, 1) == 47
+    assert thaw_runs_required(1000, 1) == 100
     rate = 3 / 62
-    assert ledger.thaw_runs_required(60, 2) == math.ceil(math.log(0.05) / math.log(1 - rate))
+    assert thaw_runs_required(60, 2) == math.ceil(math.log(0.05) / math.log(1 - rate))
 
 
 def test_thaw_runs_required_rejects_impossible_counts() -> None:
     for runs, failures in ((2, 3), (-1, 0), (3, -1)):
         try:
-            ledger.thaw_runs_required(runs, failures)
+            thaw_runs_required(runs, failures)
         except ValueError as error:
             assert "failures <= runs" in str(error)
         else:
@@ -370,19 +383,19 @@ def test_thaw_runs_required_rejects_impossible_counts() -> None:
 
 
 def test_frozen_fraction_exceeded() -> None:
-    assert not ledger.frozen_fraction_exceeded(5, 100)
-    assert ledger.frozen_fraction_exceeded(6, 100)
-    assert not ledger.frozen_fraction_exceeded(7, 100, 0.07)
-    assert not ledger.frozen_fraction_exceeded(0, 0)
-    assert ledger.frozen_fraction_exceeded(1, 0)
-    assert not ledger.frozen_fraction_exceeded(1, 20)
-    assert ledger.frozen_fraction_exceeded(1, 19)
+    assert not frozen_fraction_exceeded(5, 100)
+    assert frozen_fraction_exceeded(6, 100)
+    assert not frozen_fraction_exceeded(7, 100, 0.07)
+    assert not frozen_fraction_exceeded(0, 0)
+    assert frozen_fraction_exceeded(1, 0)
+    assert not frozen_fraction_exceeded(1, 20)
+    assert frozen_fraction_exceeded(1, 19)
 
 
 def test_check_maps_problems_to_findings() -> None:
     base = text_of(freeze_obj(owner="@base-owner"))
     head = text_of(freeze_obj(owner="@edited"), "not an event", renew_obj(runs=-1))
-    findings = ledger.check(base, head, PATH, date(2024, 5, 15), default_owner="@freeze")
+    findings = check(base, head, PATH, date(2024, 5, 15), default_owner="@freeze")
     assert [(f.rule, f.line, f.owner, f.message) for f in findings] == [
         ("PG402", 1, "@base-owner", "base line 1 was edited"),
         ("PG401", 2, "@freeze", "not a JSON object (got a string)"),
@@ -396,7 +409,7 @@ def test_check_maps_problems_to_findings() -> None:
 
 def test_check_reports_replays_due_and_future_dates() -> None:
     head = text_of(freeze_obj(), freeze_obj(nodeid=OTHER, frozen_at="2024-07-01", review_by=None))
-    findings = ledger.check(head, head, PATH, date(2024, 6, 3), default_owner="@freeze")
+    findings = check(head, head, PATH, date(2024, 6, 3), default_owner="@freeze")
     assert [(f.rule, f.line, f.owner, f.nodeid, f.message) for f in findings] == [
         (
             "PG403",
@@ -411,21 +424,21 @@ def test_check_reports_replays_due_and_future_dates() -> None:
 
 
 def test_check_without_ledgers_and_deleted_ledger() -> None:
-    assert ledger.check(None, None, PATH, date(2024, 1, 1), default_owner="@freeze") == []
+    assert check(None, None, PATH, date(2024, 1, 1), default_owner="@freeze") == []
     base = text_of(freeze_obj(review_by=None))
-    deleted = ledger.check(base, None, PATH, date(2024, 6, 1), default_owner="@freeze")
+    deleted = check(base, None, PATH, date(2024, 6, 1), default_owner="@freeze")
     assert [(f.rule, f.line, f.owner, f.message) for f in deleted] == [
         ("PG402", 1, "@io-team", "base line 1 was deleted")
     ]
-    added = ledger.check(None, base, PATH, date(2024, 6, 1), default_owner="@freeze")
+    added = check(None, base, PATH, date(2024, 6, 1), default_owner="@freeze")
     assert added == []
 
 
 def test_check_too_many_frozen() -> None:
     head = text_of(freeze_obj(review_by=None))
-    ok = ledger.check(None, head, PATH, date(2024, 6, 1), default_owner="@f", suite_size=20)
+    ok = check(None, head, PATH, date(2024, 6, 1), default_owner="@f", suite_size=20)
     assert ok == []
-    over = ledger.check(None, head, PATH, date(2024, 6, 1), default_owner="@f", suite_size=19)
+    over = check(None, head, PATH, date(2024, 6, 1), default_owner="@f", suite_size=19)
     assert [(f.rule, f.line, f.owner, f.message) for f in over] == [
         ("PG404", None, "@f", "1 of 19 tests are frozen, more than 5 % of the suite")
     ]
@@ -435,27 +448,25 @@ def test_check_too_many_frozen() -> None:
 def test_check_file(tmp_path: Path) -> None:
     good = tmp_path / "freeze_ledger.jsonl"
     good.write_text(text_of(freeze_obj()), "utf-8")
-    assert ledger.check_file(good, date(2024, 7, 1)) == []
-    assert [str(p) for p in ledger.check_file(good, date(2024, 4, 1))] == [
+    assert check_file(good, date(2024, 7, 1)) == []
+    assert [str(p) for p in check_file(good, date(2024, 4, 1))] == [
         f"{good}:1: frozen_at 2024-05-01 is after today (2024-04-01)"
     ]
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(text_of(freeze_obj()).encode() + b'{"note": "\xff"}\n')
-    assert [str(p) for p in ledger.check_file(bad, date(2024, 7, 1))] == [
+    assert [str(p) for p in check_file(bad, date(2024, 7, 1))] == [
         f"{bad}:2: not UTF-8 text",
         f"{bad}:2: missing 'event' (one of freeze, renew, thaw)",
     ]
     missing = tmp_path / "absent.jsonl"
-    assert [str(p) for p in ledger.check_file(missing, date(2024, 7, 1))] == [
-        f"{missing}: no such file"
-    ]
+    assert [str(p) for p in check_file(missing, date(2024, 7, 1))] == [f"{missing}: no such file"]
 
 
 def test_new_freeze_event_computes_the_thaw_window() -> None:
     event = new_freeze()
     assert isinstance(event, FreezeEvent)
-    assert event.thaw_runs_required == ledger.thaw_runs_required(10, 2) == 20
-    line = ledger.render_event(event)
+    assert event.thaw_runs_required == thaw_runs_required(10, 2) == 20
+    line = render_event(event)
     assert list(json.loads(line)) == sorted(json.loads(line))
     assert json.loads(line)["event"] == "freeze"
     assert json.loads(line)["review_by"] == "2024-08-01"
@@ -473,11 +484,11 @@ def test_new_freeze_event_reports_errors_as_values() -> None:
 def test_append_event_refuses_an_invalid_ledger_line() -> None:
     event = new_freeze()
     assert isinstance(event, FreezeEvent)
-    once = ledger.append_event(text_of(freeze_obj(nodeid=OTHER)).rstrip("\n"), event, PATH)
+    once = append_event(text_of(freeze_obj(nodeid=OTHER)).rstrip("\n"), event, PATH)
     assert isinstance(once, str)
-    assert ledger.parse(once, PATH).ok
-    assert ledger.append_only(text_of(freeze_obj(nodeid=OTHER)), once, PATH) == []
-    twice = ledger.append_event(once, event, PATH)
+    assert parse(once, PATH).ok
+    assert append_only(text_of(freeze_obj(nodeid=OTHER)), once, PATH) == []
+    twice = append_event(once, event, PATH)
     assert isinstance(twice, list)
     assert [str(p) for p in twice] == [
         f"{PATH}:3: duplicate freeze of '{NODE}', frozen since line 2; append a renew instead"
@@ -485,7 +496,7 @@ def test_append_event_refuses_an_invalid_ledger_line() -> None:
 
 
 def test_replay_outcome_event() -> None:
-    state = ledger.parse(text_of(freeze_obj()), PATH).state()[NODE]
+    state = parse(text_of(freeze_obj()), PATH).state()[NODE]
     common: dict[str, Any] = {
         "at": "2024-06-05",
         "owner": "@io-team",
@@ -494,7 +505,7 @@ def test_replay_outcome_event() -> None:
         "env_fingerprint": FINGERPRINT,
         "test_source_hash": digest("source"),
     }
-    renew = ledger.replay_outcome_event(
+    renew = replay_outcome_event(
         state,
         **common,
         runs=7,
@@ -504,40 +515,36 @@ def test_replay_outcome_event() -> None:
     )
     assert isinstance(renew, RenewEvent)
     assert (renew.mode, renew.thaw_runs_required, renew.review_by) == ("shuffle", 20, None)
-    thaw = ledger.replay_outcome_event(
+    thaw = replay_outcome_event(
         state, **common, runs=20, failures=0, evidence_hash=digest("replay-2")
     )
     assert isinstance(thaw, ThawEvent)
-    assert (
-        ledger.parse(text_of(freeze_obj()) + ledger.render_event(thaw) + "\n", PATH).state() == {}
-    )
-    short = ledger.replay_outcome_event(
+    assert parse(text_of(freeze_obj()) + render_event(thaw) + "\n", PATH).state() == {}
+    short = replay_outcome_event(
         state, **common, runs=19, failures=0, evidence_hash=digest("replay-3")
     )
     assert short == EventErrors(("19 clean runs is fewer than the 20 a thaw needs",))
-    unsigned = ledger.replay_outcome_event(
+    unsigned = replay_outcome_event(
         state, **common, runs=5, failures=2, evidence_hash=digest("replay-4")
     )
     assert unsigned == EventErrors(("renew event is missing required field: failure_signature",))
 
 
 def test_evidence_hash_is_sha256() -> None:
-    assert ledger.evidence_hash(b"") == (
+    assert evidence_hash(b"") == (
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     )
-    assert ledger.evidence_hash(b'{"runs": 3}') == hashlib.sha256(b'{"runs": 3}').hexdigest()
+    assert evidence_hash(b'{"runs": 3}') == hashlib.sha256(b'{"runs": 3}').hexdigest()
 
 
 def test_env_fingerprint() -> None:
-    fingerprint = ledger.env_fingerprint()
+    fingerprint = env_fingerprint()
     assert fingerprint["python"] == platform.python_version()
     assert fingerprint["platform"] == platform.platform()
     assert isinstance(fingerprint["cpu_count"], int)
     assert fingerprint["cpu_count"] >= 1
     assert "pytest" in fingerprint["packages"]
-    assert (
-        "no-such-package-here" not in ledger.env_fingerprint(("no-such-package-here",))["packages"]
-    )
+    assert "no-such-package-here" not in env_fingerprint(("no-such-package-here",))["packages"]
     event = new_freeze(env_fingerprint=fingerprint)
     assert isinstance(event, FreezeEvent)
     assert event.env_fingerprint == fingerprint
@@ -545,8 +552,8 @@ def test_env_fingerprint() -> None:
 
 def test_the_docs_list_every_field() -> None:
     doc = (Path(__file__).parent.parent / "docs" / "ledger.md").read_text("utf-8")
-    for kind in ledger.EVENT_KINDS:
-        for name in (*ledger.required_fields(kind), *ledger.optional_fields(kind)):
+    for kind in EVENT_KINDS:
+        for name in (*required_fields(kind), *optional_fields(kind)):
             assert f"`{name}`" in doc
     for example in (line for line in doc.splitlines() if line.startswith('{"')):
-        assert isinstance(ledger.event_from_object(json.loads(example)), LedgerEvent.__args__)  # type: ignore[attr-defined]
+        assert isinstance(event_from_object(json.loads(example)), LedgerEvent.__args__)  # type: ignore[attr-defined]

@@ -23,46 +23,47 @@ from ledger_cases import (
     renew_events,
     thaw_events,
 )
-from planegate.freeze import ledger
-from planegate.freeze.ledger import (
-    FreezeEvent,
-    LedgerEvent,
-    ThawEvent,
-)
+from planegate.freeze.appendonly import append_only
+from planegate.freeze.check import check
+from planegate.freeze.events import FreezeEvent, LedgerEvent, ThawEvent, thaw_runs_required
+from planegate.freeze.fold import fold
+from planegate.freeze.parse import parse, split_lines
+from planegate.freeze.validate import event_from_object
+from planegate.freeze.write import render_event
 
 
 @settings(derandomize=True, deadline=None, max_examples=200)
 @given(EVENTS)
 def test_fold_is_deterministic(events: list[LedgerEvent]) -> None:
-    first = ledger.fold(events)
-    assert ledger.fold(list(events)) == first
-    assert ledger.fold(tuple(events)) == first
+    first = fold(events)
+    assert fold(list(events)) == first
+    assert fold(tuple(events)) == first
     assert list(first) == sorted(first)
 
 
 @settings(derandomize=True, deadline=None, max_examples=200)
 @given(st.one_of(freeze_events(), renew_events(), thaw_events()))
 def test_an_event_round_trips_through_its_line(event: LedgerEvent) -> None:
-    line = ledger.render_event(event)
+    line = render_event(event)
     assert "\n" not in line
-    assert ledger.event_from_object(json.loads(line)) == event
-    assert ledger.render_event(ledger.event_from_object(json.loads(line))) == line  # type: ignore[arg-type]
+    assert event_from_object(json.loads(line)) == event
+    assert render_event(event_from_object(json.loads(line))) == line  # type: ignore[arg-type]
 
 
 @settings(derandomize=True, deadline=None, max_examples=200)
 @given(EVENTS)
 def test_rendering_and_reparsing_keeps_the_state(events: list[LedgerEvent]) -> None:
     text = render_all(events)
-    parsed = ledger.parse(text, PATH)
-    assert parsed.state() == ledger.fold(events)
+    parsed = parse(text, PATH)
+    assert parsed.state() == fold(events)
     assert len(parsed.events) + len(parsed.problems) == len(events)
-    lines = ledger.split_lines(text)
+    lines = split_lines(text)
     for event, number in zip(parsed.events, parsed.lines, strict=True):
-        assert ledger.render_event(event) == lines[number - 1]
-    again = ledger.parse(render_all(list(parsed.events)), PATH)
+        assert render_event(event) == lines[number - 1]
+    again = parse(render_all(list(parsed.events)), PATH)
     assert again.ok
     assert again.events == parsed.events
-    assert again.state() == ledger.fold(parsed.events)
+    assert again.state() == fold(parsed.events)
 
 
 @settings(derandomize=True, deadline=None, max_examples=100)
@@ -75,7 +76,7 @@ def test_a_thaw_without_new_evidence_never_clears_a_freeze(
 ) -> None:
     target = dataclasses.replace(freeze, nodeid=TARGET)
     history = [*before, target, *after]
-    accepted = ledger.parse(render_all(history), PATH).events
+    accepted = parse(render_all(history), PATH).events
     old_hash = data.draw(st.sampled_from(sorted({event.evidence_hash for event in accepted})))
     thaw = ThawEvent(
         nodeid=TARGET,
@@ -90,13 +91,13 @@ def test_a_thaw_without_new_evidence_never_clears_a_freeze(
         evidence_hash=old_hash,
         test_source_hash=digest("src"),
     )
-    assert TARGET in ledger.fold([*history, thaw])
-    parsed = ledger.parse(render_all([*history, thaw]), PATH)
+    assert TARGET in fold([*history, thaw])
+    parsed = parse(render_all([*history, thaw]), PATH)
     assert TARGET in parsed.state()
     assert parsed.problems[-1].line == len(history) + 1
     assert "brings no new evidence" in parsed.problems[-1].message
     fresh = dataclasses.replace(thaw, evidence_hash=digest("never seen"))
-    assert TARGET not in ledger.fold([*history, fresh])
+    assert TARGET not in fold([*history, fresh])
 
 
 @settings(derandomize=True, deadline=None, max_examples=300)
@@ -106,7 +107,7 @@ def test_any_edit_of_a_base_line_is_detected(base: list[str], data: st.DataObjec
     new = data.draw(LINE_TEXT.filter(lambda text: text != base[index]))
     appended = data.draw(st.lists(LINE_TEXT, max_size=5))
     head = [*base[:index], new, *base[index + 1 :], *appended]
-    problems = ledger.append_only(as_text(base), as_text(head), PATH)
+    problems = append_only(as_text(base), as_text(head), PATH)
     assert problems
     assert {problem.rule for problem in problems} == {"PG402"}
 
@@ -119,7 +120,7 @@ def test_any_deletion_of_base_lines_is_detected(base: list[str], data: st.DataOb
     appended = data.draw(st.lists(LINE_TEXT, max_size=5))
     head = [*base[:start], *base[stop:], *appended]
     assume(head[: len(base)] != base)  # appending the deleted lines again restores the file
-    problems = ledger.append_only(as_text(base), as_text(head), PATH)
+    problems = append_only(as_text(base), as_text(head), PATH)
     assert problems
     assert {problem.rule for problem in problems} == {"PG402"}
 
@@ -131,7 +132,7 @@ def test_an_edited_line_is_named_by_its_base_line_number(
 ) -> None:
     index = data.draw(st.integers(0, len(base) - 1))
     head = [*base[:index], "EDITED", *base[index + 1 :], "APPENDED"]
-    problems = ledger.append_only("\n".join(base), "\n".join(head), PATH)
+    problems = append_only("\n".join(base), "\n".join(head), PATH)
     assert [str(problem) for problem in problems] == [
         f"{PATH}:{index + 1}: base line {index + 1} was edited"
     ]
@@ -145,7 +146,7 @@ def test_deleted_lines_are_named_by_their_base_line_numbers(
     start = data.draw(st.integers(0, len(base) - 1))
     stop = data.draw(st.integers(start + 1, len(base)))
     head = [*base[:start], *base[stop:]]
-    problems = ledger.append_only(as_text(base), as_text(head), PATH)
+    problems = append_only(as_text(base), as_text(head), PATH)
     span = (
         f"base line {start + 1} was" if stop == start + 1 else f"base lines {start + 1}-{stop} were"
     )
@@ -160,7 +161,7 @@ def test_appends_are_always_accepted(base: list[str], new: list[str], final_newl
         base_text = base_text[:-1]
     separator = "\n" if base_text and not base_text.endswith("\n") else ""
     head_text = base_text + separator + "".join(line + "\n" for line in new)
-    assert ledger.append_only(base_text, head_text, PATH) == []
+    assert append_only(base_text, head_text, PATH) == []
 
 
 @settings(derandomize=True, deadline=None, max_examples=100)
@@ -169,7 +170,7 @@ def test_appending_valid_events_never_rewrites(
     base: list[LedgerEvent], new: list[LedgerEvent]
 ) -> None:
     base_text = render_all(base)
-    findings = ledger.check(
+    findings = check(
         base_text, base_text + render_all(new), PATH, date(2025, 1, 1), default_owner="@freeze"
     )
     assert "PG402" not in {finding.rule for finding in findings}
@@ -179,7 +180,7 @@ def test_appending_valid_events_never_rewrites(
 @given(st.integers(0, 10_000), st.data())
 def test_thaw_runs_required_is_clamped(runs: int, data: st.DataObject) -> None:
     failures = data.draw(st.integers(0, runs))
-    needed = ledger.thaw_runs_required(runs, failures)
+    needed = thaw_runs_required(runs, failures)
     assert 20 <= needed <= 100
     rate = (failures + 1) / (runs + 2)
     if 20 < needed < 100:

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from planegate.cli import main
-from planegate.freeze import ledger
 from planegate.freeze import sweep as core
+from planegate.freeze.parse import parse
+from planegate.freeze.write import evidence_hash
 from planegate.runner.sweep_probes import test_seed
 from repo_helper import TestRepo
 
@@ -190,7 +191,7 @@ def test_evidence_bundles_hash_to_the_ledger_evidence_hash(swept: Swept) -> None
     for nodeid, obj in swept.proposals().items():
         path = swept.repo.root / ".planegate" / "evidence" / f"{obj['evidence_hash']}.json"
         data = path.read_bytes()
-        assert ledger.evidence_hash(data) == obj["evidence_hash"]
+        assert evidence_hash(data) == obj["evidence_hash"]
         bundle = json.loads(data)
         assert bundle["nodeid"] == nodeid
         assert [a["mode"] for a in bundle["attempts"]] == ["scoring", "reverse", "shuffle"]
@@ -206,7 +207,7 @@ def test_written_ledger_passes_ledger_check(swept: Swept) -> None:
     assert code == 0
     assert "3 events, 3 frozen" in out
     text = (swept.repo.root / "freeze_ledger.jsonl").read_text()
-    parsed = ledger.parse(text, "freeze_ledger.jsonl")
+    parsed = parse(text, "freeze_ledger.jsonl")
     assert parsed.ok
     assert set(parsed.state()) == {ORDER, COIN, NET}
 
@@ -269,7 +270,7 @@ def test_thaw_of_a_now_stable_test_appends_a_thaw(swept: Swept, tmp_path: Path) 
     )
     assert len(bundle["attempts"]) == 20
     assert all(a["order"][-1] == ORDER for a in bundle["attempts"])
-    assert ORDER not in ledger.parse(text, "freeze_ledger.jsonl").state()
+    assert ORDER not in parse(text, "freeze_ledger.jsonl").state()
     assert run_cli("-C", str(repo.root), "ledger", "check")[0] == 0
 
 

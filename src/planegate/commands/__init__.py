@@ -283,6 +283,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from planegate.config.defaults import MAX_PROPOSALS
     from planegate.freeze import ledger, sweep_run
 
     root = _root(args)
@@ -317,7 +318,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             f"in mode {event.mode}; evidence {proposal.bundle_path.relative_to(root)}"
         )
     for nodeid in outcome.decision.over_limit:
-        print(f"not proposed (at most 10 a sweep): {nodeid}")
+        print(f"not proposed (at most {MAX_PROPOSALS} a sweep): {nodeid}")
     for nodeid in outcome.decision.already_frozen:
         print(f"already frozen: {nodeid}")
     print(f"planegate: {len(outcome.proposals)} proposals -> {proposals}")

@@ -4,42 +4,24 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
 
+from planegate.config import defaults
 from planegate.errors import ConfigError
+from planegate.vocabulary import PLANES, Plane
+from planegate.vocabulary import SCORING_PLANES as SCORING_PLANES  # gate.pipeline reads it here
 
 CONFIG_NAMES = ("planegate.yml", "planegate.yaml", "planegate.json")
-DEFAULT_MANIFEST = "tests/fixtures.lock.json"
-DEFAULT_LEDGER = "freeze_ledger.jsonl"
-SCORING_PLANES = ("property", "fixture")
-PLANES = ("property", "fixture", "freeze")
-
-# Paths protected whatever the configuration says (DESIGN §2, §5).
-DEFAULT_PROTECTED = (
-    "**/conftest.py",
-    "pytest.toml",
-    ".pytest.toml",
-    "pytest.ini",
-    ".pytest.ini",
-    "tox.ini",
-    ".github/workflows/**",
-    "**/sitecustomize.py",
-    "**/usercustomize.py",
-    "**/*.pth",
-    "CODEOWNERS",
-    ".github/CODEOWNERS",
-    "docs/CODEOWNERS",
-)
 
 
 @dataclass(frozen=True)
 class PlaneConfig:
-    name: str
+    name: Plane
     owner: str
     paths: tuple[str, ...] = ()
     nodeids: tuple[str, ...] = ()
@@ -50,30 +32,23 @@ class PlaneConfig:
 class Config:
     path: str
     owner: str
-    planes: dict[str, PlaneConfig]
-    manifest: str = DEFAULT_MANIFEST
-    ledger: str = DEFAULT_LEDGER
+    planes: dict[Plane, PlaneConfig]
+    manifest: str = defaults.MANIFEST
+    ledger: str = defaults.LEDGER
     protected: tuple[str, ...] = ()
-    agent_authors: tuple[str, ...] = ("*[bot]",)
-    agent_labels: tuple[str, ...] = ("agent",)
-    on_human: str = "review"
+    agent_authors: tuple[str, ...] = defaults.AGENT_AUTHORS
+    agent_labels: tuple[str, ...] = defaults.AGENT_LABELS
+    on_human: str = defaults.ON_HUMAN
     pytest_args: tuple[str, ...] = ()
-    pytest_plugins: tuple[str, ...] = ("hypothesis",)
-    pytest_timeout: float = 1200.0
+    pytest_plugins: tuple[str, ...] = defaults.PYTEST_PLUGINS
+    pytest_timeout: float = defaults.PYTEST_TIMEOUT
     env_allow: tuple[str, ...] = ()
-    triage_runs: int = 3
-    triage_max: int = 10
-    max_examples: int = 100
-    seed: int = 0
-    max_frozen_fraction: float = 0.05
-    fixture_probe: bool = True
-    lines: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
-
-    def plane(self, name: str) -> PlaneConfig:
-        return self.planes[name]
-
-    def line_of(self, key_path: str) -> int | None:
-        return self.lines.get(key_path)
+    triage_runs: int = defaults.TRIAGE_RUNS
+    triage_max: int = defaults.TRIAGE_MAX
+    max_examples: int = defaults.MAX_EXAMPLES
+    seed: int = defaults.SEED
+    max_frozen_fraction: float = defaults.MAX_FROZEN_FRACTION
+    fixture_probe: bool = defaults.FIXTURE_PROBE
 
 
 def schema() -> dict[str, Any]:
@@ -90,7 +65,7 @@ def parse(text: str, path: str) -> Config:
     """Parse and validate configuration text; every error names file, line and key path."""
     data, lines = _load_with_lines(text, path)
     _validate(data, lines, path)
-    return _build(data, lines, path)
+    return _build(data, path)
 
 
 def _load_with_lines(text: str, path: str) -> tuple[Any, dict[str, int]]:
@@ -146,7 +121,7 @@ def _validate(data: Any, lines: dict[str, int], path: str) -> None:
     error = errors[0]
     parts = list(error.absolute_path)
     key_path = key_path_of(parts)
-    message = _describe(error, parts)
+    message = _describe(error)
     if error.validator == "additionalProperties":
         unknown = _unknown_keys(error)
         if unknown:
@@ -162,7 +137,7 @@ def _unknown_keys(error: Any) -> list[str]:
     return sorted(key for key in error.instance if key not in allowed)
 
 
-def _describe(error: Any, parts: list[str | int]) -> str:
+def _describe(error: Any) -> str:
     kind = error.validator
     if kind == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
@@ -218,9 +193,7 @@ def _strings(section: dict[str, Any], key: str, default: tuple[str, ...] = ()) -
     return default if value is None else tuple(value)
 
 
-def _build(data: dict[str, Any], lines: dict[str, int], path: str) -> Config:
-    map_owner = str(data.get("owner", "unowned"))
-    raw_planes = data["planes"]
+def _planes(raw_planes: dict[str, Any], map_owner: str) -> dict[Plane, PlaneConfig]:
     planes = {}
     for name in PLANES:
         section = raw_planes.get(name) or {}
@@ -231,6 +204,12 @@ def _build(data: dict[str, Any], lines: dict[str, int], path: str) -> Config:
             nodeids=_strings(section, "nodeids"),
             data=_strings(section, "data"),
         )
+    return planes
+
+
+def _build(data: dict[str, Any], path: str) -> Config:
+    map_owner = str(data.get("owner", defaults.OWNER))
+    raw_planes = data["planes"]
     prop = raw_planes.get("property") or {}
     fixture = raw_planes.get("fixture") or {}
     freeze = raw_planes.get("freeze") or {}
@@ -239,24 +218,23 @@ def _build(data: dict[str, Any], lines: dict[str, int], path: str) -> Config:
     return Config(
         path=path,
         owner=map_owner,
-        planes=planes,
-        manifest=str(data.get("manifest", DEFAULT_MANIFEST)),
-        ledger=str(data.get("ledger", DEFAULT_LEDGER)),
+        planes=_planes(raw_planes, map_owner),
+        manifest=str(data.get("manifest", defaults.MANIFEST)),
+        ledger=str(data.get("ledger", defaults.LEDGER)),
         protected=_strings(data, "protected"),
-        agent_authors=_strings(agents, "authors", ("*[bot]",)),
-        agent_labels=_strings(agents, "labels", ("agent",)),
-        on_human=str(agents.get("on_human", "review")),
+        agent_authors=_strings(agents, "authors", defaults.AGENT_AUTHORS),
+        agent_labels=_strings(agents, "labels", defaults.AGENT_LABELS),
+        on_human=str(agents.get("on_human", defaults.ON_HUMAN)),
         pytest_args=_strings(pytest_section, "args"),
-        pytest_plugins=_strings(pytest_section, "plugins", ("hypothesis",)),
-        pytest_timeout=float(pytest_section.get("timeout", 1200)),
+        pytest_plugins=_strings(pytest_section, "plugins", defaults.PYTEST_PLUGINS),
+        pytest_timeout=float(pytest_section.get("timeout", defaults.PYTEST_TIMEOUT)),
         env_allow=_strings(pytest_section, "env"),
-        triage_runs=int(pytest_section.get("triage_runs", 3)),
-        triage_max=int(pytest_section.get("triage_max", 10)),
-        max_examples=int(prop.get("max_examples", 100)),
-        seed=int(prop.get("seed", 0)),
-        max_frozen_fraction=float(freeze.get("max_fraction", 0.05)),
-        fixture_probe=bool(fixture.get("probe", True)),
-        lines=lines,
+        triage_runs=int(pytest_section.get("triage_runs", defaults.TRIAGE_RUNS)),
+        triage_max=int(pytest_section.get("triage_max", defaults.TRIAGE_MAX)),
+        max_examples=int(prop.get("max_examples", defaults.MAX_EXAMPLES)),
+        seed=int(prop.get("seed", defaults.SEED)),
+        max_frozen_fraction=float(freeze.get("max_fraction", defaults.MAX_FROZEN_FRACTION)),
+        fixture_probe=bool(fixture.get("probe", defaults.FIXTURE_PROBE)),
     )
 
 

@@ -10,8 +10,9 @@ from functools import cached_property
 
 import pathspec
 
-from planegate.config.load import SCORING_PLANES, Config
+from planegate.config.load import Config
 from planegate.findings import Finding, Severity, Step
+from planegate.vocabulary import SCORING_PLANES
 
 UNCLASSIFIED = "unclassified"
 

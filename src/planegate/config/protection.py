@@ -11,7 +11,9 @@ from typing import Any
 
 import pathspec
 
-from planegate.config.load import DEFAULT_PROTECTED, SCORING_PLANES, Config
+from planegate.config.defaults import PROTECTED as DEFAULT_PROTECTED
+from planegate.config.load import Config
+from planegate.vocabulary import SCORING_PLANES
 
 if sys.version_info >= (3, 11):
     import tomllib

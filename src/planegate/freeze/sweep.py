@@ -14,10 +14,24 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-MODES = ("scoring", "reverse", "shuffle")
-ORDER_OF_MODE = {"scoring": "collected", "reverse": "reverse", "shuffle": "shuffle"}
-FAILING = frozenset({"failed", "error", "xpassed", "missing"})
-MAX_PROPOSALS = 10
+from planegate.config import defaults
+from planegate.vocabulary import (
+    SWEEP_MODES,
+    FlakeClass,
+    OutcomeName,
+    ProbeOptions,
+    ProbeOrder,
+    SweepMode,
+)
+
+MODES = SWEEP_MODES
+ORDER_OF_MODE: dict[SweepMode, ProbeOrder] = {
+    "scoring": "collected",
+    "reverse": "reverse",
+    "shuffle": "shuffle",
+}
+FAILING: frozenset[OutcomeName] = frozenset({"failed", "error", "xpassed", "missing"})
+MAX_PROPOSALS = defaults.MAX_PROPOSALS
 GUARD_MIN = 5
 GUARD_FRACTION = Fraction(2, 100)
 LOAD_RUNS = 2
@@ -41,21 +55,20 @@ class ModePlan:
     """How one run of the suite is made: its mode, the probes' order and seeds."""
 
     index: int
-    mode: str
+    mode: SweepMode
     order_seed: int
     rng_seed: int
 
     @property
-    def order(self) -> str:
+    def order(self) -> ProbeOrder:
         return ORDER_OF_MODE[self.mode]
 
     def probes(self, **extra: Any) -> dict[str, Any]:
-        return {
-            "order": self.order,
-            "order_seed": self.order_seed,
-            "rng_seed": self.rng_seed,
-            **extra,
-        }
+        """The probe options of this run as the session passes them on; `extra` adds to them."""
+        options = ProbeOptions(
+            order=self.order, order_seed=self.order_seed, rng_seed=self.rng_seed, **extra
+        )
+        return options.as_dict()
 
 
 def derive_seed(seed: int, *parts: object) -> int:
@@ -64,18 +77,26 @@ def derive_seed(seed: int, *parts: object) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big") >> 1
 
 
-def mode_of_run(index: int) -> str:
+def mode_of_run(index: int) -> SweepMode:
     """Run 0 is the scoring order, run 1 the reverse order, every later run a new shuffle."""
     return MODES[min(index, len(MODES) - 1)]
 
 
 def plan(mode: str, index: int, seed: int, frozen_seed: int) -> ModePlan:
     """Run `index` in `mode`: scoring keeps the frozen seed; the others derive theirs."""
-    if mode not in ORDER_OF_MODE:
-        raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
-    if mode == "scoring":
-        return ModePlan(index, mode, 0, frozen_seed)
-    return ModePlan(index, mode, derive_seed(seed, "order", index), derive_seed(seed, "rng", index))
+    known = _sweep_mode(mode)
+    if known == "scoring":
+        return ModePlan(index, known, 0, frozen_seed)
+    return ModePlan(
+        index, known, derive_seed(seed, "order", index), derive_seed(seed, "rng", index)
+    )
+
+
+def _sweep_mode(mode: str) -> SweepMode:
+    for known in MODES:
+        if mode == known:
+            return known
+    raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
 
 
 def plan_sweep(runs: int, seed: int, frozen_seed: int) -> tuple[ModePlan, ...]:
@@ -257,7 +278,7 @@ def _order_decides(found: Probes) -> bool:
 
 @dataclass(frozen=True)
 class Classification:
-    flake_class: str
+    flake_class: FlakeClass
     confidence: float
     reason: str
 

@@ -27,7 +27,8 @@ from typing import Any
 
 import pytest
 
-ORDERS = ("collected", "reverse", "shuffle", "given")
+from planegate.vocabulary import ProbeOptions, ProbeOrder
+
 _INET = (socket.AF_INET, socket.AF_INET6)
 
 
@@ -40,7 +41,7 @@ def test_seed(run_seed: int, nodeid: str) -> int:
 test_seed.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
 
 
-def reorder(nodeids: list[str], order: str, order_seed: int, given: list[str]) -> list[str]:
+def reorder(nodeids: list[str], order: ProbeOrder, order_seed: int, given: list[str]) -> list[str]:
     """The nodeids in the order a probe runs them (pure; the plugin applies it to items)."""
     if order == "reverse":
         return list(reversed(nodeids))
@@ -57,34 +58,30 @@ def reorder(nodeids: list[str], order: str, order_seed: int, given: list[str]) -
 
 
 class ProbesPlugin:
-    def __init__(self, options: Mapping[str, Any]) -> None:
-        self._order = str(options.get("order", "collected"))
-        if self._order not in ORDERS:
-            raise ValueError(f"unknown probe order {self._order!r}")
-        self._order_seed = int(options.get("order_seed", 0))
-        self._given = [str(n) for n in options.get("given", ())]
-        only = options.get("only")
-        self._only = frozenset(str(n) for n in only) if only is not None else None
-        stop = options.get("stop_after")
-        self._stop_after = str(stop) if stop is not None else None
-        seed = options.get("rng_seed")
-        self._rng_seed = int(seed) if seed is not None else None
-        self._block = bool(options.get("block_network", False))
-        record = options.get("record")
-        self._record = str(record) if record is not None else None
+    """The probes of one session; the child hands in the options as the JSON object it read.
+
+    Raises ValueError for an unknown order.
+    """
+
+    def __init__(self, options: ProbeOptions | Mapping[str, Any]) -> None:
+        if not isinstance(options, ProbeOptions):
+            options = ProbeOptions.from_mapping(options)
+        self._options = options
         self._current = ""
         self._saved: dict[str, Any] = {}
 
+    # pluggy passes a hook implementation only the arguments it names.
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(
-        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+        self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
+        probe = self._options
         by_id = {item.nodeid: item for item in items}
-        ordered = reorder(list(by_id), self._order, self._order_seed, self._given)
-        if self._only is not None:
-            ordered = [n for n in ordered if n in self._only]
-        if self._stop_after is not None and self._stop_after in ordered:
-            ordered = ordered[: ordered.index(self._stop_after) + 1]
+        ordered = reorder(list(by_id), probe.order, probe.order_seed, list(probe.given))
+        if probe.only is not None:
+            ordered = [n for n in ordered if n in probe.only]
+        if probe.stop_after is not None and probe.stop_after in ordered:
+            ordered = ordered[: ordered.index(probe.stop_after) + 1]
         chosen = set(ordered)
         dropped = [item for item in items if item.nodeid not in chosen]
         if dropped:
@@ -94,16 +91,16 @@ class ProbesPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._current = item.nodeid
-        if self._rng_seed is None:
+        if self._options.rng_seed is None:
             return
-        value = test_seed(self._rng_seed, item.nodeid)
+        value = test_seed(self._options.rng_seed, item.nodeid)
         random.seed(value)
         numpy = sys.modules.get("numpy")
         if numpy is not None:
             numpy.random.seed(value % 2**32)
 
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        if not self._block:
+    def pytest_sessionstart(self) -> None:
+        if not self._options.block_network:
             return
         self._saved = {
             "connect": socket.socket.connect,
@@ -114,7 +111,7 @@ class ProbesPlugin:
         socket.socket.connect_ex = self._connect_ex_refuser()  # type: ignore[method-assign]
         socket.create_connection = self._create_refuser()
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    def pytest_sessionfinish(self) -> None:
         for name, original in self._saved.items():
             target: Any = socket if name == "create_connection" else socket.socket
             setattr(target, name, original)
@@ -148,15 +145,15 @@ class ProbesPlugin:
     def _create_refuser(self) -> Callable[..., socket.socket]:
         plugin = self
 
-        def create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
+        def create_connection(address: Any, *_args: Any, **_kwargs: Any) -> socket.socket:
             plugin._note(address)
             raise OSError(errno.ENETUNREACH, "network blocked by the planegate sweep probe")
 
         return create_connection
 
     def _note(self, address: Any) -> None:
-        if self._record is None:
+        if self._options.record is None:
             return
         line = json.dumps({"nodeid": self._current, "address": repr(address)})
-        with open(self._record, "a", encoding="utf-8") as stream:
+        with open(self._options.record, "a", encoding="utf-8") as stream:
             stream.write(line + "\n")

@@ -12,8 +12,9 @@ from pathlib import PurePosixPath
 
 from planegate.analysis.hunks import rules_conftest, rules_hypothesis, rules_tests
 from planegate.analysis.hunks.chunks import sparsify
-from planegate.analysis.hunks.context import Context
-from planegate.analysis.hunks.facts import EMPTY, Facts, class_facts, function_facts
+from planegate.analysis.hunks.collect import class_facts, function_facts
+from planegate.analysis.hunks.context import Context, Scope
+from planegate.analysis.hunks.facts import EMPTY, Facts
 from planegate.analysis.hunks.fallback import line_check
 from planegate.analysis.hunks.model import FuncInfo, Module, module_statements, parse_module
 from planegate.analysis.hunks.modfacts import ModuleFacts, module_facts
@@ -146,29 +147,32 @@ class _Comparison:
         test = (
             after.qualname if after.collected else (before.qualname if before.collected else None)
         )
-        out = rules_tests.skips_added(ctx, label, test, base.skips, head.skips)
-        out += rules_tests.assertions(ctx, label, test, base, head)
-        out += rules_tests.raises(ctx, label, test, base, head)
-        out += rules_tests.tolerances(ctx, label, test, base, head)
+        scope = Scope(ctx, label, test)
+        out = rules_tests.skips_added(scope, base.skips, head.skips)
+        out += rules_tests.assertions(scope, base, head)
+        out += rules_tests.raises(scope, base, head)
+        out += rules_tests.tolerances(scope, base, head)
         if ctx.fixture_plane:
-            out += rules_tests.literals(ctx, label, test, base, head)
-        out += rules_tests.params(ctx, label, test, base, head)
+            out += rules_tests.literals(scope, base, head)
+        out += rules_tests.params(scope, base, head)
         out += rules_tests.collection(ctx, before, after)
-        out += rules_hypothesis.compare(ctx, label, test, (self.base, self.head), base, head)
+        out += rules_hypothesis.compare(scope, (self.base, self.head), base, head)
         return out
 
     def added(self, after: FuncInfo) -> list[Finding]:
         head = self.facts(after, True)
         test = after.qualname if after.collected else None
-        out = rules_tests.skips_added(self.ctx, after.qualname, test, (), head.skips)
-        out += rules_tests.assertions(self.ctx, after.qualname, test, EMPTY, head)
+        scope = Scope(self.ctx, after.qualname, test)
+        out = rules_tests.skips_added(scope, (), head.skips)
+        out += rules_tests.assertions(scope, EMPTY, head)
         out += rules_tests.added_async(self.ctx, after)
         return out
 
     def removed(self, before: FuncInfo) -> list[Finding]:
         facts = self.facts(before, False)
         out = rules_tests.deleted(self.ctx, before, facts)
-        out += rules_hypothesis.invariants_dropped(self.ctx, before.qualname, facts, before.line)
+        scope = Scope(self.ctx, before.qualname)
+        out += rules_hypothesis.invariants_dropped(scope, facts, before.line)
         return out
 
     def classes(self, pairs: tuple[tuple[FuncInfo, FuncInfo], ...]) -> list[Finding]:
@@ -187,8 +191,9 @@ class _Comparison:
             old = base_classes.get(name) or base_classes.get(back.get(name, ""))
             base = class_facts(self.base, old.node) if old is not None else EMPTY
             test = name if info.collected else None
-            out += rules_tests.skips_added(self.ctx, name, test, base.skips, head.skips)
-            out += rules_tests.params(self.ctx, name, test, base, head)
+            scope = Scope(self.ctx, name, test)
+            out += rules_tests.skips_added(scope, base.skips, head.skips)
+            out += rules_tests.params(scope, base, head)
         return out
 
     def shadowing(self) -> list[Finding]:
@@ -220,7 +225,7 @@ class _Comparison:
         """Module-level statements; skipped when they are the same on both sides."""
         ctx = self.ctx
         base, head = module_facts(self.base), module_facts(self.head)
-        out = rules_tests.skips_added(ctx, "module", None, base.skips, head.skips)
+        out = rules_tests.skips_added(Scope(ctx, "module"), base.skips, head.skips)
         out += rules_conftest.new_entries(
             ctx, "PG522", "pytest_plugins", base.plugins, head.plugins
         )

@@ -39,6 +39,21 @@ class Context:
         )
 
 
+@dataclass(frozen=True)
+class Scope:
+    """What a comparison is about: the label its messages start with and, when it is a
+    collected test, its qualified name (which gives each finding its nodeid)."""
+
+    ctx: Context
+    label: str
+    test: str | None = None
+
+    def finding(
+        self, rule: str, line: int | None, message: str, *, severity: Severity = Severity.ERROR
+    ) -> Finding:
+        return self.ctx.finding(rule, line, message, test=self.test, severity=severity)
+
+
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 FuncNode = ast.FunctionDef | ast.AsyncFunctionDef
 _ALIAS_DEPTH = 4
@@ -87,10 +87,6 @@ def dotted(node: ast.AST, imports: dict[str, str]) -> str | None:
     return ".".join(reversed(parts))
 
 
-def call_name(node: ast.AST, imports: dict[str, str]) -> str | None:
-    return dotted(node.func, imports) if isinstance(node, ast.Call) else None
-
-
 def last_part(name: str | None) -> str:
     return "" if name is None else name.rpartition(".")[2]
 
@@ -103,11 +99,9 @@ def parse_module(
     aliases = _aliases(tree.body)
     disabled = _test_disabled(tree.body)
     not_collected = _dunder_test_false(tree.body)
-    functions: list[FuncInfo] = []
-    classes: list[ClassInfo] = []
-    _collect(
-        tree.body, (), collectable and not disabled, not_collected, imports, functions, classes
-    )
+    collector = _Collector(imports)
+    collector.collect(tree.body, (), collectable and not disabled, not_collected)
+    functions, classes = collector.functions, collector.classes
     helpers = helpers | frozenset(
         info.name
         for info in functions
@@ -210,34 +204,42 @@ def _is_fixture(node: FuncNode, imports: dict[str, str]) -> bool:
     return False
 
 
-def _collect(
-    body: list[ast.stmt],
-    classes: tuple[ClassInfo, ...],
-    collectable: bool,
-    not_collected: frozenset[str],
-    imports: dict[str, str],
-    functions: list[FuncInfo],
-    found: list[ClassInfo],
-) -> None:
-    prefix = "::".join(info.node.name for info in classes)
-    for stmt in module_statements(body):
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-            collected = (
-                collectable
-                and stmt.name.startswith("test")
-                and stmt.name not in not_collected
-                and not _is_fixture(stmt, imports)
-            )
-            qualname = f"{prefix}::{stmt.name}" if prefix else stmt.name
-            functions.append(FuncInfo(qualname, stmt, classes, collected))
-        elif isinstance(stmt, ast.ClassDef):
-            qualname = f"{prefix}::{stmt.name}" if prefix else stmt.name
-            collected = (
-                collectable and stmt.name not in not_collected and _class_collected(stmt, imports)
-            )
-            info = ClassInfo(qualname, stmt, collected)
-            found.append(info)
-            _collect(stmt.body, (*classes, info), collected, frozenset(), imports, functions, found)
+@dataclass
+class _Collector:
+    """Every function and class of a module, nested ones too, and whether pytest collects it."""
+
+    imports: dict[str, str]
+    functions: list[FuncInfo] = field(default_factory=list)
+    classes: list[ClassInfo] = field(default_factory=list)
+
+    def collect(
+        self,
+        body: list[ast.stmt],
+        classes: tuple[ClassInfo, ...],
+        collectable: bool,
+        not_collected: frozenset[str],
+    ) -> None:
+        prefix = "::".join(info.node.name for info in classes)
+        for stmt in module_statements(body):
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                collected = (
+                    collectable
+                    and stmt.name.startswith("test")
+                    and stmt.name not in not_collected
+                    and not _is_fixture(stmt, self.imports)
+                )
+                qualname = f"{prefix}::{stmt.name}" if prefix else stmt.name
+                self.functions.append(FuncInfo(qualname, stmt, classes, collected))
+            elif isinstance(stmt, ast.ClassDef):
+                qualname = f"{prefix}::{stmt.name}" if prefix else stmt.name
+                collected = (
+                    collectable
+                    and stmt.name not in not_collected
+                    and _class_collected(stmt, self.imports)
+                )
+                info = ClassInfo(qualname, stmt, collected)
+                self.classes.append(info)
+                self.collect(stmt.body, (*classes, info), collected, frozenset())
 
 
 def has_assertion(func: FuncNode) -> bool:

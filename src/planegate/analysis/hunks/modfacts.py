@@ -5,14 +5,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from planegate.analysis.hunks.facts import (
-    SKIP_CALLS,
-    Skip,
-    is_strategy,
-    pytestmark_skips,
-    skip_mark,
-)
+from planegate.analysis.hunks.facts import Skip
+from planegate.analysis.hunks.marks import SKIP_CALLS, pytestmark_skips, skip_mark
 from planegate.analysis.hunks.model import Module, key, last_part, module_statements, short, walk
+from planegate.analysis.hunks.strategies import is_strategy
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,10 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from planegate.analysis.hunks.context import Context, fmt, plural
-from planegate.analysis.hunks.facts import Facts, strategy_name
+from planegate.analysis.hunks.context import Context, Scope, fmt, plural
+from planegate.analysis.hunks.facts import Facts
 from planegate.analysis.hunks.model import Module, key, number, short
+from planegate.analysis.hunks.strategies import strategy_name
 from planegate.findings import Finding
 
 DEFAULT_MAX_EXAMPLES = 100.0
@@ -64,9 +65,7 @@ def _phases(settings: dict[str, ast.expr]) -> frozenset[str]:
 
 
 def settings_changes(
-    ctx: Context,
-    label: str,
-    test: str | None,
+    scope: Scope,
     before: dict[str, ast.expr],
     after: dict[str, ast.expr],
     line: int,
@@ -79,25 +78,23 @@ def settings_changes(
         new = _settings_value(after, name, fallback)
         if old is not None and new is not None and new < old:
             shown = fmt(old) if name in before else f"the default {fmt(old)}"
-            message = f"{label}: {name} lowered from {shown} to {fmt(new)}"
-            out.append(ctx.finding("PG513", line, message, test=test))
+            message = f"{scope.label}: {name} lowered from {shown} to {fmt(new)}"
+            out.append(scope.finding("PG513", line, message))
     lost = (_phases(before) - _phases(after)) & SEARCH_PHASES
     if lost:
-        message = f"{label}: phases limited, {', '.join(sorted(lost))} no longer run"
-        out.append(ctx.finding("PG517", line, message, test=test))
+        message = f"{scope.label}: phases limited, {', '.join(sorted(lost))} no longer run"
+        out.append(scope.finding("PG517", line, message))
     for name in RANDOMNESS:
         old_text = short(before[name]) if name in before else "(unset)"
         new_text = short(after[name]) if name in after else "(unset)"
         if old_text != new_text:
-            message = f"{label}: settings {name} changed from {old_text} to {new_text}"
-            out.append(ctx.finding("PG518", line, message, test=test))
+            message = f"{scope.label}: settings {name} changed from {old_text} to {new_text}"
+            out.append(scope.finding("PG518", line, message))
     return out
 
 
 def compare(
-    ctx: Context,
-    label: str,
-    test: str | None,
+    scope: Scope,
     modules: tuple[Module, Module],
     base: Facts,
     head: Facts,
@@ -105,26 +102,22 @@ def compare(
     out: list[Finding] = []
     generated = bool(base.given or head.given)
     if generated or base.has_settings or head.has_settings:
-        out.extend(
-            settings_changes(ctx, label, test, base.settings, head.settings, head.line, generated)
-        )
+        out.extend(settings_changes(scope, base.settings, head.settings, head.line, generated))
     if base.seeds != head.seeds:
         old = ", ".join(base.seeds) or "(none)"
         new = ", ".join(head.seeds) or "(none)"
-        message = f"{label}: seed changed from {old} to {new}"
-        out.append(ctx.finding("PG518", head.line, message, test=test))
-    out.extend(_examples(ctx, label, test, base, head))
-    out.extend(_assumptions(ctx, label, test, base, head))
-    out.extend(_strategies(ctx, label, test, modules, base, head))
+        message = f"{scope.label}: seed changed from {old} to {new}"
+        out.append(scope.finding("PG518", head.line, message))
+    out.extend(_examples(scope, base, head))
+    out.extend(_assumptions(scope, base, head))
+    out.extend(_strategies(scope, modules, base, head))
     if base.invariant and not head.invariant:
-        message = f"{label}: @invariant() removed; the state machine no longer checks it"
-        out.append(ctx.finding("PG519", head.line, message, test=test))
+        message = f"{scope.label}: @invariant() removed; the state machine no longer checks it"
+        out.append(scope.finding("PG519", head.line, message))
     return out
 
 
-def _examples(
-    ctx: Context, label: str, test: str | None, base: Facts, head: Facts
-) -> list[Finding]:
+def _examples(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
     gone = Counter(e.key for e in base.examples) - Counter(e.key for e in head.examples)
     lost = []
     for example in base.examples:
@@ -134,28 +127,24 @@ def _examples(
     if not lost:
         return []
     shown = ", ".join(e.text for e in lost[:3]) + (", …" if len(lost) > 3 else "")
-    message = f"{label}: {plural(len(lost), '@example case')} removed: {shown}"
-    return [ctx.finding("PG515", lost[0].line, message, test=test)]
+    message = f"{scope.label}: {plural(len(lost), '@example case')} removed: {shown}"
+    return [scope.finding("PG515", lost[0].line, message)]
 
 
-def _assumptions(
-    ctx: Context, label: str, test: str | None, base: Facts, head: Facts
-) -> list[Finding]:
+def _assumptions(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
     out: list[Finding] = []
     for what, before, after in (
         ("assume()", base.assumes, head.assumes),
         (".filter()", base.filters, head.filters),
     ):
         if len(after) > len(before):
-            message = f"{label}: {what} added ({len(before)} -> {len(after)})"
-            out.append(ctx.finding("PG514", after[-1], message, test=test))
+            message = f"{scope.label}: {what} added ({len(before)} -> {len(after)})"
+            out.append(scope.finding("PG514", after[-1], message))
     return out
 
 
 def _strategies(
-    ctx: Context,
-    label: str,
-    test: str | None,
+    scope: Scope,
     modules: tuple[Module, Module],
     base: Facts,
     head: Facts,
@@ -174,8 +163,8 @@ def _strategies(
         why = narrowed(modules, old, new)
         if why:
             where = f"argument {int(slot) + 1}" if slot.isdigit() else slot
-            message = f"{label}: strategy for {where} narrowed: {why}"
-            out.append(ctx.finding("PG516", getattr(new, "lineno", head.line), message, test=test))
+            message = f"{scope.label}: strategy for {where} narrowed: {why}"
+            out.append(scope.finding("PG516", getattr(new, "lineno", head.line), message))
     return out
 
 
@@ -333,12 +322,12 @@ def settings_sites(
     out: list[Finding] = []
     for site, (values, line) in after.items():
         old = before.get(site, ({}, line))[0]
-        out.extend(settings_changes(ctx, site, None, old, values, line, True))
+        out.extend(settings_changes(Scope(ctx, site), old, values, line, True))
     return out
 
 
-def invariants_dropped(ctx: Context, label: str, facts: Facts, line: int) -> Sequence[Finding]:
+def invariants_dropped(scope: Scope, facts: Facts, line: int) -> Sequence[Finding]:
     if not facts.invariant:
         return ()
-    message = f"{label}: invariant removed; the state machine no longer checks it"
-    return (ctx.finding("PG519", line, message),)
+    message = f"{scope.label}: invariant removed; the state machine no longer checks it"
+    return (scope.finding("PG519", line, message),)

@@ -8,7 +8,7 @@ import difflib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from planegate.analysis.hunks.context import Context, fmt, plural
+from planegate.analysis.hunks.context import Context, Scope, fmt, plural
 from planegate.analysis.hunks.facts import Assertion, Facts, Params, Raises, Skip, Tolerance
 from planegate.analysis.hunks.model import FuncInfo, contains
 from planegate.findings import Finding, Severity
@@ -29,22 +29,18 @@ def _take(counter: Counter[str], value: str) -> bool:
     return False
 
 
-def skips_added(
-    ctx: Context, label: str, test: str | None, base: Sequence[Skip], head: Sequence[Skip]
-) -> list[Finding]:
+def skips_added(scope: Scope, base: Sequence[Skip], head: Sequence[Skip]) -> list[Finding]:
     new = _subtract((s.key for s in head), (s.key for s in base))
     before = {s.what for s in base}
     out: list[Finding] = []
     for skip in head:
         if _take(new, skip.key):
             verb = "changed" if skip.what in before else "added"
-            out.append(ctx.finding("PG501", skip.line, f"{label}: {skip.what} {verb}", test=test))
+            out.append(scope.finding("PG501", skip.line, f"{scope.label}: {skip.what} {verb}"))
     return out
 
 
-def assertions(
-    ctx: Context, label: str, test: str | None, base: Facts, head: Facts
-) -> list[Finding]:
+def assertions(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
     out: list[Finding] = []
     base_live, head_live = base.live, head.live
     moved = _subtract((a.key for a in head.dead), (a.key for a in base.dead))
@@ -52,37 +48,32 @@ def assertions(
     was_live = {a.key for a in base_live}
     drop = len(base_live) - len(head_live)
     if newly_dead and (drop > 0 or any(a.key in was_live for a in newly_dead)):
-        out.extend(_dead(ctx, label, test, newly_dead, len(base_live)))
+        out.extend(_dead(scope, newly_dead, len(base_live)))
     removed = drop - len(newly_dead)
     if removed > 0:
-        out.extend(_removed(ctx, label, test, base_live, head_live, removed))
-    out.extend(_vacuous(ctx, label, test, base, head))
+        out.extend(_removed(scope, base_live, head_live, removed))
+    out.extend(_vacuous(scope, base, head))
     return out
 
 
-def _dead(
-    ctx: Context, label: str, test: str | None, dead: list[Assertion], total: int
-) -> list[Finding]:
+def _dead(scope: Scope, dead: list[Assertion], total: int) -> list[Finding]:
     by_reason: dict[str, list[Assertion]] = {}
     for assertion in dead:
         by_reason.setdefault(assertion.dead or "", []).append(assertion)
     return [
-        ctx.finding(
+        scope.finding(
             "PG504",
             group[0].line,
-            f"{label}: {len(group)} of {plural(total, 'assert')} made dead, {reason}"
+            f"{scope.label}: {len(group)} of {plural(total, 'assert')} made dead, {reason}"
             if total
-            else f"{label}: {plural(len(group), 'assert')} made dead, {reason}",
-            test=test,
+            else f"{scope.label}: {plural(len(group), 'assert')} made dead, {reason}",
         )
         for reason, group in by_reason.items()
     ]
 
 
 def _removed(
-    ctx: Context,
-    label: str,
-    test: str | None,
+    scope: Scope,
     base_live: tuple[Assertion, ...],
     head_live: tuple[Assertion, ...],
     removed: int,
@@ -99,10 +90,10 @@ def _removed(
     count = min(removed, len(uncovered))
     first = uncovered[0]
     message = (
-        f"{label}: {count} of {plural(len(base_live), 'assert')} removed "
+        f"{scope.label}: {count} of {plural(len(base_live), 'assert')} removed "
         f"(`{first.text}`, base line {first.line})"
     )
-    return [ctx.finding("PG502", first.line, message, test=test)]
+    return [scope.finding("PG502", first.line, message)]
 
 
 def _covers(new: Assertion, old: Assertion) -> bool:
@@ -110,13 +101,13 @@ def _covers(new: Assertion, old: Assertion) -> bool:
     return bool(old.operands) and all(contains(new.key, operand) for operand in old.operands)
 
 
-def _vacuous(ctx: Context, label: str, test: str | None, base: Facts, head: Facts) -> list[Finding]:
+def _vacuous(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
     out: list[Finding] = []
     new = _subtract((v.key for v in head.vacuous), (v.key for v in base.vacuous))
     for vacuous in head.vacuous:
         if _take(new, vacuous.key):
-            message = f"{label}: `{vacuous.text}` {vacuous.why}"
-            out.append(ctx.finding("PG503", vacuous.line, message, test=test))
+            message = f"{scope.label}: `{vacuous.text}` {vacuous.why}"
+            out.append(scope.finding("PG503", vacuous.line, message))
     seen: set[str] = set()
     base_weak = {w.subject for w in base.weak}
     for weak in head.weak:
@@ -124,8 +115,10 @@ def _vacuous(ctx: Context, label: str, test: str | None, base: Facts, head: Fact
             continue
         if weak.subject in base.value_checked and weak.subject not in head.value_checked:
             seen.add(weak.subject)
-            message = f"{label}: value check replaced by `{weak.text}`, which holds for any value"
-            out.append(ctx.finding("PG503", weak.line, message, test=test))
+            message = (
+                f"{scope.label}: value check replaced by `{weak.text}`, which holds for any value"
+            )
+            out.append(scope.finding("PG503", weak.line, message))
     return out
 
 
@@ -166,44 +159,41 @@ def _broadened(before: tuple[str, ...], after: tuple[str, ...]) -> bool:
     return False
 
 
-def raises(ctx: Context, label: str, test: str | None, base: Facts, head: Facts) -> list[Finding]:
+def raises(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
     out: list[Finding] = []
     keys_b = [f"{r.kind}{r.exceptions}{r.match}" for r in base.raises]
     keys_h = [f"{r.kind}{r.exceptions}{r.match}" for r in head.raises]
     for i, j in _aligned(keys_b, keys_h):
-        out.extend(_raises_pair(ctx, label, test, base.raises[i], head.raises[j]))
+        out.extend(_raises_pair(scope, base.raises[i], head.raises[j]))
     return out
 
 
-def _raises_pair(
-    ctx: Context, label: str, test: str | None, before: Raises, after: Raises
-) -> list[Finding]:
+def _raises_pair(scope: Scope, before: Raises, after: Raises) -> list[Finding]:
     out: list[Finding] = []
     if _broadened(before.exceptions, after.exceptions):
         message = (
-            f"{label}: {after.kind} broadened from {before.exceptions_text} "
+            f"{scope.label}: {after.kind} broadened from {before.exceptions_text} "
             f"to {after.exceptions_text}"
         )
-        out.append(ctx.finding("PG505", after.line, message, test=test))
+        out.append(scope.finding("PG505", after.line, message))
     if before.match is not None and before.match not in TRIVIAL_PATTERNS:
         if after.match is None:
-            message = f"{label}: {after.kind} match removed (was {before.match!r})"
-            out.append(ctx.finding("PG505", after.line, message, test=test))
+            message = f"{scope.label}: {after.kind} match removed (was {before.match!r})"
+            out.append(scope.finding("PG505", after.line, message))
         elif after.match in TRIVIAL_PATTERNS:
             message = (
-                f"{label}: {after.kind} match weakened from {before.match!r} to {after.match!r}"
+                f"{scope.label}: {after.kind} match weakened from {before.match!r} "
+                f"to {after.match!r}"
             )
-            out.append(ctx.finding("PG505", after.line, message, test=test))
+            out.append(scope.finding("PG505", after.line, message))
     return out
 
 
-def tolerances(
-    ctx: Context, label: str, test: str | None, base: Facts, head: Facts
-) -> list[Finding]:
+def tolerances(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
     out: list[Finding] = []
     pairs = _aligned([t.align for t in base.tolerances], [t.align for t in head.tolerances])
     for i, j in pairs:
-        out.extend(_loosened(ctx, label, test, base.tolerances[i], head.tolerances[j]))
+        out.extend(_loosened(scope, base.tolerances[i], head.tolerances[j]))
     paired = {j for _, j in pairs}
     tolerant = {t.subject for t in base.tolerances}
     for j, after in enumerate(head.tolerances):
@@ -211,13 +201,11 @@ def tolerances(
         if j in paired or subject is None or subject in tolerant:
             continue
         if subject in base.exact_checked and subject not in head.exact_checked:
-            out.append(_exact_to_tolerance(ctx, label, test, after))
+            out.append(_exact_to_tolerance(scope, after))
     return out
 
 
-def _loosened(
-    ctx: Context, label: str, test: str | None, before: Tolerance, after: Tolerance
-) -> list[Finding]:
+def _loosened(scope: Scope, before: Tolerance, after: Tolerance) -> list[Finding]:
     old = {param.name: param for param in before.params}
     out: list[Finding] = []
     for param in after.params:
@@ -228,23 +216,23 @@ def _loosened(
         if looser:
             verb = "raised" if param.higher_is_looser else "lowered"
             message = (
-                f"{label}: {after.kind} {param.name} {verb} from {fmt(prior.value)} "
+                f"{scope.label}: {after.kind} {param.name} {verb} from {fmt(prior.value)} "
                 f"to {fmt(param.value)}"
             )
-            out.append(ctx.finding("PG506", after.line, message, test=test))
+            out.append(scope.finding("PG506", after.line, message))
     return out
 
 
-def _exact_to_tolerance(ctx: Context, label: str, test: str | None, after: Tolerance) -> Finding:
+def _exact_to_tolerance(scope: Scope, after: Tolerance) -> Finding:
     defaults = {p.name: p for p in after.params}
     explicit = [defaults[name] for name in sorted(after.explicit) if name in defaults]
     shown = ", ".join(f"{p.name}={fmt(p.value)}" for p in explicit) or "default tolerance"
-    message = f"{label}: exact comparison replaced by {after.kind} ({shown})"
+    message = f"{scope.label}: exact comparison replaced by {after.kind} ({shown})"
     severity = Severity.ERROR if explicit else Severity.WARNING
-    return ctx.finding("PG506", after.line, message, test=test, severity=severity)
+    return scope.finding("PG506", after.line, message, severity=severity)
 
 
-def literals(ctx: Context, label: str, test: str | None, base: Facts, head: Facts) -> list[Finding]:
+def literals(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
     out: list[Finding] = []
     aligned = _aligned([x.align for x in base.literals], [x.align for x in head.literals])
     for i, j in aligned:
@@ -253,28 +241,26 @@ def literals(ctx: Context, label: str, test: str | None, base: Facts, head: Fact
             continue
         changes = [(a, b) for a, b in zip(before.values, after.values, strict=False) if a != b]
         shown = "; ".join(f"{a} -> {b}" for a, b in changes[:3])
-        message = f"{label}: expected value changed in a fixture-plane test ({shown})"
-        out.append(ctx.finding("PG507", after.line, message, test=test))
+        message = f"{scope.label}: expected value changed in a fixture-plane test ({shown})"
+        out.append(scope.finding("PG507", after.line, message))
     return out
 
 
-def params(ctx: Context, label: str, test: str | None, base: Facts, head: Facts) -> list[Finding]:
+def params(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
     out: list[Finding] = []
     after_by_names = {p.argnames: p for p in head.params}
     for before in base.params:
         after = after_by_names.get(before.argnames)
-        out.extend(_params_pair(ctx, label, test, before, after))
+        out.extend(_params_pair(scope, before, after))
     return out
 
 
-def _params_pair(
-    ctx: Context, label: str, test: str | None, before: Params, after: Params | None
-) -> list[Finding]:
+def _params_pair(scope: Scope, before: Params, after: Params | None) -> list[Finding]:
     total = len(before.cases) if before.cases is not None else None
     if after is None:
         count = plural(total, "case") if total is not None else "its cases"
-        message = f"{label}: parametrize over '{before.argnames}' removed ({count})"
-        return [ctx.finding("PG508", before.line, message, test=test)]
+        message = f"{scope.label}: parametrize over '{before.argnames}' removed ({count})"
+        return [scope.finding("PG508", before.line, message)]
     if before.cases is None or after.cases is None:
         return []
     gone = _subtract((k for k, _ in before.cases), (k for k, _ in after.cases))
@@ -283,10 +269,10 @@ def _params_pair(
         return []
     shown = ", ".join(lost[:3]) + (", …" if len(lost) > 3 else "")
     message = (
-        f"{label}: {len(lost)} of {plural(len(before.cases), 'parametrize case')} removed "
+        f"{scope.label}: {len(lost)} of {plural(len(before.cases), 'parametrize case')} removed "
         f"for '{before.argnames}': {shown}"
     )
-    return [ctx.finding("PG508", after.line, message, test=test)]
+    return [scope.finding("PG508", after.line, message)]
 
 
 def collection(ctx: Context, base: FuncInfo, head: FuncInfo) -> list[Finding]:

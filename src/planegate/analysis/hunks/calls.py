@@ -1,0 +1,291 @@
+"""Reading the calls and assertions of one function body into the facts' records.
+
+`CallReader` holds what a walk of the body collects; `walker.Walker` adds the statements.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from planegate.analysis.hunks.facts import (
+    Assertion,
+    Literal,
+    Raises,
+    Skip,
+    Tolerance,
+    Vacuous,
+    Weak,
+)
+from planegate.analysis.hunks.marks import SKIP_CALLS, skip_mark
+from planegate.analysis.hunks.model import FuncNode, Module, key, last_part, short, walk
+from planegate.analysis.hunks.strategies import is_strategy
+from planegate.analysis.hunks.tolerance import TOLERANCE_KEYWORDS, TOLERANCES, tolerance
+from planegate.analysis.hunks.vacuous import EQUALITY_CALLS, vacuous
+
+IGNORED_KEYWORDS = TOLERANCE_KEYWORDS | {"msg", "match", "reason", "ids", "id"}
+WEAK_CALLS = frozenset({"assertIsNotNone", "assertIsInstance", "assertTrue", "assert_"})
+RAISES_CALLS = frozenset({"pytest.raises", "pytest.warns"})
+RAISES_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertWarns", "assertWarnsRegex"})
+PATCH_METHODS = frozenset(
+    {"setattr", "setenv", "delattr", "setitem", "delitem", "delenv", "syspath_prepend", "chdir"}
+)
+
+
+class CallReader:
+    """The records a walk of one function body collects from its calls and assertions."""
+
+    def __init__(self, module: Module, func: FuncNode) -> None:
+        self.module = module
+        self.names, self.local, self.called = _scan(func)
+        self.want_literals = True
+        self.assertions: list[Assertion] = []
+        self.skips: list[Skip] = []
+        self.raises: list[Raises] = []
+        self.tolerances: list[Tolerance] = []
+        self.literals: list[Literal] = []
+        self.weak: list[Weak] = []
+        self.vacuous: list[Vacuous] = []
+        self.value_checked: set[str] = set()
+        self.exact_checked: set[str] = set()
+        self.tolerance_subjects: dict[int, str] = {}
+        self.draws: list[ast.expr] = []
+        self.assumes: list[int] = []
+        self.filters: list[int] = []
+        self.patches: list[str] = []
+        # The same operand is keyed for several records; the tree outlives the walker.
+        self._keys: dict[tuple[int, bool], str] = {}
+
+    def key(self, node: ast.AST, *, mask: bool = False) -> str:
+        slot = (id(node), mask)
+        found = self._keys.get(slot)
+        if found is None:
+            found = key(node, self.names, mask=mask, skip_keywords=IGNORED_KEYWORDS)
+            self._keys[slot] = found
+        return found
+
+    # calls ----------------------------------------------------------------------------------
+
+    def exprs(self, nodes: list[ast.expr] | list[ast.stmt], dead: str | None) -> None:
+        for node in nodes:
+            for child in walk(node):
+                if isinstance(child, ast.Call):
+                    self.call(child, dead)
+
+    def assertion_kind(self, call: ast.Call) -> str | None:
+        func = call.func
+        last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if not isinstance(last, str):
+            return None
+        if last.startswith("assert"):
+            return "call"
+        name = self.module.dotted(func)
+        if name in ("pytest.raises", "pytest.warns", "pytest.deprecated_call", "pytest.fail"):
+            return "call"
+        if last == "fail" and isinstance(func, ast.Attribute) and name and name.startswith("self"):
+            return "call"
+        if isinstance(func, ast.Name) and func.id in self.module.helpers:
+            return "helper"
+        return None
+
+    def call(self, call: ast.Call, dead: str | None) -> None:
+        name = self.module.dotted(call.func)
+        last = call.func.attr if isinstance(call.func, ast.Attribute) else last_part(name)
+        kind = self.assertion_kind(call)
+        if kind is not None:
+            self.assertion(call, kind, dead)
+        self.skip_call(call, name, last)
+        if name in RAISES_CALLS or last in RAISES_METHODS:
+            self.raises_record(call, name or last)
+        tolerance_kind = name if name in TOLERANCES else last
+        if tolerance_kind in TOLERANCES and dead is None:
+            subject = self.tolerance_subjects.get(id(call))
+            self.tolerances.append(tolerance(call, tolerance_kind, self.key, subject))
+        self.hypothesis_call(call, name, last)
+        if self.is_patch(call, name, last):
+            self.patches.append(self.key(call))
+
+    def skip_call(self, call: ast.Call, name: str | None, last: str) -> None:
+        if name in SKIP_CALLS or last == "skipTest":
+            self.skips.append(Skip(f"{name or last}()", call.lineno, f"{name or last}()"))
+        elif last in ("applymarker", "add_marker") and call.args:
+            mark = skip_mark(self.module, call.args[0], self.local)
+            if mark:
+                self.skips.append(Skip(f"{last}({mark})", call.lineno, f"{last}({mark})"))
+        elif last == "param" and name in ("pytest.param", "param"):
+            self.param_marks(call)
+
+    def hypothesis_call(self, call: ast.Call, name: str | None, last: str) -> None:
+        if name in ("hypothesis.assume", "hypothesis.reject", "assume", "reject"):
+            self.assumes.append(call.lineno)
+        func = call.func
+        if (
+            last == "filter"
+            and isinstance(func, ast.Attribute)
+            and is_strategy(self.module, func.value)
+        ):
+            self.filters.append(call.lineno)
+        if last == "draw" and call.args and isinstance(call.func, ast.Attribute):
+            self.draws.append(call.args[0])
+
+    def param_marks(self, call: ast.Call) -> None:
+        for keyword in call.keywords:
+            if keyword.arg == "marks":
+                mark = skip_mark(self.module, keyword.value, self.local)
+                if mark:
+                    what = f"pytest.param(marks={mark})"
+                    self.skips.append(Skip(what, call.lineno, what + self.key(call)))
+
+    def is_patch(self, call: ast.Call, name: str | None, last: str) -> bool:
+        func = call.func
+        if isinstance(func, ast.Attribute) and last in PATCH_METHODS:
+            receiver = func.value
+            return isinstance(receiver, ast.Name) and "monkeypatch" in receiver.id
+        if name == "setattr":
+            return True
+        return bool(name) and ("mock.patch" in str(name) or str(name).endswith(".patch"))
+
+    def raises_record(self, call: ast.Call, kind: str) -> None:
+        exception: ast.expr | None = call.args[0] if call.args else None
+        match: ast.expr | None = None
+        for keyword in call.keywords:
+            if keyword.arg in ("expected_exception", "expected_warning"):
+                exception = keyword.value
+            elif keyword.arg in ("match", "expected_regex"):
+                match = keyword.value
+        if kind.endswith("Regex") and len(call.args) > 1:
+            match = call.args[1]
+        names = tuple(exception_names(exception)) if exception is not None else ("(none)",)
+        text = short(exception) if exception is not None else "(none)"
+        if match is None:
+            pattern = None
+        elif isinstance(match, ast.Constant):
+            pattern = str(match.value)
+        else:
+            pattern = short(match)
+        self.raises.append(Raises(kind, call.lineno, names, text, pattern))
+
+    # assertions -----------------------------------------------------------------------------
+
+    def assertion(self, node: ast.Assert | ast.Call, kind: str, dead: str | None) -> None:
+        content: ast.AST = node.test if isinstance(node, ast.Assert) else node
+        operands = self.operands(node)
+        record = Assertion(kind, node.lineno, dead, self.key(content), operands, node)
+        self.assertions.append(record)
+        if dead is not None:
+            return
+        if self.want_literals:
+            masked = self.key(content, mask=True)
+            self.literals.append(Literal(masked, _constants(content), node.lineno))
+        self.subjects(node)
+        why = vacuous(node, self.key)
+        if why:
+            self.vacuous.append(Vacuous(record.key, node.lineno, record.text, why))
+
+    def operands(self, node: ast.Assert | ast.Call) -> tuple[str, ...]:
+        if isinstance(node, ast.Assert):
+            test = node.test
+            if isinstance(test, ast.Compare):
+                return tuple(self.key(side) for side in (test.left, *test.comparators))
+            return (self.key(test),)
+        return tuple(self.key(arg) for arg in node.args)
+
+    def subjects(self, node: ast.Assert | ast.Call) -> None:
+        if isinstance(node, ast.Call):
+            self.call_subjects(node)
+            return
+        test = node.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            self.compare_subjects(test, node.lineno)
+        elif isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.args:
+            if test.func.id in ("isinstance", "hasattr", "callable"):
+                self.weak.append(Weak(self.key(test.args[0]), node.lineno, node))
+        elif isinstance(test, ast.Name | ast.Attribute | ast.Subscript):
+            self.weak.append(Weak(self.key(test), node.lineno, node))
+
+    def compare_subjects(self, test: ast.Compare, line: int) -> None:
+        op, left, right = test.ops[0], test.left, test.comparators[0]
+        none_right = isinstance(right, ast.Constant) and right.value is None
+        if isinstance(op, ast.Eq) or (isinstance(op, ast.Is) and not none_right):
+            tolerant = [side for side in (left, right) if self._tolerance_call(side)]
+            for side in (left, right):
+                if not isinstance(side, ast.Constant) and side not in tolerant:
+                    self.value_checked.add(self.key(side))
+                    if not tolerant:
+                        self.exact_checked.add(self.key(side))
+            for side in tolerant:
+                other = right if side is left else left
+                for child in walk(side):
+                    self.tolerance_subjects[id(child)] = self.key(other)
+        elif isinstance(op, ast.IsNot) and none_right:
+            self.weak.append(Weak(self.key(left), line, test))
+
+    def _tolerance_call(self, node: ast.expr) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        name = self.module.dotted(node.func)
+        return name in TOLERANCES
+
+    def call_subjects(self, call: ast.Call) -> None:
+        func = call.func
+        last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if last in EQUALITY_CALLS:
+            for arg in call.args[:2]:
+                if not isinstance(arg, ast.Constant):
+                    self.value_checked.add(self.key(arg))
+        elif last in WEAK_CALLS and call.args:
+            self.weak.append(Weak(self.key(call.args[0]), call.lineno, call))
+
+
+def exception_names(node: ast.expr | None) -> list[str]:
+    if node is None:
+        return ["(bare except)"]
+    if isinstance(node, ast.Tuple):
+        return [name for element in node.elts for name in exception_names(element)]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    if isinstance(node, ast.Name):
+        return [node.id]
+    return [short(node)]
+
+
+def _scan(func: FuncNode) -> tuple[dict[str, str], dict[str, ast.expr], set[str]]:
+    """One pass: canonical local names, local assignments, and names the body calls."""
+    local: dict[str, ast.expr] = {}
+    called: set[str] = set()
+    spots = _argument_spots(func.args)
+    for child in walk(func):
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+            spots.append((child.lineno, child.col_offset, child.id))
+        elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
+            called.add(child.func.id)
+        elif isinstance(child, ast.Assign) and isinstance(child.targets[0], ast.Name):
+            local[child.targets[0].id] = child.value
+        elif isinstance(child, ast.arg):
+            spots.append((child.lineno, child.col_offset, child.arg))
+    names: dict[str, str] = {}
+    for _, _, name in sorted(spots):
+        names.setdefault(name, f"_v{len(names)}")
+    return names, local, called
+
+
+def _argument_spots(arguments: ast.arguments) -> list[tuple[int, int, str]]:
+    """The function's own arguments, first of all names, in signature order."""
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return [(-1, index, arg.arg) for index, arg in enumerate(every)]
+
+
+def _constants(node: ast.AST) -> tuple[str, ...]:
+    out: list[str] = []
+
+    def visit(value: ast.AST) -> None:
+        if isinstance(value, ast.keyword) and value.arg in IGNORED_KEYWORDS:
+            return
+        if isinstance(value, ast.Constant):
+            out.append(repr(value.value))
+            return
+        for child in ast.iter_child_nodes(value):
+            visit(child)
+
+    visit(node)
+    return tuple(out)

@@ -1,0 +1,316 @@
+"""The hunks step's rules (exit 5): weakened tests, production code, property lints."""
+
+from __future__ import annotations
+
+from planegate.findings import Step
+from planegate.rules.model import Rule
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "PG501",
+        Step.HUNKS,
+        "skip or xfail added",
+        "A skip turns a failing test green without the code being right.",
+        "Remove the skip/xfail; fix the production code, or ask the owner to freeze the "
+        "test in the ledger.",
+    ),
+    Rule(
+        "PG502",
+        Step.HUNKS,
+        "assertion removed",
+        "A test with fewer checks passes more patches; on an agent's patch the removed "
+        "assert is usually the one that failed.",
+        "Restore the assert; if the expected value really changed, a person changes it in "
+        "a reviewed PR.",
+    ),
+    Rule(
+        "PG503",
+        Step.HUNKS,
+        "assertion made vacuous",
+        "`assert True`, `x or True`, comparing a value to itself or `is not None` in place "
+        "of an equality still counts as an assert but can no longer fail.",
+        "Restore the value check the assert made before the patch.",
+    ),
+    Rule(
+        "PG504",
+        Step.HUNKS,
+        "assertion made dead",
+        "An assert after an early return, under `if False:`, behind an environment "
+        "variable or inside `except AssertionError: pass` never fails.",
+        "Move the assert back onto the path the test always runs; remove the guard.",
+    ),
+    Rule(
+        "PG505",
+        Step.HUNKS,
+        "pytest.raises broadened or match removed",
+        "Expecting `Exception` instead of the specific error, or dropping `match=`, lets "
+        "any failure satisfy the test.",
+        "Restore the specific exception type and the match pattern.",
+    ),
+    Rule(
+        "PG506",
+        Step.HUNKS,
+        "tolerance loosened",
+        "A raised `rel`/`abs` in pytest.approx or math.isclose accepts the wrong number.",
+        "Restore the tolerance; fix the computation instead.",
+    ),
+    Rule(
+        "PG507",
+        Step.HUNKS,
+        "expected value changed in a fixture-plane test",
+        "Fixture-plane tests hold locked expected values; rewriting them to match new "
+        "output grades the patch by itself.",
+        "Restore the expected value; its owner changes it in a separate, reviewed PR.",
+    ),
+    Rule(
+        "PG508",
+        Step.HUNKS,
+        "parametrize cases removed",
+        "Each case is evidence; removing the failing case hides the failure.",
+        "Restore the removed cases.",
+    ),
+    Rule(
+        "PG509",
+        Step.HUNKS,
+        "test deleted",
+        "A deleted test gives no evidence at all.",
+        "Restore the test; a person removes tests in a reviewed PR.",
+    ),
+    Rule(
+        "PG510",
+        Step.HUNKS,
+        "test no longer collected",
+        "A test renamed to `check_...` or `..._test`, or switched off with `__test__ = "
+        "False`, still reads like a test but never runs.",
+        "Restore a collected name (`test_...` in a `Test...` class without `__init__`).",
+    ),
+    Rule(
+        "PG511",
+        Step.HUNKS,
+        "async test without an async plugin",
+        "Without pytest-asyncio or anyio pytest does not run `async def` tests: they never fail.",
+        "Keep the test synchronous, or add the async plugin to the allowed plugins in a "
+        "reviewed change.",
+    ),
+    Rule(
+        "PG512",
+        Step.HUNKS,
+        "test shadowed by a duplicate name",
+        "A second definition with the same name replaces the first, which silently stops running.",
+        "Give each test its own name.",
+    ),
+    Rule(
+        "PG513",
+        Step.HUNKS,
+        "Hypothesis example budget lowered",
+        "Fewer examples find fewer counterexamples; the budget is part of the evidence.",
+        "Restore max_examples (and stateful_step_count).",
+    ),
+    Rule(
+        "PG514",
+        Step.HUNKS,
+        "Hypothesis assume() or .filter() added",
+        "A new assumption can discard exactly the inputs that fail.",
+        "Remove the assumption, or narrow the input in a reviewed change with a reason.",
+    ),
+    Rule(
+        "PG515",
+        Step.HUNKS,
+        "Hypothesis @example removed",
+        "Explicit examples are usually past counterexamples; removing one reopens the bug.",
+        "Restore the @example.",
+    ),
+    Rule(
+        "PG516",
+        Step.HUNKS,
+        "Hypothesis strategy narrowed",
+        "`st.just`, a one-value `sampled_from` or tightened bounds stop generating the "
+        "inputs that fail.",
+        "Restore the strategy's range.",
+    ),
+    Rule(
+        "PG517",
+        Step.HUNKS,
+        "Hypothesis phases limited",
+        "Without the generate (or explicit, reuse, target) phase the test checks less.",
+        "Remove the `phases=` restriction.",
+    ),
+    Rule(
+        "PG518",
+        Step.HUNKS,
+        "Hypothesis seed, derandomize, database or profile changed",
+        "Choosing a seed or profile can pick a run that happens to pass; the gate runs "
+        "with a frozen seed of its own.",
+        "Revert the seed, derandomize, database or profile change.",
+    ),
+    Rule(
+        "PG519",
+        Step.HUNKS,
+        "state-machine invariant removed",
+        "An invariant is checked after every step; removing it removes that check everywhere.",
+        "Restore the @invariant method.",
+    ),
+    Rule(
+        "PG520",
+        Step.HUNKS,
+        "conftest hook added",
+        "A hook can deselect, skip or rewrite the outcome of any test.",
+        "Remove the hook; conftest changes go through the owner in a reviewed PR.",
+    ),
+    Rule(
+        "PG521",
+        Step.HUNKS,
+        "collect_ignore extended",
+        "Ignored paths are never collected, so their tests never fail.",
+        "Remove the new collect_ignore entry.",
+    ),
+    Rule(
+        "PG522",
+        Step.HUNKS,
+        "pytest_plugins extended",
+        "A plugin loaded from the tests can change how every test runs or reports.",
+        "Remove the plugin; allowed plugins are set in planegate.yml.",
+    ),
+    Rule(
+        "PG523",
+        Step.HUNKS,
+        "autouse fixture skips or patches",
+        "An autouse fixture runs for every test it reaches: one that skips or "
+        "monkeypatches the code under test weakens them all.",
+        "Remove the fixture, or make it opt-in and explain it in a reviewed PR.",
+    ),
+    Rule(
+        "PG524",
+        Step.HUNKS,
+        "line-based check (file does not parse)",
+        "A file that does not parse cannot be compared by its syntax tree; the line-based "
+        "check is weaker.",
+        "Fix the syntax error so the full analysis can run.",
+    ),
+    Rule(
+        "PG525",
+        Step.HUNKS,
+        "conftest hook changed (review)",
+        "An existing hook's new body can change collection or reporting.",
+        "Ask the conftest's owner to review the hook change.",
+    ),
+    Rule(
+        "PG550",
+        Step.HUNKS,
+        "production code imports the test harness",
+        "Code under test that imports pytest or hypothesis can skip, exit or reconfigure "
+        "the run that judges it.",
+        "Remove the import from production code; test helpers belong under tests/.",
+    ),
+    Rule(
+        "PG551",
+        Step.HUNKS,
+        "production code reads pytest's environment",
+        "PYTEST_CURRENT_TEST and friends exist only under pytest: code that reads them "
+        "behaves differently when tested.",
+        "Remove the lookup; production behaviour must not depend on being tested.",
+    ),
+    Rule(
+        "PG552",
+        Step.HUNKS,
+        "production code looks the harness up in sys.modules",
+        "Finding pytest in sys.modules tells the code it is being tested.",
+        "Remove the sys.modules lookup.",
+    ),
+    Rule(
+        "PG553",
+        Step.HUNKS,
+        "production code inspects its callers",
+        "sys._getframe, inspect.stack and heap walks let code recognise a test caller or "
+        "reach the runner's objects.",
+        "Remove the stack or heap inspection; pass what the code needs as arguments.",
+    ),
+    Rule(
+        "PG554",
+        Step.HUNKS,
+        "production code calls os._exit",
+        "os._exit ends the process without the test session's closing record or cleanup.",
+        "Use sys.exit / SystemExit in entry points; never exit from library code.",
+    ),
+    Rule(
+        "PG555",
+        Step.HUNKS,
+        "atexit handler added",
+        "An atexit handler runs after the test session and can rewrite how the process ends.",
+        "Remove the handler, or release the resource explicitly.",
+    ),
+    Rule(
+        "PG556",
+        Step.HUNKS,
+        "production code writes to builtins",
+        "Replacing a builtin changes every module, the tests included.",
+        "Remove the write; import what you need explicitly.",
+    ),
+    Rule(
+        "PG557",
+        Step.HUNKS,
+        "pytest_plugins set in production code",
+        "pytest_plugins asks pytest to load plugins the gate did not allow.",
+        "Remove it; plugins are allowed in planegate.yml by the owner.",
+    ),
+    Rule(
+        "PG558",
+        Step.HUNKS,
+        "pytest11 entry point added",
+        "A pytest11 entry point loads the patch's code as a pytest plugin wherever the "
+        "package is installed (the gate turns autoload off; other runs do not).",
+        "Remove the entry point from the packaging file.",
+    ),
+    Rule(
+        "PG559",
+        Step.HUNKS,
+        "__eq__ returns a constant",
+        "An __eq__ that returns True for anything makes every assert == pass.",
+        "Compare the fields that matter, and return NotImplemented for other types.",
+    ),
+    Rule(
+        "PG560",
+        Step.HUNKS,
+        "field taken out of equality",
+        "field(compare=False) makes objects that differ in the field compare equal.",
+        "Keep the field compared, or explain the change to the test owner.",
+    ),
+    Rule(
+        "PG561",
+        Step.HUNKS,
+        "production code refers to fixture evidence",
+        "Production code that reads the fixture plane's locked files can copy the expected "
+        "answers instead of computing them.",
+        "Remove the reference; package data lives in the package.",
+    ),
+    Rule(
+        "PG580",
+        Step.HUNKS,
+        "property test uses wall-clock time",
+        "A property that reads the clock does not hold the same way on every run.",
+        "Pass the time in as a generated or fixed value.",
+    ),
+    Rule(
+        "PG581",
+        Step.HUNKS,
+        "property test uses the network",
+        "Sockets and HTTP clients make a property depend on the world outside the test.",
+        "Test against an in-memory fake or a local fixture instead.",
+    ),
+    Rule(
+        "PG582",
+        Step.HUNKS,
+        "property test uses the process-wide RNG",
+        "random.random() and numpy.random.* module functions share state across tests: "
+        "results depend on test order.",
+        "Use a seeded generator (random.Random(seed), numpy.random.default_rng(seed)) or "
+        "let Hypothesis generate the value.",
+    ),
+    Rule(
+        "PG583",
+        Step.HUNKS,
+        "unseeded generator in a property test",
+        "random.Random() or default_rng() without a seed differs on every run.",
+        "Pass a fixed seed.",
+    ),
+)

@@ -1,0 +1,53 @@
+"""The inventory step's rules (exit 2): which plane each collected nodeid belongs to."""
+
+from __future__ import annotations
+
+from planegate.findings import Step
+from planegate.rules.model import Rule
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "PG201",
+        Step.INVENTORY,
+        "unclassified nodeid",
+        "A test no plane claims would vote without anyone having said what it proves.",
+        "Add its file to a plane's paths (or the nodeid to a plane's nodeids) in "
+        "planegate.yml, in a change reviewed by the plane map's owner.",
+    ),
+    Rule(
+        "PG202",
+        Step.INVENTORY,
+        "nodeid in two planes",
+        "A test must answer exactly one question; two planes give it two policies.",
+        "Remove the overlap between the planes' paths/nodeids in planegate.yml.",
+    ),
+    Rule(
+        "PG203",
+        Step.INVENTORY,
+        "mixed file",
+        "A file with property and fixture tests cannot be locked by one policy.",
+        "Split the file: move each test to a file of its own plane.",
+    ),
+    Rule(
+        "PG204",
+        Step.INVENTORY,
+        "plane changed between base and head",
+        "Moving a test to another plane changes what evidence it gives.",
+        "Keep the test where it is, or move it in a change the plane map's owner makes.",
+    ),
+    Rule(
+        "PG205",
+        Step.INVENTORY,
+        "nodeid vanished",
+        "A test on main that the patch no longer collects stops giving evidence.",
+        "Restore the test or the production code it collects from (parametrize data, imports).",
+    ),
+    Rule(
+        "PG206",
+        Step.INVENTORY,
+        "collection failed",
+        "Tests that cannot be collected give no evidence at all.",
+        "Fix the import or syntax error the collection output names.",
+        True,
+    ),
+)

@@ -1,0 +1,59 @@
+"""The planes step's rules (exit 1): main's evidence run against the patch's production code."""
+
+from __future__ import annotations
+
+from planegate.findings import Step
+from planegate.rules.model import Rule
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "PG101",
+        Step.PLANES,
+        "test failed",
+        "Main's evidence does not hold against the patch's production code.",
+        "Fix the production code so the test passes; do not edit the test.",
+        True,
+    ),
+    Rule(
+        "PG102",
+        Step.PLANES,
+        "test did not pass",
+        "Skipped, xfailed, deselected or missing tests count as failed: only a pass is evidence.",
+        "Make the test run and pass against your production code.",
+        True,
+    ),
+    Rule(
+        "PG104",
+        Step.PLANES,
+        "result channel compromised",
+        "The gate's own canary tests were misreported: the run's results cannot be trusted.",
+        "Remove whatever in the patch rewrites test reports (hooks, plugins, imports of "
+        "pytest in production code).",
+    ),
+    Rule(
+        "PG103",
+        Step.PLANES,
+        "test run did not finish",
+        "A run that ends without its closing record (crash, os._exit, timeout) proves nothing.",
+        "Find what ended the run early (the captured output says) and fix it.",
+        True,
+    ),
+    Rule(
+        "PG105",
+        Step.PLANES,
+        "property test below its example budget",
+        "A property test that runs fewer Hypothesis examples than the plane's floor proves "
+        "less than main's evidence promises (settings profiles can be loaded from anywhere).",
+        "Remove whatever lowers max_examples (settings.load_profile, settings objects in "
+        "production code); the floor is planes.property.max_examples.",
+    ),
+    Rule(
+        "PG106",
+        Step.PLANES,
+        "fixture test insensitive to its data",
+        "A fixture test that still passes with one byte of its locked file changed does not "
+        "check that file: something makes every comparison succeed.",
+        "Find what makes the comparison always true (often an __eq__ in production code) "
+        "and remove it.",
+    ),
+)

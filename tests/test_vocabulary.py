@@ -1,0 +1,79 @@
+"""The typed vocabularies and the sweep probes' options as they cross to the child process."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planegate.freeze import sweep
+from planegate.vocabulary import (
+    FLAKE_CLASSES,
+    OUTCOMES,
+    PLANES,
+    PROBE_ORDERS,
+    SCORING_PLANES,
+    SWEEP_MODES,
+    ProbeOptions,
+)
+
+NAMES = st.text(st.characters(codec="utf-8"), max_size=8)
+OPTIONS = st.builds(
+    ProbeOptions,
+    order=st.sampled_from(PROBE_ORDERS),
+    order_seed=st.integers(0, 2**31),
+    given=st.lists(NAMES, max_size=4).map(tuple),
+    only=st.none() | st.frozensets(NAMES, max_size=4),
+    stop_after=st.none() | NAMES,
+    rng_seed=st.none() | st.integers(0, 2**31),
+    block_network=st.booleans(),
+    record=st.none() | NAMES,
+)
+
+
+def test_the_closed_sets_hold_the_documented_words() -> None:
+    assert PLANES == ("property", "fixture", "freeze")
+    assert SCORING_PLANES == ("property", "fixture")
+    assert FLAKE_CLASSES == ("timing", "order", "network", "rng", "env")
+    assert SWEEP_MODES == ("scoring", "reverse", "shuffle")
+    assert set(OUTCOMES) == {
+        "passed",
+        "failed",
+        "error",
+        "skipped",
+        "xfailed",
+        "xpassed",
+        "missing",
+        "deselected",
+    }
+
+
+@settings(derandomize=True, max_examples=200)
+@given(OPTIONS)
+def test_probe_options_survive_the_json_trip_to_the_child(options: ProbeOptions) -> None:
+    sent = json.loads(json.dumps(options.as_dict()))
+    assert ProbeOptions.from_mapping(sent) == options
+
+
+def test_absent_options_take_their_defaults() -> None:
+    assert ProbeOptions.from_mapping({}) == ProbeOptions()
+    assert ProbeOptions.from_mapping({"order": "given", "given": ["a::b"]}).given == ("a::b",)
+
+
+def test_an_unknown_order_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown probe order 'sideways'"):
+        ProbeOptions.from_mapping({"order": "sideways"})
+
+
+@pytest.mark.parametrize("mode", SWEEP_MODES)
+def test_a_mode_plan_hands_on_its_order_and_seeds(mode: str) -> None:
+    plan = sweep.plan(mode, 2, 7, 11)
+    options = ProbeOptions.from_mapping(plan.probes(stop_after="t.py::t"))
+    assert (options.order, options.order_seed, options.rng_seed) == (
+        sweep.ORDER_OF_MODE[plan.mode],
+        plan.order_seed,
+        plan.rng_seed,
+    )
+    assert options.stop_after == "t.py::t"
