@@ -13,7 +13,8 @@ from fake_github import FakeGitHub, running
 from github_support import BASE, FAST, HEAD, action_env, finding, read_outputs, report_of
 from planegate.errors import ConfigError
 from planegate.findings import Severity
-from planegate.github.action import ActionOptions, run_action
+from planegate.github.action import run_action
+from planegate.github.inputs import ActionOptions
 from planegate.report import Report, json_report
 from planegate.report.markdown import INTERNAL_ERROR_TITLE, MARKER
 
@@ -48,6 +49,9 @@ class Git:
 
     def merge_base(self, base: str, head: str) -> str:
         return self.base
+
+    def has_commit(self, sha: str) -> bool:
+        return sha == self.base or sha in self.ancestors
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         return ancestor in self.ancestors
