@@ -144,7 +144,7 @@ def test_a_stray_artifact_for_an_unknown_commit_is_refused_not_a_crash(
 
 
 def test_the_listing_refuses_before_git_or_the_runs_api_is_asked(
-    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+    gh: FakeGitHub, clone: Clone
 ) -> None:
     # none of these shas could be asked of git safely; none is
     fork = gh.add_artifact(head_sha="--output=/tmp/x", head_repo_id=9999)
@@ -170,9 +170,7 @@ def test_an_artifact_of_another_name_is_refused(shas: dict[str, str]) -> None:
     )
 
 
-def test_no_artifact_means_recompute_and_say_so(
-    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
-) -> None:
+def test_no_artifact_means_recompute_and_say_so(gh: FakeGitHub, clone: Clone) -> None:
     fetch = _fetch(gh, clone)
     assert fetch.data is None and fetch.refused == ()
     (notice,) = fetch.findings()
@@ -206,9 +204,7 @@ def test_a_zip_without_the_digest_is_a_problem_not_a_crash(
     assert "could not be read" in fetch.findings()[-1].message
 
 
-def test_listing_failure_falls_back_to_recompute(
-    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
-) -> None:
+def test_listing_failure_falls_back_to_recompute(gh: FakeGitHub, clone: Clone) -> None:
     gh.fail("GET", "/repos/octo/demo/actions/artifacts", 502, times=10)
     fetch = _fetch(gh, clone)
     assert fetch.data is None and "listing artifacts failed" in (fetch.problem or "")
