@@ -202,7 +202,7 @@ def _unavailable(what: str, error: git.exc.GitCommandError) -> ServiceUnavailabl
 def init_repository(path: Path) -> GitRepo:
     """Create a new repository (used by `planegate demo`)."""
     with _translated("git init"):
-        repo = git.Repo.init(path, initial_branch="main")
+        repo = git.Repo.init(path, initial_branch="main", env=gitenv.hardened(os.environ))
         with repo.config_writer() as writer:
             writer.set_value("user", "name", "planegate demo")
             writer.set_value("user", "email", "demo@planegate.invalid")
