@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -61,6 +62,33 @@ def test_honest_patch_gets_one_success_check_and_one_comment(
         outputs = read_outputs(tmp_path / "output.txt")
         assert (outputs["verdict"], outputs["exit-code"]) == ("pass", "0")
         assert "planegate" in (tmp_path / "summary.md").read_text()
+
+
+def test_a_stray_artifact_for_a_commit_the_clone_lacks_is_refused_and_the_patch_passes(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, shas = shop
+    with running() as gh:
+        env = pull_env(gh, tmp_path, root, shas["honest-fix"], shas["main"])
+        env["INPUT_REPORT-PATH"] = str(tmp_path / "report.json")
+        # a newer push to main this clone has not fetched, and a fork's artifact of that name
+        stray = gh.add_artifact(head_sha="e" * 40, created_at="2030-01-01T00:00:00Z")
+        fork = gh.add_artifact(head_sha="d" * 40, head_repo_id=9999)
+
+        assert run_action(monkeypatch, env) == 0
+
+        (check,) = gh.check_runs.values()
+        assert check["conclusion"] == "success"
+        report = json.loads((tmp_path / "report.json").read_text())
+        refused = [
+            f["message"] for s in report["steps"] for f in s["findings"] if f["rule"] == "PG306"
+        ]
+        assert len(refused) == 2
+        assert any(f"artifact {stray} " in m and "not in this clone" in m for m in refused)
+        assert any(f"artifact {fork} " in m and "a fork" in m for m in refused)
+        assert report["digest_source"].startswith("recomputed from git at the merge base")
+        (comment,) = gh.comments_on(1)
+        assert "PG306" in comment["body"]
 
 
 def test_cheat_in_two_phases_fails_with_annotations_and_the_run_phase_holds_no_token(

@@ -62,4 +62,5 @@ def test_a_corrupt_repository_is_a_one_line_service_error(project: TestRepo) -> 
     assert done.returncode == 69
     assert "Traceback" not in done.stderr
     (line,) = done.stderr.strip().splitlines()
-    assert line.startswith("planegate: git worktree add failed: ")
+    assert line.startswith("planegate: exporting the tree of ")
+    assert "an object is missing or corrupt" in line

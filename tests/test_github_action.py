@@ -6,6 +6,7 @@ import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,9 +14,12 @@ from fake_github import FakeGitHub, running
 from github_support import BASE, FAST, HEAD, action_env, finding, read_outputs, report_of
 from planegate.errors import ConfigError
 from planegate.findings import Severity
-from planegate.github.action import ActionOptions, run_action
+from planegate.github.action import run_action
+from planegate.github.inputs import ActionOptions
+from planegate.repo.git import GitRepo
 from planegate.report import Report, json_report
 from planegate.report.markdown import INTERNAL_ERROR_TITLE, MARKER
+from repo_helper import TestRepo
 
 CHEAT = report_of([finding(n) for n in (3, 8)] + [finding(9, severity=Severity.WARNING)])
 HONEST = report_of([])
@@ -42,33 +46,33 @@ class Seen:
         return self.result
 
 
-class Git:
-    def __init__(self, merge_base: str, ancestors: tuple[str, ...] = ()) -> None:
-        self.base, self.ancestors = merge_base, ancestors
-
-    def merge_base(self, base: str, head: str) -> str:
-        return self.base
-
-    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        return ancestor in self.ancestors
+@pytest.fixture
+def clone(tmp_path: Path, gh: FakeGitHub) -> GitRepo:
+    """A real clone whose main is pull request 8's base, and the pull request's head."""
+    repo = TestRepo(tmp_path / "clone")
+    base = repo.commit("main", {"a.txt": "1\n"})
+    repo.branch("patch")
+    head = repo.commit("patch", {"a.txt": "2\n"})
+    gh.add_pull(8, head_sha=head, base_sha=base)
+    return GitRepo(repo.root)
 
 
 def _run(
     gh: FakeGitHub,
     tmp: Path,
     evaluate: Seen,
+    trigger: tuple[dict[str, Any], str] | None = None,
     *,
-    event=None,
-    name="pull_request",
-    git=None,
+    git: GitRepo | None = None,
     **kw: str,
-):  # type: ignore[no-untyped-def]
-    env = action_env(tmp, gh.api_url, event or gh.event_payload(7), name, **kw)
+) -> tuple[int, str]:
+    event, name = trigger or (gh.event_payload(7), "pull_request")
+    env = action_env(tmp, gh.api_url, event, name, **kw)
     out = io.StringIO()
     code = run_action(
         env,
         evaluate=evaluate,
-        ancestry=(lambda options: git) if git else None,
+        ancestry=None if git is None else lambda _options: git,
         settings=FAST,
         out=out,
     )
@@ -142,7 +146,7 @@ def test_fork_403_falls_back_to_workflow_commands_and_says_so(
     gh.fail("POST", "/repos/octo/demo/issues/7/comments", 403)
     event = gh.event_payload(7)
     event["pull_request"] = gh.add_pull(7, head_sha=HEAD, base_sha=BASE, head_repo="fork/demo")
-    code, out = _run(gh, tmp_path, Seen(CHEAT), event=event)
+    code, out = _run(gh, tmp_path, Seen(CHEAT), (event, "pull_request"))
 
     assert code == 3
     assert gh.check_runs == {} and gh.comments_on(7) == []
@@ -249,8 +253,7 @@ def test_workflow_run_rereads_the_uploaded_pull_request_from_the_api(
         gh,
         tmp_path,
         seen,
-        event=event,
-        name="workflow_run",
+        (event, "workflow_run"),
         **{"event-file": str(tmp_path / "pr-event.json"), "agent-authors": "*[bot]"},
     )
 
@@ -262,10 +265,12 @@ def test_workflow_run_rereads_the_uploaded_pull_request_from_the_api(
     assert run["head_sha"] == HEAD
 
 
-def test_main_digest_artifact_reaches_evaluate(gh: FakeGitHub, tmp_path: Path) -> None:
-    gh.add_artifact(head_sha=BASE, payload=b'{"root": "r"}')
+def test_main_digest_artifact_reaches_evaluate(
+    gh: FakeGitHub, tmp_path: Path, clone: GitRepo
+) -> None:
+    gh.add_artifact(head_sha=clone.resolve("main"), payload=b'{"root": "r"}')
     seen = Seen(HONEST)
-    code, _ = _run(gh, tmp_path, seen, git=Git(BASE))
+    code, _ = _run(gh, tmp_path, seen, (gh.event_payload(8), "pull_request"), git=clone)
 
     assert code == 0
     (options,) = seen.options
@@ -274,17 +279,19 @@ def test_main_digest_artifact_reaches_evaluate(gh: FakeGitHub, tmp_path: Path) -
     assert "(the merge base)" in (options.digest_source or "")
 
 
-def test_a_pull_request_artifact_is_refused_with_a_finding(gh: FakeGitHub, tmp_path: Path) -> None:
-    gh.add_artifact(head_sha=BASE, payload=b"forged", event="pull_request")
+def test_a_pull_request_artifact_is_refused_with_a_finding(
+    gh: FakeGitHub, tmp_path: Path, clone: GitRepo
+) -> None:
+    gh.add_artifact(head_sha=clone.resolve("main"), payload=b"forged", event="pull_request")
     seen = Seen(HONEST)
-    code, _ = _run(gh, tmp_path, seen, git=Git(BASE))
+    code, _ = _run(gh, tmp_path, seen, (gh.event_payload(8), "pull_request"), git=clone)
 
     assert code == 0  # a refusal is a warning; the gate recomputes from the merge base
     assert seen.options[0].digest_file is None
     written = json.loads((tmp_path / "planegate-report.json").read_text())
     rules = [f["rule"] for step in written["steps"] for f in step["findings"]]
     assert rules == ["PG306", "PG307"]
-    (comment,) = gh.comments_on(7)
+    (comment,) = gh.comments_on(8)
     assert "PG306" in comment["body"] and "pull_request run" in comment["body"]
 
 
@@ -308,7 +315,7 @@ def test_push_event_posts_on_the_pushed_commit_without_a_comment(
 ) -> None:
     event = {"before": BASE, "after": HEAD, "repository": gh.repository()}
     seen = Seen(HONEST)
-    code, _ = _run(gh, tmp_path, seen, event=event, name="push")
+    code, _ = _run(gh, tmp_path, seen, (event, "push"))
     assert code == 0
     assert seen.options[0].base == BASE and seen.options[0].pull_number is None
     (run,) = _check_runs(gh)

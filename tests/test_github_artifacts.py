@@ -1,8 +1,13 @@
-"""Main's digest artifact: provenance checks, choice, and a download that keeps the token home."""
+"""Main's digest artifact: provenance checks, choice, and a download that keeps the token home.
+
+The git facts come from the real adapter on a real repository: `older` <- `base` (the merge
+base) on main, `side` on a branch cut from `older`, and UNKNOWN a commit the clone lacks.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -11,11 +16,27 @@ from github_support import FAST
 from planegate.errors import InputDataError
 from planegate.github import artifacts
 from planegate.github.client import make_github
+from planegate.repo.git import GitRepo
+from repo_helper import TestRepo
 
-MERGE_BASE = "1" * 40
-OLDER = "2" * 40
-UNRELATED = "3" * 40
 TOKEN = "ghs_secret_token"
+Clone = tuple[GitRepo, dict[str, str]]
+UNKNOWN = "f" * 40
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> tuple[GitRepo, dict[str, str]]:
+    repo = TestRepo(tmp_path_factory.mktemp("artifacts") / "clone")
+    older = repo.commit("older", {"a.txt": "1\n"})
+    merge_base = repo.commit("merge base", {"a.txt": "2\n"})
+    repo.branch("side", older)
+    unrelated = repo.commit("side", {"b.txt": "3\n"})
+    return GitRepo(Path(repo.root)), {"older": older, "base": merge_base, "side": unrelated}
+
+
+@pytest.fixture(scope="module")
+def shas(clone: tuple[GitRepo, dict[str, str]]) -> dict[str, str]:
+    return clone[1]
 
 
 @pytest.fixture
@@ -24,21 +45,19 @@ def gh() -> Iterator[FakeGitHub]:
         yield fake
 
 
-def _fetch(gh: FakeGitHub, ancestors: tuple[str, ...] = ()) -> artifacts.DigestFetch:
+def _fetch(gh: FakeGitHub, clone: tuple[GitRepo, dict[str, str]]) -> artifacts.DigestFetch:
     repo = make_github(gh.api_url, TOKEN, FAST).get_repo("octo/demo")
-    return artifacts.fetch_digest(
-        repo,
-        token=TOKEN,
-        repository_id=4242,
-        default_branch="main",
-        merge_base=MERGE_BASE,
-        is_ancestor=lambda sha: sha in ancestors,
+    request = artifacts.DigestRequest(
+        token=TOKEN, repository_id=4242, default_branch="main", merge_base=clone[1]["base"]
     )
+    return artifacts.fetch_digest(repo, request, clone[0])
 
 
-def test_push_artifact_at_the_merge_base_is_used(gh: FakeGitHub) -> None:
-    artifact_id = gh.add_artifact(head_sha=MERGE_BASE, payload=b'{"root": "abc"}')
-    fetch = _fetch(gh)
+def test_push_artifact_at_the_merge_base_is_used(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    artifact_id = gh.add_artifact(head_sha=shas["base"], payload=b'{"root": "abc"}')
+    fetch = _fetch(gh, clone)
 
     assert fetch.data == b'{"root": "abc"}'
     assert fetch.artifact is not None and fetch.artifact.id == artifact_id
@@ -46,10 +65,12 @@ def test_push_artifact_at_the_merge_base_is_used(gh: FakeGitHub) -> None:
     assert fetch.findings() == ()
 
 
-def test_artifact_from_a_pull_request_run_is_refused(gh: FakeGitHub) -> None:
+def test_artifact_from_a_pull_request_run_is_refused(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
     # A pull request whose head is main's commit makes a run with head_sha == merge base.
-    gh.add_artifact(head_sha=MERGE_BASE, payload=b"forged", event="pull_request", branch="main")
-    fetch = _fetch(gh)
+    gh.add_artifact(head_sha=shas["base"], payload=b"forged", event="pull_request", branch="main")
+    fetch = _fetch(gh, clone)
 
     assert fetch.data is None
     (refusal,) = fetch.refused
@@ -60,9 +81,11 @@ def test_artifact_from_a_pull_request_run_is_refused(gh: FakeGitHub) -> None:
     assert gh.blob_requests == []
 
 
-def test_artifact_from_a_fork_run_is_refused(gh: FakeGitHub) -> None:
-    gh.add_artifact(head_sha=MERGE_BASE, payload=b"forged", head_repo_id=9999)
-    fetch = _fetch(gh)
+def test_artifact_from_a_fork_run_is_refused(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    gh.add_artifact(head_sha=shas["base"], payload=b"forged", head_repo_id=9999)
+    fetch = _fetch(gh, clone)
 
     assert fetch.data is None
     assert "another repository (id 9999, a fork)" in fetch.refused[0].reason
@@ -70,43 +93,95 @@ def test_artifact_from_a_fork_run_is_refused(gh: FakeGitHub) -> None:
     assert gh.requests_to("GET", r"/actions/runs/") == []
 
 
-def test_artifact_from_another_branch_is_refused(gh: FakeGitHub) -> None:
-    gh.add_artifact(head_sha=MERGE_BASE, payload=b"x", branch="release")
-    fetch = _fetch(gh)
+def test_artifact_from_another_branch_is_refused(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    gh.add_artifact(head_sha=shas["base"], payload=b"x", branch="release")
+    fetch = _fetch(gh, clone)
     assert "branch 'release'" in fetch.refused[0].reason
 
 
-def test_newest_ancestor_when_the_merge_base_has_none(gh: FakeGitHub) -> None:
-    gh.add_artifact(head_sha=OLDER, payload=b"older", created_at="2024-04-01T00:00:00Z")
-    gh.add_artifact(head_sha=UNRELATED, payload=b"other", created_at="2024-04-03T00:00:00Z")
-    wanted = gh.add_artifact(head_sha=OLDER, payload=b"newer", created_at="2024-04-02T00:00:00Z")
-    fetch = _fetch(gh, ancestors=(OLDER,))
+def test_newest_ancestor_when_the_merge_base_has_none(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    gh.add_artifact(head_sha=shas["older"], payload=b"older", created_at="2024-04-01T00:00:00Z")
+    gh.add_artifact(head_sha=shas["side"], payload=b"other", created_at="2024-04-03T00:00:00Z")
+    wanted = gh.add_artifact(
+        head_sha=shas["older"], payload=b"newer", created_at="2024-04-02T00:00:00Z"
+    )
+    fetch = _fetch(gh, clone)
 
     assert fetch.data == b"newer"
     assert fetch.artifact is not None and fetch.artifact.id == wanted
     assert "newest ancestor" in fetch.source
 
 
-def test_a_refused_artifact_does_not_hide_a_good_older_one(gh: FakeGitHub) -> None:
-    gh.add_artifact(head_sha=OLDER, payload=b"main's")
-    gh.add_artifact(head_sha=MERGE_BASE, payload=b"forged", event="pull_request")
-    fetch = _fetch(gh, ancestors=(OLDER,))
+def test_a_refused_artifact_does_not_hide_a_good_older_one(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    gh.add_artifact(head_sha=shas["older"], payload=b"main's")
+    gh.add_artifact(head_sha=shas["base"], payload=b"forged", event="pull_request")
+    fetch = _fetch(gh, clone)
 
     assert fetch.data == b"main's"
     assert len(fetch.refused) == 1
     assert [f.rule for f in fetch.findings()] == ["PG306"]
 
 
-def test_no_artifact_means_recompute_and_say_so(gh: FakeGitHub) -> None:
-    fetch = _fetch(gh)
+def test_a_stray_artifact_for_an_unknown_commit_is_refused_not_a_crash(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    # a newer push to main the clone has not fetched, listed first (newest)
+    stray = gh.add_artifact(head_sha=UNKNOWN, payload=b"newer", created_at="2024-05-01T00:00:00Z")
+    gh.add_artifact(head_sha=shas["base"], payload=b"main's", created_at="2024-04-01T00:00:00Z")
+    fetch = _fetch(gh, clone)
+
+    assert fetch.data == b"main's"
+    (refusal,) = fetch.refused
+    assert (refusal.artifact_id, refusal.head_sha) == (stray, UNKNOWN)
+    assert "is not in this clone" in refusal.reason
+    assert [f.rule for f in fetch.findings()] == ["PG306"]
+
+
+def test_the_listing_refuses_before_git_or_the_runs_api_is_asked(
+    gh: FakeGitHub, clone: Clone
+) -> None:
+    # none of these shas could be asked of git safely; none is
+    fork = gh.add_artifact(head_sha="--output=/tmp/x", head_repo_id=9999)
+    branch = gh.add_artifact(head_sha="HEAD", branch="feature")
+    shape = gh.add_artifact(head_sha="main")
+    fetch = _fetch(gh, clone)
+
+    reasons = {r.artifact_id: r.reason for r in fetch.refused}
+    assert "a fork" in reasons[fork]
+    assert "branch 'feature'" in reasons[branch]
+    assert "is not a commit sha" in reasons[shape]
+    assert fetch.data is None
+    assert gh.requests_to("GET", r"/actions/runs/") == []
+
+
+def test_an_artifact_of_another_name_is_refused(shas: dict[str, str]) -> None:
+    ref = artifacts.ArtifactRef(
+        1, "planegate-digest-2", shas["base"], None, "u", 2, 4242, 4242, "main"
+    )
+    request = artifacts.DigestRequest("t", 4242, "main", shas["base"])
+    assert artifacts.artifact_refusal(ref, request) == (
+        "it is named 'planegate-digest-2', not 'planegate-digest'"
+    )
+
+
+def test_no_artifact_means_recompute_and_say_so(gh: FakeGitHub, clone: Clone) -> None:
+    fetch = _fetch(gh, clone)
     assert fetch.data is None and fetch.refused == ()
     (notice,) = fetch.findings()
     assert notice.rule == "PG307" and "no usable planegate-digest artifact" in notice.message
 
 
-def test_zip_redirect_to_the_storage_host_carries_no_authorization(gh: FakeGitHub) -> None:
-    gh.add_artifact(head_sha=MERGE_BASE, payload=b"{}")
-    fetch = _fetch(gh)
+def test_zip_redirect_to_the_storage_host_carries_no_authorization(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    gh.add_artifact(head_sha=shas["base"], payload=b"{}")
+    fetch = _fetch(gh, clone)
 
     assert fetch.data == b"{}"
     (api_zip,) = gh.requests_to("GET", r"/actions/artifacts/\d+/zip$")
@@ -119,17 +194,19 @@ def test_zip_redirect_to_the_storage_host_carries_no_authorization(gh: FakeGitHu
     assert blob_headers["host"].startswith("localhost:")
 
 
-def test_a_zip_without_the_digest_is_a_problem_not_a_crash(gh: FakeGitHub) -> None:
-    gh.add_artifact(head_sha=MERGE_BASE, zip_bytes=digest_zip(b"x", member="other.json"))
-    fetch = _fetch(gh)
+def test_a_zip_without_the_digest_is_a_problem_not_a_crash(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    gh.add_artifact(head_sha=shas["base"], zip_bytes=digest_zip(b"x", member="other.json"))
+    fetch = _fetch(gh, clone)
     assert fetch.data is None
     assert "has no planegate-digest.json" in (fetch.problem or "")
     assert "could not be read" in fetch.findings()[-1].message
 
 
-def test_listing_failure_falls_back_to_recompute(gh: FakeGitHub) -> None:
+def test_listing_failure_falls_back_to_recompute(gh: FakeGitHub, clone: Clone) -> None:
     gh.fail("GET", "/repos/octo/demo/actions/artifacts", 502, times=10)
-    fetch = _fetch(gh)
+    fetch = _fetch(gh, clone)
     assert fetch.data is None and "listing artifacts failed" in (fetch.problem or "")
 
 

@@ -26,12 +26,14 @@ def _repo(gh: FakeGitHub):  # type: ignore[no-untyped-def]
 def _post(gh: FakeGitHub, annotations: list[dict[str, object]]) -> checks.CheckOutcome:
     return checks.post_check_run(
         _repo(gh),
-        name="planegate",
-        head_sha=HEAD,
-        conclusion="failure",
-        title="planegate: fail",
-        summary="summary",
-        annotations=annotations,
+        checks.CheckRun(
+            name="planegate",
+            head_sha=HEAD,
+            conclusion="failure",
+            title="planegate: fail",
+            summary="summary",
+            annotations=annotations,
+        ),
     )
 
 
@@ -96,11 +98,13 @@ def test_conclusion_is_only_success_or_failure() -> None:
     with pytest.raises(ValueError, match="neutral"):
         checks.post_check_run(
             None,  # type: ignore[arg-type]
-            name="planegate",
-            head_sha=HEAD,
-            conclusion="neutral",  # type: ignore[arg-type]
-            title="t",
-            summary="s",
+            checks.CheckRun(
+                name="planegate",
+                head_sha=HEAD,
+                conclusion="neutral",  # type: ignore[arg-type]
+                title="t",
+                summary="s",
+            ),
         )
 
 

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from github_support import finding
 from planegate.findings import Severity
-from planegate.report.workflow_commands import (
-    finding_command,
-    wrap_untrusted,
-)
+from planegate.report.workflow_commands import finding_command
 
 
 def test_finding_command_names_rule_owner_and_fix() -> None:
     line = finding_command(finding(12, severity=Severity.WARNING, message="50% done\nnext"))
     assert line.startswith("::warning file=tests/test_money.py,line=12,title=PG301 · @octo/qa::")
     assert "50%25 done%0Anext Fix: Revert" in line
-
-
-def test_a_token_found_in_the_output_is_replaced() -> None:
-    wrapped = wrap_untrusted("::abc::", token="abc")
-    assert not wrapped.startswith("::stop-commands::abc\n")

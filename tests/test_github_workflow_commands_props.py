@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from hypothesis import given
-from hypothesis import strategies as st
 
 from github_workflow_commands_cases import (
     TEXT,
@@ -14,7 +13,6 @@ from planegate.report.workflow_commands import (
     escape_property,
     unescape_data,
     unescape_property,
-    wrap_untrusted,
 )
 
 
@@ -44,13 +42,3 @@ def test_a_command_is_one_line_whose_parts_come_back(message: str, title: str) -
     assert parsed["line"] == "3"
     assert unescape_property(parsed.get("title", "")) == title
     assert unescape_data(data) == message
-
-
-@given(st.text())
-def test_untrusted_output_is_wrapped_with_a_token_it_does_not_contain(text: str) -> None:
-    wrapped = wrap_untrusted(text)
-    first = wrapped.split("\n", 1)[0]
-    token = first.removeprefix("::stop-commands::")
-    assert first.startswith("::stop-commands::") and len(token) == 32
-    assert token not in text
-    assert wrapped.endswith(f"::{token}::\n")

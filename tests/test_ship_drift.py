@@ -114,7 +114,7 @@ def test_versions_agree_with_what_the_release_checks() -> None:
 
 def test_every_input_is_named_in_the_readme_and_read_by_planegate_action() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
-    source = (ROOT / "src/planegate/github/action.py").read_text("utf-8")
+    source = (ROOT / "src/planegate/github/inputs.py").read_text("utf-8")
     read = set(re.findall(r'_(?:input|flag|choice|patterns)\(\s*environ,\s*"([a-z-]+)"', source))
     for name in ACTION["inputs"]:
         assert f"`{name}`" in readme, f"README.md does not name the input {name}"

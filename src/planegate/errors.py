@@ -20,6 +20,10 @@ class UsageError(PlanegateError):
     exit_code = exitcodes.USAGE
 
 
+class UnknownRevision(UsageError):
+    """A ref or commit this clone does not hold."""
+
+
 class InputDataError(PlanegateError):
     """A malformed digest, ledger, manifest or report file."""
 

@@ -89,3 +89,11 @@ EXIT_CODES: tuple[ExitCode, ...] = (
 
 def describe(code: int) -> ExitCode | None:
     return next((entry for entry in EXIT_CODES if entry.code == code), None)
+
+
+def named(name: str) -> ExitCode:
+    """The entry called `name` (a gate step's name is its exit code's)."""
+    for entry in EXIT_CODES:
+        if entry.name == name:
+            return entry
+    raise KeyError(f"no exit code is named {name!r}")

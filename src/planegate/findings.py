@@ -19,27 +19,10 @@ class Step(str, enum.Enum):
 
     @property
     def exit_code(self) -> int:
-        return _STEP_EXIT[self]
-
-    @property
-    def owner_role(self) -> str:
-        return _STEP_OWNER[self]
+        """The step's entry in the one table of exit codes (planegate.exitcodes)."""
+        return exitcodes.named(self.value).code
 
 
-_STEP_EXIT = {
-    Step.INVENTORY: exitcodes.INVENTORY,
-    Step.EVIDENCE: exitcodes.EVIDENCE,
-    Step.LEDGER: exitcodes.LEDGER,
-    Step.HUNKS: exitcodes.HUNKS,
-    Step.PLANES: exitcodes.PLANES,
-}
-_STEP_OWNER = {
-    Step.INVENTORY: "the plane map's owner",
-    Step.EVIDENCE: "the corpus owner",
-    Step.LEDGER: "the entry's owner",
-    Step.HUNKS: "the patch author",
-    Step.PLANES: "the patch author",
-}
 STEP_ORDER: tuple[Step, ...] = tuple(Step)
 
 

@@ -23,7 +23,7 @@ from planegate.report import Report
 from planegate.steps import evidence
 
 if TYPE_CHECKING:
-    from planegate.github.action import ActionOptions
+    from planegate.github.inputs import ActionOptions
 
 PHASES = ("all", "run", "judge")
 SWEEP_FILE = "sweep.json"
@@ -77,7 +77,7 @@ def _agent(options: ActionOptions) -> bool:
 
 def run_phase(environ: Mapping[str, str], progress: Progress) -> int:
     """Phase 1: execute main's evidence against the patch; write data for the judge only."""
-    from planegate.github.action import read_event, read_options
+    from planegate.github.inputs import read_event, read_options
 
     options = read_options(environ, read_event(environ))
     folder = exchange_folder(environ)

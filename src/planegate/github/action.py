@@ -16,204 +16,32 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol, TextIO
+from typing import TextIO
 
 from github.Repository import Repository
 
 from planegate import exitcodes
-from planegate.errors import InputDataError, PlanegateError, UsageError
+from planegate.errors import InputDataError, PlanegateError
 from planegate.findings import Finding
-from planegate.github import artifacts, checks, comments, summary
+from planegate.github import artifacts
 from planegate.github.client import CALL_ERRORS, ClientSettings, describe, make_github
-from planegate.github.event import Event, PullRequest, is_agent, load_json, parse_event
+from planegate.github.event import Event, PullRequest
+from planegate.github.inputs import ActionOptions, read_event, read_options, token_of, with_agent
+from planegate.github.posting import (
+    Outcome,
+    Posted,
+    exit_code,
+    fallback_commands,
+    post,
+    write_summary_and_outputs,
+)
 from planegate.report import Report, StepResult, json_report, sarif
 from planegate.report.json_load import load_report
-from planegate.report.markdown import (
-    CHECK_RUN_LIMIT,
-    COMMENT_LIMIT,
-    INTERNAL_ERROR_TITLE,
-    MARKER,
-    MarkdownContext,
-    check_title,
-    priority,
-    render_check_summary,
-    render_comment,
-    render_internal_error,
-    render_job_summary,
-)
-from planegate.report.workflow_commands import command, finding_commands
+from planegate.report.workflow_commands import command
 
-Mode = Literal["gate", "digest", "sweep", "report"]
-MODES: tuple[Mode, ...] = ("gate", "digest", "sweep", "report")
-REPORT_NAME = "planegate-report.json"
-
-
-class Ancestry(Protocol):
-    """Git facts the artifact choice needs (planegate.repo.git.GitRepo has this shape)."""
-
-    def merge_base(self, base: str, head: str) -> str: ...
-
-    def is_ancestor(self, ancestor: str, descendant: str) -> bool: ...
-
-
-@dataclass(frozen=True)
-class ActionOptions:
-    """Everything `evaluate` needs, from INPUT_* and GITHUB_*. Holds no token."""
-
-    mode: Mode
-    repository: str
-    event_name: str
-    sha: str  # the commit the check run is on: the pull request's head, or the pushed commit
-    head: str
-    base: str | None
-    pull_number: int | None = None
-    author: str | None = None
-    labels: tuple[str, ...] = ()
-    from_fork: bool = False
-    agent: bool | None = None  # None: the gate decides from planegate.yml's `agents`
-    agent_authors: tuple[str, ...] | None = None  # inputs overriding planegate.yml's `agents`
-    agent_labels: tuple[str, ...] | None = None
-    config: str | None = None
-    digest_artifact: str = artifacts.DEFAULT_NAME
-    digest_file: str | None = None  # main's digest, when an artifact was accepted
-    digest_source: str | None = None
-    comment: comments.CommentMode = "always"
-    annotations: bool = True
-    mention_owners: bool = False
-    check_name: str = checks.DEFAULT_NAME
-    report_file: str | None = None  # `report` mode: the JSON report to post
-    report_path: str = REPORT_NAME  # where the JSON report is written
-    sarif_path: str | None = None
-    working_directory: str = "."
-    api_url: str = "https://api.github.com"
-    server_url: str = "https://github.com"
-    run_id: str | None = None
-    repository_id: int | None = None
-    default_branch: str | None = None
-
-
-# ---------------------------------------------------------------- reading the environment
-
-
-def _input(environ: Mapping[str, str], name: str) -> str | None:
-    """INPUT_DIGEST-ARTIFACT as the runner spells it, or INPUT_DIGEST_ARTIFACT."""
-    for key in (f"INPUT_{name.upper()}", f"INPUT_{name.upper().replace('-', '_')}"):
-        value = environ.get(key)
-        if value is not None and value.strip() != "":
-            return value.strip()
-    return None
-
-
-def _flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
-    value = _input(environ, name)
-    if value is None:
-        return default
-    if value.lower() in ("true", "yes", "on", "1"):
-        return True
-    if value.lower() in ("false", "no", "off", "0"):
-        return False
-    raise UsageError(f"input {name}: expected true or false, got {value!r}")
-
-
-def _choice(environ: Mapping[str, str], name: str, allowed: tuple[str, ...], default: str) -> str:
-    value = (_input(environ, name) or default).lower()
-    if value not in allowed:
-        raise UsageError(f"input {name}: expected one of {', '.join(allowed)}, got {value!r}")
-    return value
-
-
-def _patterns(environ: Mapping[str, str], name: str) -> tuple[str, ...] | None:
-    value = _input(environ, name)
-    if value is None:
-        return None
-    return tuple(p.strip() for p in value.replace("\n", ",").split(",") if p.strip())
-
-
-def read_event(environ: Mapping[str, str]) -> Event:
-    name = environ.get("GITHUB_EVENT_NAME") or ""
-    repository = environ.get("GITHUB_REPOSITORY") or ""
-    if not name or not repository:
-        raise UsageError(
-            "GITHUB_EVENT_NAME and GITHUB_REPOSITORY are not set",
-            "`planegate action` runs inside GitHub Actions; use `planegate gate` elsewhere",
-        )
-    path = environ.get("GITHUB_EVENT_PATH")
-    payload = load_json(path) if path else {}
-    uploaded_path = _input(environ, "event-file")
-    uploaded = load_json(uploaded_path) if uploaded_path else None
-    return parse_event(
-        name, payload, repository=repository, sha=environ.get("GITHUB_SHA") or "", uploaded=uploaded
-    )
-
-
-def read_options(environ: Mapping[str, str], event: Event) -> ActionOptions:
-    mode = _choice(environ, "mode", MODES, "gate")
-    pull = event.pull
-    head = _input(environ, "head") or (pull.head_sha if pull else event.sha)
-    base = _input(environ, "base") or (pull.base_sha if pull else event.before)
-    if not head:
-        raise UsageError("no head commit: GITHUB_SHA is not set and no `head` input was given")
-    # like GitHub's own `working-directory`: relative to the workspace
-    checkout = environ.get("GITHUB_WORKSPACE") or "."
-    workspace = str(Path(checkout) / (_input(environ, "working-directory") or "."))
-    report_file = _input(environ, "report-file")
-    # the composite action gives the judge a writable PLANEGATE_OUT and a read-only workspace
-    out = environ.get("PLANEGATE_OUT")
-    default_report = str(Path(out or workspace) / REPORT_NAME)
-    written = report_file if mode != "report" else None
-    report_path = _input(environ, "report-path") or written or default_report
-    if mode == "report" and report_file is None:
-        raise UsageError("mode `report` needs the `report-file` input (a `--format json` report)")
-    options = ActionOptions(
-        mode=mode,  # type: ignore[arg-type]  # checked by _choice
-        repository=event.repository,
-        event_name=event.name,
-        sha=head,
-        head=head,
-        base=base,
-        pull_number=pull.number if pull else None,
-        author=pull.author if pull else None,
-        labels=pull.labels if pull else (),
-        from_fork=pull.from_fork if pull else False,
-        agent_authors=_patterns(environ, "agent-authors"),
-        agent_labels=_patterns(environ, "agent-labels"),
-        config=_input(environ, "config"),
-        digest_artifact=_input(environ, "digest-artifact") or artifacts.DEFAULT_NAME,
-        comment=_choice(environ, "comment", comments.COMMENT_MODES, "always"),  # type: ignore[arg-type]
-        annotations=_flag(environ, "annotations", True),
-        mention_owners=_flag(environ, "mention-owners", False),
-        check_name=_input(environ, "check-name") or checks.DEFAULT_NAME,
-        report_file=report_file,
-        report_path=report_path,
-        sarif_path=_input(environ, "sarif-file"),
-        working_directory=workspace,
-        api_url=environ.get("GITHUB_API_URL") or "https://api.github.com",
-        server_url=environ.get("GITHUB_SERVER_URL") or "https://github.com",
-        run_id=environ.get("GITHUB_RUN_ID"),
-        repository_id=event.repository_id,
-        default_branch=event.default_branch,
-    )
-    return with_agent(options)
-
-
-def with_agent(options: ActionOptions) -> ActionOptions:
-    """Decide `agent` when the inputs name agent authors or labels; else leave it to the gate."""
-    if options.author is None or (options.agent_authors is None and options.agent_labels is None):
-        return options
-    agent = is_agent(
-        options.author,
-        options.labels,
-        authors=options.agent_authors or (),
-        agent_labels=options.agent_labels or (),
-    )
-    return dataclasses.replace(options, agent=agent)
-
-
-def _token(environ: Mapping[str, str]) -> str | None:
-    return _input(environ, "token") or environ.get("GITHUB_TOKEN") or None
-
+Evaluate = Callable[[ActionOptions], Report]
+AncestryFor = Callable[[ActionOptions], artifacts.Ancestry]
 
 # ---------------------------------------------------------------- preparing the run
 
@@ -251,35 +79,35 @@ def refresh_pull(repo: Repository, options: ActionOptions) -> ActionOptions:
     return with_agent(refreshed)
 
 
+def _recomputed(
+    options: ActionOptions, source: str, problem: str | None = None
+) -> tuple[ActionOptions, artifacts.DigestFetch]:
+    fetch = artifacts.DigestFetch(None, source, problem=problem)
+    return dataclasses.replace(options, digest_source=fetch.source), fetch
+
+
 def fetch_main_digest(
-    repo: Repository, options: ActionOptions, token: str, ancestry: Ancestry
+    repo: Repository, options: ActionOptions, token: str, ancestry: artifacts.Ancestry
 ) -> tuple[ActionOptions, artifacts.DigestFetch]:
     if options.base is None or options.repository_id is None or not options.default_branch:
-        fetch = artifacts.DigestFetch(None, "no base commit or repository facts: recomputed")
-        return dataclasses.replace(options, digest_source=fetch.source), fetch
+        return _recomputed(options, "no base commit or repository facts: recomputed")
     try:
         merge_base = ancestry.merge_base(options.base, options.head)
     except PlanegateError as error:
-        fetch = artifacts.DigestFetch(
-            None, "recomputed: the merge base is unknown", problem=error.message
-        )
-        return dataclasses.replace(options, digest_source=fetch.source), fetch
-
-    def is_ancestor(sha: str) -> bool:
-        try:
-            return ancestry.is_ancestor(sha, merge_base)
-        except PlanegateError:
-            return False  # a commit this clone does not have is not a usable ancestor
-
-    fetch = artifacts.fetch_digest(
-        repo,
+        return _recomputed(options, "recomputed: the merge base is unknown", error.message)
+    request = artifacts.DigestRequest(
         token=token,
         repository_id=options.repository_id,
         default_branch=options.default_branch,
         merge_base=merge_base,
-        is_ancestor=is_ancestor,
         name=options.digest_artifact,
     )
+    try:
+        fetch = artifacts.fetch_digest(repo, request, ancestry)
+    except PlanegateError as error:  # git itself failed: the artifact cannot be checked
+        return _recomputed(
+            options, f"recomputed at the merge base {merge_base[:12]}", error.message
+        )
     digest_file = None
     if fetch.data is not None:
         folder = Path(tempfile.mkdtemp(prefix="planegate-digest-"))
@@ -304,175 +132,10 @@ def with_findings(report: Report, findings: tuple[Finding, ...]) -> Report:
     return dataclasses.replace(report, steps=tuple(steps))
 
 
-# ---------------------------------------------------------------- posting
+# ---------------------------------------------------------------- evaluating
 
 
-@dataclass(frozen=True)
-class Posted:
-    """What reached GitHub. `failed` lists posting failures that were not a read-only token."""
-
-    check: checks.CheckOutcome | None = None
-    comment: comments.CommentOutcome | None = None
-    read_only: bool = False
-    failed: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-
-
-def _context(options: ActionOptions, *, for_summary: bool = False) -> MarkdownContext:
-    if for_summary:
-        where = f"`{options.report_path}`"
-    elif options.run_id:
-        run = f"{options.server_url}/{options.repository}/actions/runs/{options.run_id}"
-        where = f"[the job summary]({run}) and `{Path(options.report_path).name}`"
-    else:
-        where = f"the job summary and `{Path(options.report_path).name}`"
-    return MarkdownContext(
-        server_url=options.server_url,
-        repository=options.repository,
-        head_sha=options.head,
-        mention_owners=options.mention_owners,
-        full_report=where,
-    )
-
-
-def _details_url(options: ActionOptions) -> str | None:
-    if not options.run_id:
-        return None
-    return f"{options.server_url}/{options.repository}/actions/runs/{options.run_id}"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """A verdict, or the failure that prevented one."""
-
-    report: Report | None
-    error: str | None = None
-    error_code: int = exitcodes.INTERNAL
-
-    @property
-    def exit_code(self) -> int:
-        return self.report.exit_code if self.report is not None else self.error_code
-
-
-def post(repo: Repository | None, options: ActionOptions, outcome: Outcome) -> Posted:
-    if repo is None:
-        return Posted(read_only=True, notes=("no token: nothing was posted to GitHub",))
-    ctx = _context(options)
-    report = outcome.report
-    if report is None:
-        title = INTERNAL_ERROR_TITLE
-        summary_text = render_internal_error(outcome.error or "", ctx, limit=CHECK_RUN_LIMIT - 1)
-        comment_text = (
-            MARKER
-            + "\n"
-            + render_internal_error(outcome.error or "", ctx, limit=COMMENT_LIMIT - 40)
-        )
-        conclusion: checks.Conclusion = "failure"
-        located: list[Finding] = []
-    else:
-        title = check_title(report)
-        summary_text = render_check_summary(report, ctx)
-        comment_text = render_comment(report, ctx)
-        conclusion = checks.conclusion_of(report)
-        located = list(report.findings) if options.annotations else []
-    check = checks.post_check_run(
-        repo,
-        name=options.check_name,
-        head_sha=options.sha,
-        conclusion=conclusion,
-        title=title,
-        summary=summary_text,
-        annotations=checks.annotations_for(located),
-        details_url=_details_url(options),
-        external_id=options.run_id,
-    )
-    failed: list[str] = []
-    if not check.posted and not check.forbidden:
-        failed.append(f"check run: {check.error}")
-    elif check.posted and check.error:
-        failed.append(f"check run {check.error}")
-    comment = None
-    if options.pull_number is not None:
-        passed = outcome.exit_code == exitcodes.PASS
-        comment = comments.upsert_comment(
-            repo, options.pull_number, comment_text, mode=options.comment, passed=passed
-        )
-        if not comment.ok and not comment.forbidden:
-            failed.append(f"comment: {comment.error}")
-    read_only = check.forbidden or bool(comment and comment.forbidden)
-    return Posted(check, comment, read_only, tuple(failed))
-
-
-def fallback_commands(outcome: Outcome, out: TextIO) -> None:
-    """The token cannot write (a fork's pull request): annotate through the log instead."""
-    if outcome.report is None:
-        out.write(
-            command("error", f"{INTERNAL_ERROR_TITLE}: {outcome.error}", {"title": "planegate"})
-            + "\n"
-        )
-        return
-    for line in finding_commands(sorted(outcome.report.findings, key=priority)):
-        out.write(line + "\n")
-    if outcome.report.exit_code != exitcodes.PASS:
-        out.write(command("error", check_title(outcome.report), {"title": "planegate"}) + "\n")
-
-
-def _summary_preface(posted: Posted) -> list[str]:
-    lines: list[str] = []
-    if posted.read_only:
-        lines += [
-            "> [!WARNING]",
-            "> The token cannot write to this repository (a fork's pull request or a read-only "
-            "token), so no check run or comment was posted: the findings are annotations from "
-            "`::error` workflow commands in this job's log, and this summary is the report.",
-            "",
-        ]
-    for problem in posted.failed:
-        lines += [f"> [!CAUTION]\n> Posting failed: {problem}", ""]
-    lines += [f"> {note}" for note in posted.notes]
-    return lines
-
-
-def write_summary_and_outputs(
-    environ: Mapping[str, str], options: ActionOptions, outcome: Outcome, posted: Posted
-) -> list[str]:
-    preface = _summary_preface(posted)
-    if outcome.report is not None:
-        text = render_job_summary(outcome.report, _context(options, for_summary=True), preface)
-        verdict, count = outcome.report.verdict, len(outcome.report.findings)
-    else:
-        body = render_internal_error(
-            outcome.error or "", _context(options, for_summary=True), limit=8_000
-        )
-        text = "\n".join(preface) + "\n" + body
-        verdict, count = "error", 0
-    problems = [
-        summary.write_job_summary(environ.get("GITHUB_STEP_SUMMARY"), text),
-        summary.write_outputs(
-            environ.get("GITHUB_OUTPUT"),
-            {
-                "verdict": verdict,
-                "exit-code": str(outcome.exit_code),
-                "findings": str(count),
-                "report-path": options.report_path if outcome.report is not None else "",
-            },
-        ),
-    ]
-    return [p for p in problems if p]
-
-
-def exit_code(outcome: Outcome, posted: Posted) -> int:
-    """The verdict's code; a pass that did not reach GitHub is 69 so the job shows it."""
-    code = outcome.exit_code
-    if code == exitcodes.PASS and posted.failed:
-        return exitcodes.UNAVAILABLE
-    return code
-
-
-# ---------------------------------------------------------------- the entry point
-
-
-def _evaluate(options: ActionOptions, evaluate: Callable[[ActionOptions], Report]) -> Outcome:
+def _evaluate(options: ActionOptions, evaluate: Evaluate) -> Outcome:
     if options.mode == "report":
         assert options.report_file is not None
         try:
@@ -503,53 +166,57 @@ def _failure(error: BaseException) -> Outcome:
     return Outcome(None, f"{type(error).__name__}: {error}", exitcodes.INTERNAL)
 
 
-def run_action(
-    environ: Mapping[str, str] | None = None,
-    *,
-    evaluate: Callable[[ActionOptions], Report],
-    ancestry: Callable[[ActionOptions], Ancestry] | None = None,
-    settings: ClientSettings | None = None,
-    out: TextIO | None = None,
-) -> int:
-    """Run one mode of the action and post the result; returns the process exit code."""
-    env = os.environ if environ is None else environ
-    stream = out or sys.stdout
-    try:
-        event = read_event(env)
-        options = read_options(env, event)
-    except PlanegateError as error:
-        stream.write(command("error", error.message, {"title": "planegate"}) + "\n")
-        return error.exit_code
-    token = _token(env)
-    repo = (
-        make_github(options.api_url, token, settings).get_repo(options.repository)
-        if token
-        else None
+def _gate_inputs(
+    repo: Repository | None,
+    event: Event,
+    options: ActionOptions,
+    token: str | None,
+    ancestry: AncestryFor | None,
+) -> tuple[ActionOptions, tuple[Finding, ...]]:
+    """The pull request re-read when untrusted, and main's digest artifact when one fits."""
+    if repo is None or options.mode != "gate":
+        return options, ()
+    if not event.pull_trusted:
+        options = refresh_pull(repo, options)
+    if ancestry is None or token is None:
+        return options, ()
+    options, fetch = fetch_main_digest(repo, options, token, ancestry(options))
+    return options, fetch.findings()
+
+
+def _outcome(options: ActionOptions, evaluate: Evaluate, extra: tuple[Finding, ...]) -> Outcome:
+    outcome = _evaluate(options, evaluate)
+    if outcome.report is None:
+        return outcome
+    report = with_findings(outcome.report, extra)
+    _write_reports(options, report)
+    return Outcome(report)
+
+
+def _fail_closed(env: Mapping[str, str], error: Exception) -> Outcome:
+    if isinstance(error, CALL_ERRORS):
+        return Outcome(None, f"GitHub: {describe(error)}", exitcodes.UNAVAILABLE)
+    _internal(env, error)
+    return _failure(error)
+
+
+def _internal(env: Mapping[str, str], error: Exception) -> None:
+    if env.get("PLANEGATE_DEBUG"):
+        traceback.print_exc(file=sys.stderr)
+    print(
+        f"planegate: internal error: {type(error).__name__}: {error} "
+        "(set PLANEGATE_DEBUG=1 for the traceback)",
+        file=sys.stderr,
     )
-    extra: tuple[Finding, ...] = ()
-    try:
-        if repo is not None and options.mode == "gate":
-            if not event.pull_trusted:
-                options = refresh_pull(repo, options)
-            if ancestry is not None and token is not None:
-                options, fetch = fetch_main_digest(repo, options, token, ancestry(options))
-                extra = fetch.findings()
-        outcome = _evaluate(options, evaluate)
-        if outcome.report is not None:
-            report = with_findings(outcome.report, extra)
-            _write_reports(options, report)
-            outcome = Outcome(report)
-    except CALL_ERRORS as error:
-        outcome = Outcome(None, f"GitHub: {describe(error)}", exitcodes.UNAVAILABLE)
-    except Exception as error:  # fail closed: no crash ever reads as a verdict
-        if env.get("PLANEGATE_DEBUG"):
-            traceback.print_exc(file=sys.stderr)
-        print(
-            f"planegate: internal error: {type(error).__name__}: {error} "
-            "(set PLANEGATE_DEBUG=1 for the traceback)",
-            file=sys.stderr,
-        )
-        outcome = _failure(error)
+
+
+def _publish(
+    env: Mapping[str, str],
+    repo: Repository | None,
+    options: ActionOptions,
+    outcome: Outcome,
+    stream: TextIO,
+) -> int:
     if options.mode in ("digest", "sweep"):
         posted = Posted(notes=(f"{options.mode} mode: no check run or comment",))
     else:
@@ -563,3 +230,37 @@ def run_action(
             command("warning", f"posting failed: {problem}", {"title": "planegate"}) + "\n"
         )
     return exit_code(outcome, posted)
+
+
+# ---------------------------------------------------------------- the entry point
+
+
+def run_action(
+    environ: Mapping[str, str] | None = None,
+    *,
+    evaluate: Evaluate,
+    ancestry: AncestryFor | None = None,
+    settings: ClientSettings | None = None,
+    out: TextIO | None = None,
+) -> int:
+    """Run one mode of the action and post the result; returns the process exit code."""
+    env = os.environ if environ is None else environ
+    stream = out or sys.stdout
+    try:
+        event = read_event(env)
+        options = read_options(env, event)
+    except PlanegateError as error:
+        stream.write(command("error", error.message, {"title": "planegate"}) + "\n")
+        return error.exit_code
+    token = token_of(env)
+    repo = (
+        make_github(options.api_url, token, settings).get_repo(options.repository)
+        if token
+        else None
+    )
+    try:
+        options, extra = _gate_inputs(repo, event, options, token, ancestry)
+        outcome = _outcome(options, evaluate, extra)
+    except Exception as error:  # fail closed: no crash ever reads as a verdict
+        outcome = _fail_closed(env, error)
+    return _publish(env, repo, options, outcome, stream)

@@ -2,17 +2,21 @@
 
 Only an artifact uploaded by a `push` run on this repository's default branch is main's
 evidence. Anything else (a pull request run, a fork's run, another branch) could have been
-made by the patch under review and is refused with a reason.
+made by the patch under review and is refused with a reason. What the listing itself rules
+out is refused before git is asked anything, and a commit the clone does not hold (a newer
+push to main, history not fetched) is refused too: one stray artifact never stops the gate.
 """
 
 from __future__ import annotations
 
 import io
 import itertools
+import re
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 import requests
 from github.Artifact import Artifact
@@ -28,6 +32,30 @@ DIGEST_MEMBER = "planegate-digest.json"
 MAX_DIGEST_BYTES = 64 * 1024 * 1024
 MAX_CANDIDATES = 100
 _REDIRECTS = (301, 302, 303, 307, 308)
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+class Ancestry(Protocol):
+    """The git facts the choice needs (planegate.repo.git.GitRepo has this shape); none of
+    them raises for a commit the clone does not hold."""
+
+    def merge_base(self, base: str, head: str) -> str: ...
+
+    def has_commit(self, sha: str) -> bool: ...
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class DigestRequest:
+    """Which artifact is main's: this repository's, its default branch's, at the merge base
+    (or its newest ancestor that has one)."""
+
+    token: str
+    repository_id: int
+    default_branch: str
+    merge_base: str
+    name: str = DEFAULT_NAME
 
 
 @dataclass(frozen=True)
@@ -123,16 +151,26 @@ def run_facts(run: WorkflowRun) -> RunFacts:
     )
 
 
-def artifact_refusal(ref: ArtifactRef, *, repository_id: int) -> str | None:
-    """What the artifact's own `workflow_run` facts already rule out."""
+def artifact_refusal(ref: ArtifactRef, request: DigestRequest) -> str | None:
+    """What the listing's own facts (name, `workflow_run`, head sha) already rule out."""
+    if ref.name != request.name:
+        return f"it is named {ref.name!r}, not {request.name!r}"
     if ref.run_id is None:
         return "it names no workflow run"
     head_repo = ref.run_head_repository_id
-    if head_repo is not None and head_repo != repository_id:
+    if head_repo is not None and head_repo != request.repository_id:
         return f"it was made by a run on another repository (id {head_repo}, a fork)"
-    if ref.run_repository_id is not None and ref.run_repository_id != repository_id:
+    if ref.run_repository_id is not None and ref.run_repository_id != request.repository_id:
         return f"it belongs to another repository (id {ref.run_repository_id})"
+    if ref.run_head_branch is not None and ref.run_head_branch != request.default_branch:
+        return _other_branch(ref.run_head_branch, request.default_branch)
+    if not _SHA.fullmatch(ref.head_sha):
+        return f"its head sha {ref.head_sha[:64]!r} is not a commit sha"
     return None
+
+
+def _other_branch(branch: str | None, default_branch: str) -> str:
+    return f"it was made on branch {branch!r}, not the default branch {default_branch!r}"
 
 
 def run_refusal(
@@ -148,22 +186,37 @@ def run_refusal(
     if run.repository_id not in (None, repository_id):
         return f"its run belongs to another repository (id {run.repository_id})"
     if run.head_branch != default_branch:
-        return (
-            f"it was made on branch {run.head_branch!r}, not the default branch {default_branch!r}"
-        )
+        return _other_branch(run.head_branch, default_branch)
     return None
 
 
-def ordered_candidates(
-    refs: Iterable[ArtifactRef], merge_base: str, is_ancestor: Callable[[str], bool]
-) -> list[ArtifactRef]:
-    """The merge base's artifacts first, then ancestors of the merge base, newest first."""
-    newest = sorted(refs, key=lambda r: (r.created_at is not None, r.created_at), reverse=True)
-    exact = [r for r in newest if r.head_sha == merge_base]
+def screen(
+    refs: Iterable[ArtifactRef], request: DigestRequest, ancestry: Ancestry
+) -> tuple[list[ArtifactRef], list[Refusal]]:
+    """The candidates, merge base's first then its ancestors' newest first, and the refused.
+    Git is asked only about artifacts the listing did not already rule out."""
+    kept: list[ArtifactRef] = []
+    refused: list[Refusal] = []
+    for ref in refs:
+        reason = artifact_refusal(ref, request)
+        at_base = ref.head_sha == request.merge_base
+        if reason is None and not at_base and not ancestry.has_commit(ref.head_sha):
+            reason = (
+                f"its commit {ref.head_sha[:12]} is not in this clone "
+                "(a newer push, or history that was not fetched)"
+            )
+        if reason is not None:
+            refused.append(Refusal(ref.id, ref.head_sha, reason))
+        else:
+            kept.append(ref)
+    newest = sorted(kept, key=lambda r: (r.created_at is not None, r.created_at), reverse=True)
+    exact = [r for r in newest if r.head_sha == request.merge_base]
     older = [
-        r for r in newest if r.head_sha and r.head_sha != merge_base and is_ancestor(r.head_sha)
+        r
+        for r in newest
+        if r.head_sha != request.merge_base and ancestry.is_ancestor(r.head_sha, request.merge_base)
     ]
-    return exact + older
+    return exact + older, refused
 
 
 def download_zip(
@@ -208,37 +261,32 @@ def extract_digest(zip_bytes: bytes, member: str = DIGEST_MEMBER) -> bytes:
 
 def fetch_digest(
     repo: Repository,
-    *,
-    token: str,
-    repository_id: int,
-    default_branch: str,
-    merge_base: str,
-    is_ancestor: Callable[[str], bool],
-    name: str = DEFAULT_NAME,
+    request: DigestRequest,
+    ancestry: Ancestry,
     session: requests.Session | None = None,
 ) -> DigestFetch:
     """Never raises for GitHub trouble: every failure becomes "recomputed, and why"."""
-    fallback = f"no usable {name} artifact: recomputed at the merge base {merge_base[:12]}"
+    fallback = (
+        f"no usable {request.name} artifact: recomputed at the merge base {request.merge_base[:12]}"
+    )
     try:
-        refs = [
-            artifact_ref(a) for a in itertools.islice(repo.get_artifacts(name=name), MAX_CANDIDATES)
-        ]
+        listed = itertools.islice(repo.get_artifacts(name=request.name), MAX_CANDIDATES)
+        refs = [artifact_ref(a) for a in listed]
     except CALL_ERRORS as error:
         return DigestFetch(None, fallback, problem=f"listing artifacts failed: {describe(error)}")
-    refs = [r for r in refs if r.name == name]
-    refused: list[Refusal] = []
+    candidates, refused = screen(refs, request, ancestry)
     runs: dict[int, RunFacts | None] = {}
-    for ref in ordered_candidates(refs, merge_base, is_ancestor):
-        reason = artifact_refusal(ref, repository_id=repository_id) or run_refusal(
+    for ref in candidates:
+        reason = run_refusal(
             _run(repo, ref.run_id, runs),
             ref.run_id,
-            repository_id=repository_id,
-            default_branch=default_branch,
+            repository_id=request.repository_id,
+            default_branch=request.default_branch,
         )
         if reason is not None:
             refused.append(Refusal(ref.id, ref.head_sha, reason))
             continue
-        return _download(ref, merge_base, token, session, tuple(refused), fallback)
+        return _download(ref, request, session, tuple(refused), fallback)
     return DigestFetch(None, fallback, refused=tuple(refused))
 
 
@@ -257,17 +305,18 @@ def _run(
 
 def _download(
     ref: ArtifactRef,
-    merge_base: str,
-    token: str,
+    request: DigestRequest,
     session: requests.Session | None,
     refused: tuple[Refusal, ...],
     fallback: str,
 ) -> DigestFetch:
     where = (
-        "the merge base" if ref.head_sha == merge_base else "the newest ancestor of the merge base"
+        "the merge base"
+        if ref.head_sha == request.merge_base
+        else "the newest ancestor of the merge base"
     )
     try:
-        data = extract_digest(download_zip(ref.download_url, token, session=session))
+        data = extract_digest(download_zip(ref.download_url, request.token, session=session))
     except (ServiceUnavailable, InputDataError, requests.RequestException) as error:
         problem = f"artifact {ref.id} could not be read: {getattr(error, 'message', error)}"
         return DigestFetch(None, fallback, artifact=ref, refused=refused, problem=problem)

@@ -69,37 +69,40 @@ class CheckOutcome:
     error: str | None = None
 
 
-def post_check_run(
-    repo: Repository,
-    *,
-    name: str,
-    head_sha: str,
-    conclusion: Conclusion,
-    title: str,
-    summary: str,
-    annotations: Sequence[dict[str, Any]] = (),
-    details_url: str | None = None,
-    external_id: str | None = None,
-) -> CheckOutcome:
+@dataclass(frozen=True)
+class CheckRun:
+    """What one check run says; `summary` is cut at GitHub's limit when posted."""
+
+    name: str
+    head_sha: str
+    conclusion: Conclusion
+    title: str
+    summary: str
+    annotations: Sequence[dict[str, Any]] = ()
+    details_url: str | None = None
+    external_id: str | None = None
+
+
+def post_check_run(repo: Repository, check: CheckRun) -> CheckOutcome:
     """Create the completed check run with the first 50 annotations, then add the rest."""
-    if conclusion not in ("success", "failure"):
-        raise ValueError(f"a planegate check run is success or failure, not {conclusion!r}")
-    summary = summary[: CHECK_RUN_LIMIT - 1]
-    groups = batches(annotations)
-    first: dict[str, Any] = {"title": title, "summary": summary}
+    if check.conclusion not in ("success", "failure"):
+        raise ValueError(f"a planegate check run is success or failure, not {check.conclusion!r}")
+    summary = check.summary[: CHECK_RUN_LIMIT - 1]
+    groups = batches(check.annotations)
+    first: dict[str, Any] = {"title": check.title, "summary": summary}
     if groups[0]:
         first["annotations"] = groups[0]
     extra: dict[str, Any] = {}
-    if details_url:
-        extra["details_url"] = details_url
-    if external_id:
-        extra["external_id"] = external_id
+    if check.details_url:
+        extra["details_url"] = check.details_url
+    if check.external_id:
+        extra["external_id"] = check.external_id
     try:
         run = repo.create_check_run(
-            name=name,
-            head_sha=head_sha,
+            name=check.name,
+            head_sha=check.head_sha,
             status="completed",
-            conclusion=conclusion,
+            conclusion=check.conclusion,
             output=first,
             **extra,
         )
@@ -108,7 +111,7 @@ def post_check_run(
     sent, requests = len(groups[0]), 1
     for group in groups[1:]:
         try:
-            run.edit(output={"title": title, "summary": summary, "annotations": group})
+            run.edit(output={"title": check.title, "summary": summary, "annotations": group})
         except CALL_ERRORS as error:
             return CheckOutcome(
                 True, False, run.id, run.html_url, requests, sent, f"annotations: {describe(error)}"

@@ -55,10 +55,6 @@ def make_github(api_url: str, token: str, settings: ClientSettings | None = None
     )
 
 
-def status_of(error: BaseException) -> int | None:
-    return error.status if isinstance(error, GithubException) else None
-
-
 def is_forbidden(error: BaseException) -> bool:
     """A 403 that is not a rate limit: a fork's read-only token ("Resource not accessible by
     integration"). GithubRetry has already waited out rate limits before this is asked."""

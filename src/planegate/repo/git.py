@@ -1,9 +1,16 @@
-"""The only module that imports GitPython: commits, blobs, diffs and throwaway worktrees."""
+"""The only module that imports GitPython: commits, blobs, diffs and exported trees.
+
+Every GitPython error ends here: callers see planegate's own errors (an unknown revision
+is a UsageError, anything else git could not do is ServiceUnavailable), never a
+GitCommandError, BadName or ValueError. Every git command runs with the environment of
+`planegate.repo.gitenv`: no replace refs, grafts, hooks, system or global config.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -13,9 +20,19 @@ from pathlib import Path
 import git
 import git.exc
 
-from planegate.errors import ServiceUnavailable, UsageError
+from planegate.errors import PlanegateError, ServiceUnavailable, UnknownRevision, UsageError
+from planegate.repo import export, gitenv
 
 _CHUNK = 1 << 16
+_SYMLINK, _EXECUTABLE, _SUBMODULE = 0o120000, 0o100755, 0o160000
+# What GitPython raises for a name, sha or object it cannot resolve.
+_UNRESOLVED: tuple[type[Exception], ...] = (
+    git.exc.BadName,
+    git.exc.BadObject,
+    git.exc.BadObjectType,
+    git.exc.AmbiguousObjectName,
+    ValueError,
+)
 
 
 @dataclass(frozen=True)
@@ -25,6 +42,30 @@ class Change:
     path: str
     status: str
     old_path: str | None = None
+
+
+@contextlib.contextmanager
+def _translated(what: str, revision: str | None = None) -> Iterator[None]:
+    """Turn whatever GitPython raises into planegate's errors. With `revision`, an object git
+    cannot find is that revision being unknown; without, the repository lacks an object."""
+    try:
+        yield
+    except PlanegateError:
+        raise
+    except git.exc.GitCommandNotFound:
+        raise ServiceUnavailable("git is not installed or not on PATH") from None
+    except git.exc.GitCommandError as error:
+        raise _unavailable(what, error) from None
+    except _UNRESOLVED as error:
+        if revision is None:
+            raise ServiceUnavailable(
+                f"{what} failed: an object is missing or corrupt ({error})"
+            ) from None
+        raise UnknownRevision(
+            f"unknown revision {revision!r}", "pass a branch, tag or commit sha"
+        ) from None
+    except (git.exc.GitError, git.exc.ODBError, OSError) as error:
+        raise ServiceUnavailable(f"{what} failed: {type(error).__name__}: {error}") from None
 
 
 class GitRepo:
@@ -37,86 +78,120 @@ class GitRepo:
             ) from None
         except git.exc.GitCommandNotFound:
             raise ServiceUnavailable("git is not installed or not on PATH") from None
+        except (git.exc.GitError, git.exc.ODBError, OSError) as error:
+            raise ServiceUnavailable(f"{root}: git cannot open it: {error}") from None
+        self._repo.git.update_environment(**gitenv.hardened(os.environ))
         if self._repo.working_tree_dir is None:
             raise UsageError(f"{root}: a bare repository has no working tree")
         self.root = Path(self._repo.working_tree_dir)
 
     def resolve(self, ref: str) -> str:
+        return str(self._commit(ref).hexsha)
+
+    def has_commit(self, sha: str) -> bool:
+        """Whether this clone holds `sha` as a commit (a shallow clone may not)."""
         try:
-            return str(self._repo.commit(ref).hexsha)
-        except (git.exc.BadName, ValueError, git.exc.GitCommandError):
-            raise UsageError(
-                f"unknown revision {ref!r}", "pass a branch, tag or commit sha"
-            ) from None
+            return self.resolve(sha) == sha.lower()
+        except UnknownRevision:
+            return False
 
     def merge_base(self, base: str, head: str) -> str:
-        try:
-            bases = self._repo.merge_base(base, head)
-        except git.exc.GitCommandError as error:
-            raise _unavailable("git merge-base", error) from None
+        base_sha, head_sha = self.resolve(base), self.resolve(head)
+        with _translated("git merge-base"):
+            bases = self._repo.merge_base(base_sha, head_sha)
         if not bases:
             raise UsageError(f"{base} and {head} have no common ancestor")
         return str(bases[0].hexsha)
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        return bool(
-            self._repo.is_ancestor(self._repo.commit(ancestor), self._repo.commit(descendant))
-        )
+        """False too when either commit is unknown to this clone."""
+        if not (self.has_commit(ancestor) and self.has_commit(descendant)):
+            return False
+        with _translated("git merge-base --is-ancestor"):
+            return bool(self._repo.is_ancestor(self._commit(ancestor), self._commit(descendant)))
 
     def files(self, commit: str) -> list[str]:
-        tree = self._repo.commit(commit).tree
-        return sorted(str(item.path) for item in tree.traverse() if item.type == "blob")  # type: ignore[union-attr]
+        tree = self._tree(commit)
+        with _translated("git ls-tree"):
+            return sorted(str(item.path) for item in tree.traverse() if item.type == "blob")  # type: ignore[union-attr]
 
     def read(self, commit: str, path: str) -> bytes | None:
-        blob = self._blob(commit, path)
-        return None if blob is None else bytes(blob.data_stream.read())
+        tree = self._tree(commit)
+        with _translated("git cat-file"):
+            blob = _blob(tree, path)
+            return None if blob is None else bytes(blob.data_stream.read())
 
     def sha256(self, commit: str, path: str) -> str | None:
         """Hash a blob without holding it in memory."""
-        blob = self._blob(commit, path)
-        if blob is None:
-            return None
-        digest = hashlib.sha256()
-        stream = blob.data_stream
-        while chunk := stream.read(_CHUNK):
-            digest.update(chunk)
-        return digest.hexdigest()
+        tree = self._tree(commit)
+        with _translated("git cat-file"):
+            blob = _blob(tree, path)
+            if blob is None:
+                return None
+            digest = hashlib.sha256()
+            stream = blob.data_stream
+            while chunk := stream.read(_CHUNK):
+                digest.update(chunk)
+            return digest.hexdigest()
 
     def changes(self, base: str, head: str) -> list[Change]:
-        diffs = self._repo.commit(base).diff(self._repo.commit(head), find_renames=True)
-        changes = []
-        for diff in diffs:
-            status = (diff.change_type or "M")[0]
-            path = diff.b_path if status != "D" else diff.a_path
-            old = diff.a_path if status == "R" else None
-            changes.append(Change(str(path), status, old))
+        before, after = self._commit(base), self._commit(head)
+        with _translated("git diff-tree"):
+            diffs = before.diff(after, find_renames=True)
+            changes = []
+            for diff in diffs:
+                status = (diff.change_type or "M")[0]
+                path = diff.b_path if status != "D" else diff.a_path
+                old = diff.a_path if status == "R" else None
+                changes.append(Change(str(path), status, old))
         return sorted(changes, key=lambda change: change.path)
-
-    def _blob(self, commit: str, path: str) -> git.Blob | None:
-        try:
-            item = self._repo.commit(commit).tree / path
-        except KeyError:
-            return None
-        return item if isinstance(item, git.Blob) else None
 
     @contextlib.contextmanager
     def worktree(self, commit: str) -> Iterator[Path]:
-        """A detached throwaway worktree of `commit`, removed afterwards whatever happens."""
+        """`commit`'s tree exported into a throwaway folder with no link to this repository
+        (no `.git`), removed afterwards whatever happens."""
         parent = Path(tempfile.mkdtemp(prefix="planegate-wt-"))
         path = parent / "tree"
         try:
-            self._repo.git.worktree("add", "--detach", "--quiet", str(path), commit)
-        except git.exc.GitCommandError as error:
-            shutil.rmtree(parent, ignore_errors=True)
-            raise _unavailable("git worktree add", error) from None
-        try:
+            path.mkdir()
+            tree = self._tree(commit)
+            with _translated(f"exporting the tree of {commit[:12]}"):
+                export.write_tree(path, _entries(tree))
             yield path
         finally:
-            with contextlib.suppress(git.exc.GitCommandError):
-                self._repo.git.worktree("remove", "--force", str(path))
             shutil.rmtree(parent, ignore_errors=True)
-            with contextlib.suppress(git.exc.GitCommandError):
-                self._repo.git.worktree("prune")
+
+    def _commit(self, rev: str) -> git.Commit:
+        with _translated("git rev-parse", rev):
+            return self._repo.commit(rev)
+
+    def _tree(self, rev: str) -> git.Tree:
+        commit = self._commit(rev)
+        with _translated("git cat-file"):
+            return commit.tree
+
+
+def _entries(tree: git.Tree) -> Iterator[export.TreeEntry]:
+    for item in tree.traverse():
+        if item.type == "tree":  # type: ignore[union-attr]
+            continue
+        mode, path = item.mode, str(item.path)  # type: ignore[union-attr]
+        if mode == _SUBMODULE or item.type == "commit":  # type: ignore[union-attr]
+            yield export.TreeEntry(path, "submodule")
+            continue
+        data = bytes(item.data_stream.read())  # type: ignore[union-attr]
+        if mode == _SYMLINK:
+            yield export.TreeEntry(path, "symlink", data)
+        else:
+            yield export.TreeEntry(path, "executable" if mode == _EXECUTABLE else "file", data)
+
+
+def _blob(tree: git.Tree, path: str) -> git.Blob | None:
+    try:
+        item = tree / path
+    except KeyError:
+        return None
+    return item if isinstance(item, git.Blob) else None
 
 
 def _unavailable(what: str, error: git.exc.GitCommandError) -> ServiceUnavailable:
@@ -126,22 +201,25 @@ def _unavailable(what: str, error: git.exc.GitCommandError) -> ServiceUnavailabl
 
 def init_repository(path: Path) -> GitRepo:
     """Create a new repository (used by `planegate demo`)."""
-    repo = git.Repo.init(path, initial_branch="main")
-    with repo.config_writer() as writer:
-        writer.set_value("user", "name", "planegate demo")
-        writer.set_value("user", "email", "demo@planegate.invalid")
-        writer.set_value("commit", "gpgsign", "false")
+    with _translated("git init"):
+        repo = git.Repo.init(path, initial_branch="main", env=gitenv.hardened(os.environ))
+        with repo.config_writer() as writer:
+            writer.set_value("user", "name", "planegate demo")
+            writer.set_value("user", "email", "demo@planegate.invalid")
+            writer.set_value("commit", "gpgsign", "false")
     return GitRepo(path)
 
 
 def commit_all(repo: GitRepo, message: str) -> str:
-    repo._repo.git.add("--all")
-    repo._repo.git.commit("--quiet", "--allow-empty", "-m", message)
+    with _translated("git commit"):
+        repo._repo.git.add("--all")
+        repo._repo.git.commit("--quiet", "--allow-empty", "-m", message)
     return repo.resolve("HEAD")
 
 
 def checkout(repo: GitRepo, ref: str, create: bool = False) -> None:
-    if create:
-        repo._repo.git.checkout("--quiet", "-b", ref)
-    else:
-        repo._repo.git.checkout("--quiet", ref)
+    with _translated("git checkout", ref):
+        if create:
+            repo._repo.git.checkout("--quiet", "-b", ref)
+        else:
+            repo._repo.git.checkout("--quiet", ref)

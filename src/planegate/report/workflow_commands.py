@@ -2,12 +2,12 @@
 
 The runner unescapes `%25`, `%0D`, `%0A` in a command's message and also `%3A`, `%2C` in its
 properties, so both sets must be escaped or a message can end the command early or forge
-another one. Untrusted output echoed to the log is wrapped in `::stop-commands::<token>`.
+another one. (Output of the code under test is not printed from here: the action's shell,
+`scripts/action.sh`, wraps phase 1's whole log in `::stop-commands::<token>`.)
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterable, Mapping
 
 from planegate.findings import Finding, Severity
@@ -75,16 +75,3 @@ def finding_command(finding: Finding) -> str:
 
 def finding_commands(findings: Iterable[Finding]) -> list[str]:
     return [finding_command(finding) for finding in findings]
-
-
-def new_stop_token() -> str:
-    return secrets.token_hex(16)
-
-
-def wrap_untrusted(text: str, token: str | None = None) -> str:
-    """Wrap echoed output so the runner reads none of it as a workflow command."""
-    chosen = token or new_stop_token()
-    while chosen in text:
-        chosen = new_stop_token()
-    body = text if text.endswith("\n") or not text else text + "\n"
-    return f"::stop-commands::{chosen}\n{body}::{chosen}::\n"

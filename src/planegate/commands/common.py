@@ -1,0 +1,74 @@
+"""What several verbs share: the -C root, progress, and the configuration on disk."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from planegate import exitcodes
+from planegate.config import load as config_mod
+from planegate.config import manifest as fixtures
+from planegate.errors import ConfigError, UsageError
+from planegate.progress import Progress
+
+
+def root_of(args: argparse.Namespace) -> Path:
+    root = Path(getattr(args, "root", "."))
+    if not root.is_dir():
+        raise UsageError(f"-C {root}: no such directory")
+    return root
+
+
+def progress_of(args: argparse.Namespace) -> Progress:
+    return Progress(quiet=bool(getattr(args, "quiet", False)))
+
+
+def load_worktree_config(root: Path, requested: str | None) -> config_mod.Config:
+    """The configuration as it is on disk (for commands a person runs in a checkout)."""
+    existing = {p.name for p in root.iterdir() if p.is_file()}
+    name = config_mod.find_config_name(existing, requested)
+    if name is None and requested is not None and (root / requested).is_file():
+        name = requested
+    if name is None:
+        raise config_mod.missing_config_error(requested or "planegate.yml", existing, f"in {root}")
+    return config_mod.parse((root / name).read_text("utf-8", "replace"), name)
+
+
+def data_hashes(root: Path, cfg: config_mod.Config) -> dict[str, str]:
+    """sha256 of every fixture-plane data file in the checkout."""
+    from planegate.repo.hashing import file_sha256
+    from planegate.steps import evidence
+
+    files = [
+        str(p.relative_to(root).as_posix())
+        for p in root.rglob("*")
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    ]
+    return {path: file_sha256(root / path) for path in sorted(evidence.data_files(cfg, files))}
+
+
+def read_manifest(root: Path, cfg: config_mod.Config) -> fixtures.Manifest | None:
+    path = root / cfg.manifest
+    if not path.is_file():
+        return None
+    return fixtures.parse(path.read_text("utf-8", "replace"), cfg.manifest)
+
+
+def emit_config(root: Path, text: str, notes: list[str], write: bool) -> int:
+    """Print a proposed planegate.yml, or write it when asked and none exists."""
+    for note in notes:
+        print(f"planegate: {note}", file=sys.stderr)
+    config_mod.parse(text, "planegate.yml")  # what we write must load
+    if not write:
+        sys.stdout.write(text)
+        return exitcodes.PASS
+    target = root / "planegate.yml"
+    if target.exists():
+        raise ConfigError(
+            f"{target}: exists already; not overwritten",
+            "move it aside, or run without --write and merge by hand",
+        )
+    target.write_text(text, "utf-8")
+    print(f"planegate: wrote {target}", file=sys.stderr)
+    return exitcodes.PASS

@@ -1,0 +1,29 @@
+"""`planegate explain`: a rule id (PG201) or an exit code (3), in words."""
+
+from __future__ import annotations
+
+import argparse
+
+from planegate import exitcodes
+from planegate.errors import UsageError
+from planegate.rules import RULES
+
+
+def run(args: argparse.Namespace) -> int:
+    what = args.what.strip()
+    rule = RULES.get(what.upper())
+    if rule is not None:
+        print(f"{rule.id} ({rule.step.value}, exit {rule.step.exit_code}): {rule.title}")
+        print(f"why: {rule.why}")
+        print(f"fix: {rule.how_to_fix}")
+        print(f"agent may fix: {'yes' if rule.agent_may_fix else 'no'}")
+        print(f"more: docs/findings.md#{rule.id.lower()}")
+        return exitcodes.PASS
+    if what.isdigit() and (entry := exitcodes.describe(int(what))) is not None:
+        print(f"exit {entry.code} ({entry.name}): {entry.meaning}; owner: {entry.owner}")
+        print("more: docs/exit-codes.md")
+        return exitcodes.PASS
+    raise UsageError(
+        f"explain {what!r}: not a rule id (PG201) or an exit code",
+        "see docs/findings.md and docs/exit-codes.md",
+    )

@@ -1,0 +1,34 @@
+"""`planegate lock`: lock the fixture plane's data files in the manifest (a person's act)."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date
+
+from planegate import exitcodes
+from planegate.commands.common import data_hashes, load_worktree_config, read_manifest, root_of
+from planegate.config import manifest as fixtures
+from planegate.errors import UsageError
+
+
+def run(args: argparse.Namespace) -> int:
+    root = root_of(args)
+    cfg = load_worktree_config(root, args.config)
+    covers = {}
+    for item in args.covers:
+        path, sep, note = item.partition("=")
+        if not sep:
+            raise UsageError(f"--covers {item!r}: expected PATH=TEXT")
+        covers[path] = note
+    previous = read_manifest(root, cfg)
+    hashes = data_hashes(root, cfg)
+    manifest = fixtures.lock(previous, hashes, date.today().isoformat(), covers)
+    target = root / cfg.manifest
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(fixtures.render(manifest), "utf-8")
+    changed = [p for p in hashes if previous is None or previous.files.get(p) != hashes[p]]
+    print(
+        f"planegate: locked {len(hashes)} fixture data files in {cfg.manifest} "
+        f"({len(changed)} new or changed)"
+    )
+    return exitcodes.PASS

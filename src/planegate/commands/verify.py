@@ -1,0 +1,33 @@
+"""`planegate verify`: check the fixture data files against the manifest."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from planegate import exitcodes
+from planegate.commands.common import data_hashes, load_worktree_config, read_manifest, root_of
+from planegate.config import manifest as fixtures
+from planegate.errors import InputDataError
+
+
+def run(args: argparse.Namespace) -> int:
+    root = root_of(args)
+    cfg = load_worktree_config(root, args.config)
+    manifest = read_manifest(root, cfg)
+    if manifest is None:
+        raise InputDataError(f"{cfg.manifest}: no such file", "create it with `planegate lock`")
+    hashes: dict[str, str | None] = dict(data_hashes(root, cfg))
+    for path in manifest.files:
+        hashes.setdefault(path, None)
+    mismatches = fixtures.verify(manifest, hashes)
+    for mismatch in mismatches:
+        print(f"{mismatch.path}: {mismatch.describe()}")
+    if mismatches:
+        print(
+            f"planegate: {len(mismatches)} fixture files do not match {cfg.manifest}",
+            file=sys.stderr,
+        )
+        return exitcodes.EVIDENCE
+    print(f"planegate: {len(manifest.files)} fixture files match {cfg.manifest}")
+    return exitcodes.PASS

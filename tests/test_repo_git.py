@@ -1,0 +1,223 @@
+"""The git adapter on real repositories: planegate's errors only, facts git cannot be bent on."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from planegate.errors import PlanegateError, ServiceUnavailable, UnknownRevision, UsageError
+from planegate.repo import export, gitenv
+from planegate.repo.git import GitRepo, commit_all
+from repo_helper import TestRepo
+
+UNKNOWN = "1" * 40
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> TestRepo:
+    made = TestRepo(tmp_path / "repo")
+    made.commit("one", {"a.txt": "one\n", "tests/test_a.py": "def test_a():\n    assert 1\n"})
+    made.commit("two", {"a.txt": "two\n"})
+    return made
+
+
+@pytest.mark.parametrize("rev", [UNKNOWN, "nope", "HEAD~9", "", "HEAD:", "a" * 64, "1" * 12])
+def test_an_unknown_revision_is_planegates_usage_error(repo: TestRepo, rev: str) -> None:
+    git = GitRepo(repo.root)
+    with pytest.raises(UnknownRevision, match="unknown revision") as raised:
+        git.resolve(rev)
+    assert isinstance(raised.value, UsageError)
+    for call in (
+        lambda: git.files(rev),
+        lambda: git.read(rev, "a.txt"),
+        lambda: git.sha256(rev, "a.txt"),
+        lambda: git.changes(rev, "HEAD"),
+        lambda: git.merge_base(rev, "HEAD"),
+    ):
+        with pytest.raises(UnknownRevision):
+            call()
+
+
+def test_is_ancestor_of_a_commit_the_clone_does_not_have_is_false(repo: TestRepo) -> None:
+    git = GitRepo(repo.root)
+    head = git.resolve("HEAD")
+    first = git.resolve("HEAD~1")
+    assert git.is_ancestor(first, head) is True
+    assert git.is_ancestor(head, first) is False
+    assert git.is_ancestor(UNKNOWN, head) is False
+    assert git.is_ancestor(head, UNKNOWN) is False
+    assert git.is_ancestor("not a sha", head) is False
+    assert (git.has_commit(head), git.has_commit(UNKNOWN), git.has_commit(head[:12])) == (
+        True,
+        False,
+        False,
+    )
+
+
+def test_not_a_repository_and_a_failing_command_are_planegate_errors(
+    tmp_path: Path, repo: TestRepo
+) -> None:
+    with pytest.raises(UsageError, match="not a git repository"):
+        GitRepo(tmp_path / "missing")
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(UsageError, match="not a git repository"):
+        GitRepo(tmp_path / "plain")
+    git = GitRepo(repo.root)
+    repo.git("checkout", "-q", "--orphan", "island")
+    repo.git("rm", "-q", "-r", "--cached", ".")
+    island = repo.commit("unrelated")
+    with pytest.raises(UsageError, match="no common ancestor"):
+        git.merge_base(island, "main")
+
+
+def test_a_replace_ref_does_not_swap_the_blob_planegate_reads(
+    repo: TestRepo, tmp_path: Path
+) -> None:
+    head = repo.git("rev-parse", "HEAD")
+    original = repo.git("rev-parse", "HEAD:tests/test_a.py")
+    (tmp_path / "weak.py").write_text("def test_a():\n    pass\n")
+    weak = repo.git("hash-object", "-w", str(tmp_path / "weak.py"))
+    repo.git("replace", original, weak)
+    # the attack is real for git run with default settings ...
+    assert "pass" in repo.git("cat-file", "-p", f"{head}:tests/test_a.py")
+    git = GitRepo(repo.root)
+    # ... and changes nothing planegate sees
+    assert git.read(head, "tests/test_a.py") == b"def test_a():\n    assert 1\n"
+    with git.worktree(head) as tree:
+        assert (tree / "tests/test_a.py").read_text() == "def test_a():\n    assert 1\n"
+
+
+def test_a_graft_does_not_bend_ancestry(repo: TestRepo) -> None:
+    head = repo.git("rev-parse", "HEAD")
+    repo.branch("side", "HEAD~1")
+    side = repo.commit("side", {"b.txt": "b\n"})
+    (repo.root / ".git/info").mkdir(exist_ok=True)
+    (repo.root / ".git/info/grafts").write_text(f"{head} {side}\n")
+    assert repo.git("merge-base", "--is-ancestor", side, head) == ""  # bent for plain git
+    assert GitRepo(repo.root).is_ancestor(side, head) is False
+
+
+def test_hooks_planted_in_the_repository_never_run(repo: TestRepo, tmp_path: Path) -> None:
+    marker = tmp_path / "hook-ran"
+    planted = tmp_path / "planted-hooks"
+    planted.mkdir()
+    for folder in (repo.root / ".git/hooks", planted):
+        for name in ("post-checkout", "pre-commit", "post-commit", "reference-transaction"):
+            hook = folder / name
+            hook.write_text(f"#!/bin/sh\necho {name} >> {marker}\n")
+            hook.chmod(0o755)
+    repo.git("config", "core.hooksPath", str(planted))
+    git = GitRepo(repo.root)
+    with git.worktree("HEAD") as tree:
+        assert (tree / "a.txt").read_text() == "two\n"
+    (repo.root / "c.txt").write_text("c\n")
+    commit_all(git, "three")
+    assert git.read("HEAD", "c.txt") == b"c\n"
+    assert not marker.exists()
+
+
+def test_the_exported_tree_has_no_link_to_the_repository(repo: TestRepo) -> None:
+    repo.commit(
+        "kinds",
+        {
+            ".gitattributes": "a.txt export-ignore\n*.txt eol=crlf\n*.bin filter=planted\n",
+            "run.sh": "#!/bin/sh\n",
+            "data.bin": b"\x00\x01\r\n",
+        },
+    )
+    repo.git("config", "filter.planted.smudge", "echo smudged")
+    (repo.root / "run.sh").chmod(0o755)
+    os.symlink("a.txt", repo.root / "link")
+    head = repo.commit("exec bit and link")
+    git = GitRepo(repo.root)
+    with git.worktree(head) as tree:
+        assert not (tree / ".git").exists()
+        assert {p.name for p in tree.iterdir()} == {
+            ".gitattributes",
+            "a.txt",
+            "data.bin",
+            "link",
+            "run.sh",
+            "tests",
+        }
+        # bytes as git stores them: no export-ignore, end-of-line conversion or filter
+        assert (tree / "a.txt").read_bytes() == b"two\n"
+        assert (tree / "data.bin").read_bytes() == b"\x00\x01\r\n"
+        assert os.readlink(tree / "link") == "a.txt"
+        assert (tree / "run.sh").stat().st_mode & stat.S_IXUSR
+        assert not (tree / "a.txt").stat().st_mode & stat.S_IXUSR
+        (tree / "a.txt").write_text("changed by the code under test\n")
+    assert not tree.exists()
+    assert git.read(head, "a.txt") == b"two\n"
+    assert repo.git("worktree", "list").count("\n") == 0  # no worktree was registered
+
+
+@pytest.mark.parametrize("path", ["../x", "a/../../x", ".git/config", "a/.GIT/hooks", "a//b", ""])
+def test_a_tree_path_git_refuses_is_an_error_not_a_write(tmp_path: Path, path: str) -> None:
+    with pytest.raises(PlanegateError, match="git refuses"):
+        export.write_tree(tmp_path, [export.TreeEntry(path, "file", b"x")])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_nothing_is_written_under_a_symlink_the_tree_made(tmp_path: Path) -> None:
+    target = tmp_path / "tree"
+    target.mkdir()
+    (tmp_path / "outside").mkdir()
+    entries = [
+        export.TreeEntry("up", "symlink", str(tmp_path / "outside").encode()),
+        export.TreeEntry("up/escape.txt", "file", b"x"),
+    ]
+    with pytest.raises(PlanegateError, match="under a link"):
+        export.write_tree(target, entries)
+    assert list((tmp_path / "outside").iterdir()) == []
+
+
+def test_git_missing_from_path_is_unavailable(
+    repo: TestRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git = GitRepo(repo.root)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setenv("GIT_PYTHON_GIT_EXECUTABLE", "/nonexistent/git")
+    with pytest.raises(ServiceUnavailable):
+        git.merge_base("HEAD", "HEAD~1")
+
+
+_keys = st.sampled_from(["safe.directory", "core.hooksPath", "user.name"])
+
+
+@given(st.lists(st.tuples(_keys, st.text(min_size=1, max_size=5)), max_size=4))
+def test_the_callers_git_config_entries_are_kept_and_ours_come_last(
+    entries: list[tuple[str, str]],
+) -> None:
+    environ = {"GIT_CONFIG_COUNT": str(len(entries))}
+    for index, (key, value) in enumerate(entries):
+        environ[f"GIT_CONFIG_KEY_{index}"] = key
+        environ[f"GIT_CONFIG_VALUE_{index}"] = value
+    merged = {**environ, **gitenv.hardened(environ)}
+    count = int(merged["GIT_CONFIG_COUNT"])
+    pairs = [(merged[f"GIT_CONFIG_KEY_{i}"], merged[f"GIT_CONFIG_VALUE_{i}"]) for i in range(count)]
+    assert pairs == [*entries, *gitenv.CONFIG]
+    assert merged["GIT_NO_REPLACE_OBJECTS"] == "1"
+    assert merged["GIT_CONFIG_GLOBAL"] == "/dev/null"
+
+
+def test_a_bogus_config_count_is_replaced() -> None:
+    merged = gitenv.hardened({"GIT_CONFIG_COUNT": "many"})
+    assert merged["GIT_CONFIG_COUNT"] == str(len(gitenv.CONFIG))
+    assert merged["GIT_CONFIG_KEY_0"] == "core.hooksPath"
+
+
+def test_safe_directory_passed_by_the_caller_still_reaches_git(
+    repo: TestRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "planegate.probe")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "seen")
+    git = GitRepo(repo.root)
+    assert git._repo.git.config("--get", "planegate.probe") == "seen"
+    assert git._repo.git.config("--get", "core.hooksPath") == "/dev/null"
