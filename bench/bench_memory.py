@@ -43,7 +43,7 @@ def build(root: Path) -> None:
 
 def main() -> None:
     from planegate.gate import pipeline as gate
-    from planegate.gate.digest import to_json
+    from planegate.repo.digest_format import to_json
     from planegate.repo.git import GitRepo
 
     with tempfile.TemporaryDirectory() as folder:

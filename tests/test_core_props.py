@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from planegate.config import load as config_mod
 from planegate.config import planemap as planes
-from planegate.gate.digest import Digest, root_hash
+from planegate.repo.digest_format import Digest, root_hash
 from planegate.repo.hashing import bytes_sha256
 from planegate.steps import evidence
 

@@ -76,8 +76,8 @@ def _render(report: Report, form: str) -> str:
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
-    from planegate.gate import digest as digest_mod
     from planegate.gate import pipeline as gate
+    from planegate.repo import digest_format as digest_mod
     from planegate.repo.git import GitRepo
 
     repo = GitRepo(_root(args))

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from planegate import exitcodes
 from planegate.errors import InputDataError, InternalError, ServiceUnavailable, UsageError
-from planegate.gate import digest as digest_mod
 from planegate.gate import exchange
 from planegate.gate import pipeline as gate
 from planegate.progress import Progress
+from planegate.repo import digest_format as digest_mod
 from planegate.repo.git import GitRepo
 from planegate.report import Report
 from planegate.steps import evidence

@@ -224,8 +224,8 @@ def _ledger_line(base_commit: str) -> str:
 
 
 def run(progress: Progress) -> int:
-    from planegate.gate import digest as digest_mod
     from planegate.gate import pipeline as gate
+    from planegate.repo import digest_format as digest_mod
     from planegate.repo import git as gitrepo
 
     started = time.monotonic()

@@ -19,8 +19,8 @@ from planegate.config.load import SCORING_PLANES, Config
 from planegate.errors import ConfigError, InputDataError, InternalError
 from planegate.findings import Finding, Severity, Step
 from planegate.freeze import ledger
-from planegate.gate import digest as digest_mod
 from planegate.progress import QUIET, Progress
+from planegate.repo import digest_format as digest_mod
 from planegate.repo.git import GitRepo
 from planegate.report import Report, ShadowResult, StepResult
 from planegate.runner import fixture_probe as probe

@@ -13,7 +13,7 @@ from planegate.config.load import Config
 from planegate.config.owners import Owners
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
-from planegate.gate.digest import Digest
+from planegate.repo.digest_format import Digest
 from planegate.repo.hashing import bytes_sha256
 
 Hasher = Callable[[str], "str | None"]
