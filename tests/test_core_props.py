@@ -9,6 +9,7 @@ from planegate.config import load as config_mod
 from planegate.config import planemap as planes
 from planegate.repo.digest_format import Digest, root_hash
 from planegate.repo.hashing import bytes_sha256
+from planegate.repo.snapshot import Snapshot
 from planegate.steps import evidence
 
 segment = st.sampled_from(["tests", "unit", "prop", "fix", "data", "a", "b"])
@@ -88,7 +89,7 @@ CONFIG = make_config(["tests/prop/"], ["tests/fix/"], [], [])
 
 
 def digest_of(files: dict[str, bytes]) -> Digest:
-    snap = evidence.Snapshot(
+    snap = Snapshot(
         "c0ffee",
         tuple(sorted(files)),
         files.get,

@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planegate import exitcodes
+from planegate.config.from_git import load_config
 from planegate.errors import InputDataError, InternalError, ServiceUnavailable, UsageError
 from planegate.gate import exchange
 from planegate.gate import pipeline as gate
 from planegate.progress import Progress
 from planegate.repo import digest_format as digest_mod
 from planegate.repo.git import GitRepo
+from planegate.repo.snapshot import snapshot
 from planegate.report import Report
 from planegate.steps import evidence
 
@@ -68,8 +70,8 @@ def _agent(options: ActionOptions) -> bool:
 
     repo = GitRepo(Path(options.working_directory))
     base = repo.merge_base(repo.resolve(options.base or "HEAD"), repo.resolve(options.head))
-    snap = gate.snapshot(repo, base)
-    cfg = gate.load_config(repo, base, options.config, set(snap.files))
+    snap = snapshot(repo, base)
+    cfg = load_config(repo, base, options.config, set(snap.files))
     return is_agent(
         options.author, options.labels, authors=cfg.agent_authors, agent_labels=cfg.agent_labels
     )
@@ -139,8 +141,8 @@ def _digest(
         except FileNotFoundError:
             raise InputDataError(f"{path}: missing: the run phase left no digest") from None
         claimed = digest_mod.from_json(text, str(path))
-        snap = gate.snapshot(repo, commit)
-        cfg = gate.load_config(repo, commit, options.config, set(snap.files))
+        snap = snapshot(repo, commit)
+        cfg = load_config(repo, commit, options.config, set(snap.files))
         # hashes come from git here; only the inventory comes from the run phase
         made = evidence.compute_digest(snap, cfg, claimed.inventory)
         if claimed.commit != commit:

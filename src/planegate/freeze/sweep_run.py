@@ -22,12 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from planegate.config import planemap as planes
+from planegate.config.from_git import load_config
 from planegate.config.load import Config
 from planegate.errors import InputDataError, UsageError
 from planegate.freeze import ledger
 from planegate.freeze import sweep as core
 from planegate.progress import QUIET, Progress
 from planegate.repo.git import GitRepo
+from planegate.repo.snapshot import snapshot
 from planegate.runner import ini, session
 
 EVIDENCE_DIR = ".planegate/evidence"
@@ -158,10 +160,8 @@ class SweepOutcome:
 def _setup(
     repo: GitRepo, commit: str, config_path: str | None
 ) -> tuple[Config, dict[str, Any], set[str]]:
-    from planegate.gate import pipeline as gate
-
-    snap = gate.snapshot(repo, commit)
-    cfg = gate.load_config(repo, commit, config_path, set(snap.files))
+    snap = snapshot(repo, commit)
+    cfg = load_config(repo, commit, config_path, set(snap.files))
     return cfg, ini.base_options(snap.read), set(snap.files)
 
 
@@ -674,9 +674,7 @@ def triage(
     if not nodeids:
         return {}
     if ini_options is None:
-        from planegate.gate import pipeline as gate
-
-        ini_options = ini.base_options(gate.snapshot(repo, base_commit).read)
+        ini_options = ini.base_options(snapshot(repo, base_commit).read)
     progress.step("triage", f"rerunning {len(nodeids)} failing tests {runs}x on head and base")
     head = _reruns(repo, head_commit, nodeids, cfg, ini_options, prepare_head, runs, environ)
     base = _reruns(repo, base_commit, nodeids, cfg, ini_options, None, runs, environ)

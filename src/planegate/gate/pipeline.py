@@ -15,6 +15,7 @@ from planegate.config import load as config_mod
 from planegate.config import owners
 from planegate.config import planemap as planes
 from planegate.config import protection as protect
+from planegate.config.from_git import load_config
 from planegate.config.load import SCORING_PLANES, Config
 from planegate.errors import ConfigError, InputDataError, InternalError
 from planegate.findings import Finding, Severity, Step
@@ -22,6 +23,7 @@ from planegate.freeze import ledger
 from planegate.progress import QUIET, Progress
 from planegate.repo import digest_format as digest_mod
 from planegate.repo.git import GitRepo
+from planegate.repo.snapshot import Snapshot, snapshot
 from planegate.report import Report, ShadowResult, StepResult
 from planegate.runner import fixture_probe as probe
 from planegate.runner import ini, overlay, session
@@ -48,34 +50,14 @@ class Commits:
     merge_base: str
 
 
-def snapshot(repo: GitRepo, commit: str) -> evidence.Snapshot:
-    return evidence.Snapshot(
-        commit,
-        tuple(repo.files(commit)),
-        lambda path: repo.read(commit, path),
-        lambda path: repo.sha256(commit, path),
-    )
-
-
-def load_config(repo: GitRepo, commit: str, requested: str | None, files: set[str]) -> Config:
-    name = config_mod.find_config_name(files, requested)
-    if name is None:
-        raise config_mod.missing_config_error(
-            requested or "planegate.yml", files, f"at commit {commit[:12]}"
-        )
-    data = repo.read(commit, name)
-    assert data is not None
-    return config_mod.parse(data.decode("utf-8", "replace"), name)
-
-
 @dataclass(frozen=True)
 class Context:
     """What both halves of the gate read from git: never from running project code."""
 
     repo: GitRepo
     commits: Commits
-    base: evidence.Snapshot
-    head: evidence.Snapshot
+    base: Snapshot
+    head: Snapshot
     cfg: Config
     who: owners.Owners
     ledger_base: str | None
@@ -244,7 +226,7 @@ def check_digest(
     repo: GitRepo,
     cfg: Config,
     plane_map: planes.PlaneMap,
-    base: evidence.Snapshot,
+    base: Snapshot,
 ) -> tuple[list[Finding], dict[str, list[str]] | None, str]:
     if options.digest_file is None:
         return [], None, f"recomputed from git at the merge base {base.commit[:12]}"
@@ -282,7 +264,7 @@ def who_owns_map(cfg: Config) -> str:
 
 def _collect_base(
     repo: GitRepo,
-    base: evidence.Snapshot,
+    base: Snapshot,
     cfg: Config,
     plane_map: planes.PlaneMap,
     progress: Progress,
@@ -293,7 +275,7 @@ def _collect_base(
     return plane_map.inventory(result.collected)
 
 
-def _spec(tree: Path, cfg: Config, base: evidence.Snapshot, **kwargs: Any) -> session.RunSpec:
+def _spec(tree: Path, cfg: Config, base: Snapshot, **kwargs: Any) -> session.RunSpec:
     args = list(cfg.pytest_args)
     if "hypothesis" in cfg.pytest_plugins:
         args += ["--hypothesis-seed", str(cfg.seed)]
@@ -311,8 +293,8 @@ def _spec(tree: Path, cfg: Config, base: evidence.Snapshot, **kwargs: Any) -> se
 def _run_head(
     repo: GitRepo,
     cfg: Config,
-    base: evidence.Snapshot,
-    head: evidence.Snapshot,
+    base: Snapshot,
+    head: Snapshot,
     protection: protect.Protection,
     frozen: Mapping[str, str],
     options: GateOptions,
@@ -340,7 +322,7 @@ def _run_head(
 def _probe(
     tree: Path,
     cfg: Config,
-    base: evidence.Snapshot,
+    base: Snapshot,
     plane_map: planes.PlaneMap,
     result: session.RunResult,
     options: GateOptions,
@@ -375,8 +357,8 @@ def _probe(
 def _shadow(
     repo: GitRepo,
     cfg: Config,
-    base: evidence.Snapshot,
-    head: evidence.Snapshot,
+    base: Snapshot,
+    head: Snapshot,
     protection: protect.Protection,
     frozen: Mapping[str, str],
     options: GateOptions,
@@ -404,8 +386,8 @@ def _inventory_step(
     base_inventory: Mapping[str, list[str]],
     head_run: session.RunResult,
     repo: GitRepo,
-    base: evidence.Snapshot,
-    head: evidence.Snapshot,
+    base: Snapshot,
+    head: Snapshot,
 ) -> StepResult:
     owner = who.of_plane_map()
     if not head_run.closed and not head_run.collected and not head_run.collect_errors:
@@ -445,7 +427,7 @@ def _plane_changes(
     plane_map: planes.PlaneMap,
     base_inventory: Mapping[str, list[str]],
     head_run: session.RunResult,
-    head: evidence.Snapshot,
+    head: Snapshot,
     owner: str,
 ) -> list[Finding]:
     data = head.read(cfg.path)
@@ -466,8 +448,8 @@ def _evidence_step(
     who: owners.Owners,
     protection: protect.Protection,
     repo: GitRepo,
-    base: evidence.Snapshot,
-    head: evidence.Snapshot,
+    base: Snapshot,
+    head: Snapshot,
     options: GateOptions,
     digest_findings: list[Finding],
 ) -> StepResult:
@@ -507,8 +489,8 @@ def _hunks_step(
     cfg: Config,
     who: owners.Owners,
     repo: GitRepo,
-    base: evidence.Snapshot,
-    head: evidence.Snapshot,
+    base: Snapshot,
+    head: Snapshot,
     plane_map: planes.PlaneMap,
     options: GateOptions,
 ) -> StepResult:
@@ -557,13 +539,13 @@ def _async_plugin(cfg: Config) -> bool:
     return bool(async_plugins & set(cfg.pytest_plugins))
 
 
-def _data_paths(cfg: Config, base: evidence.Snapshot) -> prodscan.DataPaths:
+def _data_paths(cfg: Config, base: Snapshot) -> prodscan.DataPaths:
     fixture = cfg.planes["fixture"]
     files = evidence.data_files(cfg, base.files)
     return prodscan.DataPaths((*fixture.data, *fixture.paths), tuple(files))
 
 
-def _lint_base(cfg: Config, plane_map: planes.PlaneMap, base: evidence.Snapshot) -> list[Finding]:
+def _lint_base(cfg: Config, plane_map: planes.PlaneMap, base: Snapshot) -> list[Finding]:
     """Property-plane lint violations already on main: warnings for the plane's owner."""
     owner = cfg.planes["property"].owner
     return [

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 
 import pathspec
 
@@ -15,19 +14,7 @@ from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 from planegate.repo.digest_format import Digest
 from planegate.repo.hashing import bytes_sha256
-
-Hasher = Callable[[str], "str | None"]
-Reader = Callable[[str], "bytes | None"]
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """What the evidence step needs of one commit."""
-
-    commit: str
-    files: tuple[str, ...]
-    read: Reader
-    sha256: Hasher
+from planegate.repo.snapshot import Snapshot
 
 
 def protected_hashes(snapshot: Snapshot, protection: protect.Protection) -> dict[str, str]:
