@@ -283,7 +283,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from planegate.freeze import ledger, sweep_run
+    from planegate.freeze import bundles, ledger, sweep_run
 
     root = _root(args)
     if args.runs < 1:
@@ -323,7 +323,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(f"planegate: {len(outcome.proposals)} proposals -> {proposals}")
     if args.write and outcome.proposals:
         cfg = load_worktree_config(root, args.config)
-        sweep_run.append_events(root / cfg.ledger, [p.event for p in outcome.proposals], cfg.ledger)
+        bundles.append_events(root / cfg.ledger, [p.event for p in outcome.proposals], cfg.ledger)
         print(f"planegate: appended {len(outcome.proposals)} freeze events to {cfg.ledger}")
     for nodeid in outcome.base_broken:
         print(f"base broken: {nodeid} failed every run, and alone")
@@ -348,33 +348,32 @@ def _review_by(text: str | None) -> date | None:
 
 
 def cmd_freeze(args: argparse.Namespace) -> int:
-    from planegate.freeze import ledger, sweep_run
+    from planegate.freeze import bundles, ledger
     from planegate.repo.hashing import bytes_sha256
 
     root = _root(args)
     cfg = load_worktree_config(root, args.config)
     evidence = args.evidence if args.evidence.is_absolute() else root / args.evidence
-    obj, digest = sweep_run.read_bundle(evidence)
+    obj, digest = bundles.read_bundle(evidence)
     if obj.get("nodeid") != args.nodeid:
         raise InputDataError(
             f"{args.evidence}: the evidence is about {obj.get('nodeid')!r}, not {args.nodeid!r}"
         )
-    event = sweep_run.freeze_event(
-        obj,
-        digest,
+    request = bundles.FreezeRequest(
         args.owner,
         args.note,
         _review_by(args.review_by),
         flake_class=args.flake_class,
         confidence=args.confidence,
     )
+    event = bundles.freeze_event(obj, digest, request)
     if isinstance(event, ledger.EventErrors):
         raise UsageError(f"cannot freeze {args.nodeid}: {'; '.join(event.messages)}")
-    stored = root / sweep_run.EVIDENCE_DIR / f"{digest}.json"
+    stored = root / bundles.EVIDENCE_DIR / f"{digest}.json"
     if not stored.is_file() or bytes_sha256(stored.read_bytes()) != digest:
         stored.parent.mkdir(parents=True, exist_ok=True)
         stored.write_bytes(evidence.read_bytes())
-    sweep_run.append_events(root / cfg.ledger, [event], cfg.ledger)
+    bundles.append_events(root / cfg.ledger, [event], cfg.ledger)
     print(
         f"planegate: froze {args.nodeid} ({event.flake_class}, owner {event.owner}); "
         f"a thaw needs {event.thaw_runs_required} clean runs"
@@ -383,11 +382,11 @@ def cmd_freeze(args: argparse.Namespace) -> int:
 
 
 def cmd_thaw(args: argparse.Namespace) -> int:
-    from planegate.freeze import sweep_run
+    from planegate.freeze import thaw_run
 
     root = _root(args)
     load_worktree_config(root, args.config)  # a clear error before any run
-    options = sweep_run.ThawOptions(
+    options = thaw_run.ThawOptions(
         root=root,
         nodeid=args.nodeid,
         commit=args.commit,
@@ -396,7 +395,7 @@ def cmd_thaw(args: argparse.Namespace) -> int:
         note=args.note,
         config_path=args.config,
     )
-    outcome = sweep_run.thaw(options, _progress(args))
+    outcome = thaw_run.thaw(options, _progress(args))
     evidence = outcome.bundle_path.relative_to(root)
     if outcome.failures:
         print(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -26,7 +25,8 @@ from planegate.repo.git import GitRepo
 from planegate.repo.snapshot import Snapshot, snapshot
 from planegate.report import Report, ShadowResult, StepResult
 from planegate.runner import fixture_probe as probe
-from planegate.runner import ini, overlay, session
+from planegate.runner import ini, overlay, session, triage
+from planegate.runner import spec as run_spec
 from planegate.steps import evidence
 
 
@@ -127,8 +127,8 @@ def execute(
     shadow = _shadow(
         ctx.repo, ctx.cfg, ctx.base, ctx.head, ctx.protection, ctx.frozen, options, progress
     )
-    triage = _triage(ctx, head_run, options, progress)
-    return Execution(ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes, triage)
+    labels = _triage(ctx, head_run, options, progress)
+    return Execution(ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes, labels)
 
 
 def _triage(
@@ -145,7 +145,6 @@ def _triage(
     )[: ctx.cfg.triage_max]
     if not failing:
         return {}
-    from planegate.freeze import sweep_run
 
     def prepare_head(tree: Path) -> object:
         return overlay.apply(
@@ -155,18 +154,14 @@ def _triage(
             ctx.base.read,
         )
 
-    labels = sweep_run.triage(
-        ctx.repo,
-        ctx.base.commit,
-        ctx.head.commit,
-        failing,
-        ctx.cfg,
+    how = triage.Reruns(
         ini_options=ini.base_options(ctx.base.read),
         prepare_head=prepare_head,
         runs=ctx.cfg.triage_runs,
         environ=options.environ,
         progress=progress,
     )
+    labels = triage.triage(ctx.repo, ctx.base.commit, ctx.head.commit, failing, ctx.cfg, how)
     return {nodeid: (found.label, found.repro) for nodeid, found in labels.items()}
 
 
@@ -276,18 +271,7 @@ def _collect_base(
 
 
 def _spec(tree: Path, cfg: Config, base: Snapshot, **kwargs: Any) -> session.RunSpec:
-    args = list(cfg.pytest_args)
-    if "hypothesis" in cfg.pytest_plugins:
-        args += ["--hypothesis-seed", str(cfg.seed)]
-    spec = session.RunSpec(
-        tree=tree,
-        ini_options=ini.base_options(base.read),
-        plugins=cfg.pytest_plugins,
-        extra_args=tuple(args),
-        timeout=cfg.pytest_timeout,
-        env_allow=cfg.env_allow,
-    )
-    return dataclasses.replace(spec, **kwargs)
+    return run_spec.build(tree, cfg, ini.base_options(base.read), **kwargs)
 
 
 def _run_head(
