@@ -42,9 +42,10 @@ def load_worktree_config(root: Path, requested: str | None) -> config_mod.Config
 
 def cmd_gate(args: argparse.Namespace) -> int:
     from planegate.gate import pipeline as gate
+    from planegate.gate.context import GateOptions
     from planegate.report import text
 
-    options = gate.GateOptions(
+    options = GateOptions(
         root=_root(args),
         base=args.base,
         head=args.head,
@@ -76,13 +77,13 @@ def _render(report: Report, form: str) -> str:
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
-    from planegate.gate import pipeline as gate
+    from planegate.gate.digest_check import build_digest
     from planegate.repo import digest_format as digest_mod
     from planegate.repo.git import GitRepo
 
     repo = GitRepo(_root(args))
     commit = repo.resolve(args.commit)
-    result = gate.build_digest(repo, commit, args.config, _progress(args))
+    result = build_digest(repo, commit, args.config, _progress(args))
     out = args.out if args.out.is_absolute() else _root(args) / args.out
     out.write_text(digest_mod.to_json(result), "utf-8")
     counts = ", ".join(f"{len(ids)} {plane}" for plane, ids in result.inventory.items())
@@ -94,15 +95,15 @@ def cmd_digest(args: argparse.Namespace) -> int:
 
 
 def _data_hashes(root: Path, cfg: config_mod.Config) -> dict[str, str]:
+    from planegate.config.planemap import data_files
     from planegate.repo.hashing import file_sha256
-    from planegate.steps import evidence
 
     files = [
         str(p.relative_to(root).as_posix())
         for p in root.rglob("*")
         if p.is_file() and ".git" not in p.relative_to(root).parts
     ]
-    return {path: file_sha256(root / path) for path in sorted(evidence.data_files(cfg, files))}
+    return {path: file_sha256(root / path) for path in sorted(data_files(cfg, files))}
 
 
 def _read_manifest(root: Path, cfg: config_mod.Config) -> fixtures.Manifest | None:
