@@ -43,7 +43,9 @@ def build(root: Path) -> None:
 
 def main() -> None:
     from planegate.gate import pipeline as gate
-    from planegate.gate.digest import to_json
+    from planegate.gate.context import GateOptions
+    from planegate.gate.digest_check import build_digest
+    from planegate.repo.digest_format import to_json
     from planegate.repo.git import GitRepo
 
     with tempfile.TemporaryDirectory() as folder:
@@ -51,10 +53,10 @@ def main() -> None:
         build(root)
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         started = time.perf_counter()
-        digest = gate.build_digest(GitRepo(root), "main", None)
+        digest = build_digest(GitRepo(root), "main", None)
         (root.parent / "bench-digest.json").write_text(to_json(digest))
         report = gate.run(
-            gate.GateOptions(
+            GateOptions(
                 root=root, base="main", head="patch", digest_file=root.parent / "bench-digest.json"
             )
         )

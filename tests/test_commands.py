@@ -59,7 +59,7 @@ def test_digest_that_disagrees_with_git_fails_evidence(
     assert cli("-C", str(project.root), "digest", "--out", str(out)) == 0
     data = json.loads(out.read_text())
     data["files"]["tests/fix/data/label.txt"] = "1" * 64
-    from planegate.gate.digest import root_hash
+    from planegate.repo.digest_format import root_hash
 
     data["root"] = root_hash(data["files"])
     out.write_text(json.dumps(data))

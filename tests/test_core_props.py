@@ -7,9 +7,11 @@ from hypothesis import strategies as st
 
 from planegate.config import load as config_mod
 from planegate.config import planemap as planes
-from planegate.gate.digest import Digest, root_hash
+from planegate.gate.digest_check import compute_digest
+from planegate.repo.digest_format import Digest, root_hash
 from planegate.repo.hashing import bytes_sha256
-from planegate.steps import evidence
+from planegate.repo.snapshot import Snapshot
+from planegate.steps.inventory import InventoryInput, inventory_findings
 
 segment = st.sampled_from(["tests", "unit", "prop", "fix", "data", "a", "b"])
 rel_dir = st.lists(segment, min_size=1, max_size=3).map("/".join)
@@ -56,7 +58,7 @@ def test_every_nodeid_gets_one_plane_or_a_finding(
     frozen: set[str],
 ) -> None:
     plane_map = planes.PlaneMap(make_config(prop, fix, prop_ids, fix_ids), frozenset(frozen))
-    found = planes.check(plane_map, planes.InventoryInput(tuple(nodeids), (), {}), "@owner")
+    found = inventory_findings(plane_map, InventoryInput(tuple(nodeids), (), {}), "@owner")
     flagged = {f.nodeid for f in found if f.rule in ("PG201", "PG202")}
     inventory = plane_map.inventory(nodeids)
     for node in nodeids:
@@ -88,13 +90,13 @@ CONFIG = make_config(["tests/prop/"], ["tests/fix/"], [], [])
 
 
 def digest_of(files: dict[str, bytes]) -> Digest:
-    snap = evidence.Snapshot(
+    snap = Snapshot(
         "c0ffee",
         tuple(sorted(files)),
         files.get,
         lambda p: bytes_sha256(files[p]) if p in files else None,
     )
-    return evidence.compute_digest(snap, CONFIG, {})
+    return compute_digest(snap, CONFIG, {})
 
 
 @given(files_strategy, st.data())

@@ -17,6 +17,7 @@ import pytest
 from conftest import PROJECT, manifest_for
 from planegate.cli import main
 from planegate.gate import pipeline as gate
+from planegate.gate.context import GateOptions
 from repo_helper import TestRepo
 
 BUG = "def add(a, b):\n    return a - b\n\n\ndef label(n):\n    return f'n={n}'\n"
@@ -104,7 +105,7 @@ def test_honest_fix_passes_and_the_child_gets_no_secrets(shared: Shared) -> None
         "PYTEST_PLUGINS": "calc.cheat",
         "PYTHONPATH": "/somewhere/else",
     }
-    options = gate.GateOptions(
+    options = GateOptions(
         root=shared.repo.root,
         base="main",
         digest_file=shared.digest,

@@ -325,9 +325,9 @@ def test_freeze_refuses_evidence_about_another_test(swept: Swept, tmp_path: Path
 
 
 def test_triage_labels_regression_flaky_and_already_failing(tmp_path: Path) -> None:
-    from planegate.freeze.sweep_run import triage
-    from planegate.gate import pipeline as gate
+    from planegate.config.from_git import load_config
     from planegate.repo.git import GitRepo
+    from planegate.runner.triage import triage
 
     server = EveryOtherServer()
     repo = TestRepo(tmp_path / "triage")
@@ -361,7 +361,7 @@ def test_triage_labels_regression_flaky_and_already_failing(tmp_path: Path) -> N
         },
     )
     git = GitRepo(repo.root)
-    cfg = gate.load_config(git, base, None, set(git.files(base)))
+    cfg = load_config(git, base, None, set(git.files(base)))
     ids = {
         name: f"tests/fix/test_calc.py::{name}"
         for name in ("test_add", "test_ping", "test_old_bug")

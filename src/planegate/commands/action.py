@@ -13,14 +13,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planegate import exitcodes
+from planegate.config.from_git import load_config
+from planegate.config.load import Config
 from planegate.errors import InputDataError, InternalError, ServiceUnavailable, UsageError
-from planegate.gate import digest as digest_mod
-from planegate.gate import exchange
-from planegate.gate import pipeline as gate
+from planegate.gate import context, exchange, pipeline
+from planegate.gate.context import Context, GateOptions
+from planegate.gate.digest_check import build_digest, check_digest, compute_digest
+from planegate.gate.execute import execute
+from planegate.gate.judge import judge
 from planegate.progress import Progress
+from planegate.repo import digest_format as digest_mod
 from planegate.repo.git import GitRepo
+from planegate.repo.snapshot import snapshot
 from planegate.report import Report
-from planegate.steps import evidence
 
 if TYPE_CHECKING:
     from planegate.github.inputs import ActionOptions
@@ -44,21 +49,27 @@ def exchange_folder(environ: Mapping[str, str]) -> Path:
     return Path(folder)
 
 
-def gate_options(options: ActionOptions, agent: bool | None = None) -> gate.GateOptions:
+def gate_options(options: ActionOptions, agent: bool = True) -> GateOptions:
     if options.base is None:
         raise UsageError("no base commit: pass the `base` input (the event names none)")
-    return gate.GateOptions(
+    return GateOptions(
         root=Path(options.working_directory),
         base=options.base,
         head=options.head,
         digest_file=Path(options.digest_file) if options.digest_file else None,
         config_path=options.config,
-        agent=_agent(options) if agent is None else agent,
+        agent=agent,
         author=options.author or "the patch author",
     )
 
 
-def _agent(options: ActionOptions) -> bool:
+def gate_context(options: ActionOptions, agent: bool | None = None) -> Context:
+    """The gate's context, built once: the agent decision reads the base's planegate.yml."""
+    ctx = context.build(gate_options(options))
+    return ctx.with_agent(_agent(options, ctx.cfg) if agent is None else agent)
+
+
+def _agent(options: ActionOptions, cfg: Config) -> bool:
     """The inputs decide when they name agents; else the base's planegate.yml does."""
     if options.agent is not None:
         return options.agent
@@ -66,10 +77,6 @@ def _agent(options: ActionOptions) -> bool:
         return True  # a push or a manual run: judge as strictly as an agent's patch
     from planegate.github.event import is_agent
 
-    repo = GitRepo(Path(options.working_directory))
-    base = repo.merge_base(repo.resolve(options.base or "HEAD"), repo.resolve(options.head))
-    snap = gate.snapshot(repo, base)
-    cfg = gate.load_config(repo, base, options.config, set(snap.files))
     return is_agent(
         options.author, options.labels, authors=cfg.agent_authors, agent_labels=cfg.agent_labels
     )
@@ -84,7 +91,7 @@ def run_phase(environ: Mapping[str, str], progress: Progress) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     if options.mode == "digest":
         repo = GitRepo(Path(options.working_directory))
-        made = gate.build_digest(repo, repo.resolve(options.head), options.config, progress)
+        made = build_digest(repo, repo.resolve(options.head), options.config, progress)
         (folder / digest_mod.FILE_NAME).write_text(digest_mod.to_json(made), "utf-8")
         return exitcodes.PASS
     if options.mode == "sweep":
@@ -92,9 +99,8 @@ def run_phase(environ: Mapping[str, str], progress: Progress) -> int:
         return exitcodes.PASS
     if options.mode != "gate":
         raise UsageError(f"mode {options.mode!r} has no run phase")
-    opts = gate_options(options, agent=True)
-    ctx = gate.context(opts)
-    execution = gate.execute(ctx, opts, progress, collect_base=True)
+    ctx = gate_context(options, agent=True)
+    execution = execute(ctx, progress, collect_base=True)
     exchange.write(folder, execution)
     print(f"planegate: run phase done: {len(execution.head_run.collected)} nodeids -> {folder}")
     return exitcodes.PASS
@@ -107,17 +113,15 @@ def evaluate(options: ActionOptions, environ: Mapping[str, str], progress: Progr
         return _digest(options, environ, phase, progress)
     if options.mode == "sweep":
         return _sweep(options, environ, phase, progress)
-    opts = gate_options(options)
+    ctx = gate_context(options)
     if phase == "all":
-        return gate.run(opts, progress)
-    ctx = gate.context(opts)
+        return pipeline.run_in(ctx, progress)
     execution = exchange.read(exchange_folder(environ))
     if execution.commits != ctx.commits:
         raise InputDataError(
             f"{exchange.FILE_NAME}: made for commits {execution.commits}, not {ctx.commits}"
         )
-    digest_result = gate.check_digest(opts, ctx.repo, ctx.cfg, ctx.plane_map, ctx.base)
-    report = gate.judge(ctx, opts, execution, digest_result)
+    report = judge(ctx, execution, check_digest(ctx))
     run_exit = (environ.get("PLANEGATE_RUN_EXIT") or "0").strip()
     if report.exit_code == exitcodes.PASS and run_exit != "0":
         raise InternalError(f"the run phase exited {run_exit} but left a passing result")
@@ -130,7 +134,7 @@ def _digest(
     repo = GitRepo(Path(options.working_directory))
     commit = repo.resolve(options.head)
     if phase == "all":
-        made = gate.build_digest(repo, commit, options.config, progress)
+        made = build_digest(repo, commit, options.config, progress)
         source = "collected and hashed in this run"
     else:
         path = exchange_folder(environ) / digest_mod.FILE_NAME
@@ -139,10 +143,10 @@ def _digest(
         except FileNotFoundError:
             raise InputDataError(f"{path}: missing: the run phase left no digest") from None
         claimed = digest_mod.from_json(text, str(path))
-        snap = gate.snapshot(repo, commit)
-        cfg = gate.load_config(repo, commit, options.config, set(snap.files))
+        snap = snapshot(repo, commit)
+        cfg = load_config(repo, commit, options.config, set(snap.files))
         # hashes come from git here; only the inventory comes from the run phase
-        made = evidence.compute_digest(snap, cfg, claimed.inventory)
+        made = compute_digest(snap, cfg, claimed.inventory)
         if claimed.commit != commit:
             raise InputDataError(f"{path}: made for {claimed.commit[:12]}, not {commit[:12]}")
         source = "hashed from git by the judge; inventory from the run phase"

@@ -37,15 +37,15 @@ def load_worktree_config(root: Path, requested: str | None) -> config_mod.Config
 
 def data_hashes(root: Path, cfg: config_mod.Config) -> dict[str, str]:
     """sha256 of every fixture-plane data file in the checkout."""
+    from planegate.config.planemap import data_files
     from planegate.repo.hashing import file_sha256
-    from planegate.steps import evidence
 
     files = [
         str(p.relative_to(root).as_posix())
         for p in root.rglob("*")
         if p.is_file() and ".git" not in p.relative_to(root).parts
     ]
-    return {path: file_sha256(root / path) for path in sorted(evidence.data_files(cfg, files))}
+    return {path: file_sha256(root / path) for path in sorted(data_files(cfg, files))}
 
 
 def read_manifest(root: Path, cfg: config_mod.Config) -> fixtures.Manifest | None:

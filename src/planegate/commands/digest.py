@@ -9,13 +9,13 @@ from planegate.commands.common import progress_of, root_of
 
 
 def run(args: argparse.Namespace) -> int:
-    from planegate.gate import digest as digest_mod
-    from planegate.gate import pipeline as gate
+    from planegate.gate.digest_check import build_digest
+    from planegate.repo import digest_format as digest_mod
     from planegate.repo.git import GitRepo
 
     repo = GitRepo(root_of(args))
     commit = repo.resolve(args.commit)
-    result = gate.build_digest(repo, commit, args.config, progress_of(args))
+    result = build_digest(repo, commit, args.config, progress_of(args))
     out = args.out if args.out.is_absolute() else root_of(args) / args.out
     out.write_text(digest_mod.to_json(result), "utf-8")
     counts = ", ".join(f"{len(ids)} {plane}" for plane, ids in result.inventory.items())

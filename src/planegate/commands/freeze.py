@@ -20,33 +20,32 @@ def review_by(text: str | None) -> date | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planegate.freeze import ledger, sweep_run
+    from planegate.freeze import bundles, ledger
     from planegate.repo.hashing import bytes_sha256
 
     root = root_of(args)
     cfg = load_worktree_config(root, args.config)
     evidence = args.evidence if args.evidence.is_absolute() else root / args.evidence
-    obj, digest = sweep_run.read_bundle(evidence)
+    obj, digest = bundles.read_bundle(evidence)
     if obj.get("nodeid") != args.nodeid:
         raise InputDataError(
             f"{args.evidence}: the evidence is about {obj.get('nodeid')!r}, not {args.nodeid!r}"
         )
-    event = sweep_run.freeze_event(
-        obj,
-        digest,
+    request = bundles.FreezeRequest(
         args.owner,
         args.note,
         review_by(args.review_by),
         flake_class=args.flake_class,
         confidence=args.confidence,
     )
+    event = bundles.freeze_event(obj, digest, request)
     if isinstance(event, ledger.EventErrors):
         raise UsageError(f"cannot freeze {args.nodeid}: {'; '.join(event.messages)}")
-    stored = root / sweep_run.EVIDENCE_DIR / f"{digest}.json"
+    stored = root / bundles.EVIDENCE_DIR / f"{digest}.json"
     if not stored.is_file() or bytes_sha256(stored.read_bytes()) != digest:
         stored.parent.mkdir(parents=True, exist_ok=True)
         stored.write_bytes(evidence.read_bytes())
-    sweep_run.append_events(root / cfg.ledger, [event], cfg.ledger)
+    bundles.append_events(root / cfg.ledger, [event], cfg.ledger)
     print(
         f"planegate: froze {args.nodeid} ({event.flake_class}, owner {event.owner}); "
         f"a thaw needs {event.thaw_runs_required} clean runs"

@@ -14,9 +14,10 @@ if TYPE_CHECKING:
 
 def run(args: argparse.Namespace) -> int:
     from planegate.gate import pipeline as gate
+    from planegate.gate.context import GateOptions
     from planegate.report import text
 
-    options = gate.GateOptions(
+    options = GateOptions(
         root=root_of(args),
         base=args.base,
         head=args.head,

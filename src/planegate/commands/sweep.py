@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _propose(root: Path, args: argparse.Namespace, outcome: SweepOutcome) -> None:
     """Write the proposals file, list it, and append to the ledger when --write says so."""
-    from planegate.freeze import ledger, sweep_run
+    from planegate.freeze import bundles, ledger
 
     proposals = args.proposals if args.proposals.is_absolute() else root / args.proposals
     proposals.parent.mkdir(parents=True, exist_ok=True)
@@ -65,7 +65,7 @@ def _propose(root: Path, args: argparse.Namespace, outcome: SweepOutcome) -> Non
     print(f"planegate: {len(outcome.proposals)} proposals -> {proposals}")
     if args.write and outcome.proposals:
         cfg = load_worktree_config(root, args.config)
-        sweep_run.append_events(root / cfg.ledger, [p.event for p in outcome.proposals], cfg.ledger)
+        bundles.append_events(root / cfg.ledger, [p.event for p in outcome.proposals], cfg.ledger)
         print(f"planegate: appended {len(outcome.proposals)} freeze events to {cfg.ledger}")
 
 

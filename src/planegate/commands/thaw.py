@@ -9,11 +9,11 @@ from planegate.commands.common import load_worktree_config, progress_of, root_of
 
 
 def run(args: argparse.Namespace) -> int:
-    from planegate.freeze import sweep_run
+    from planegate.freeze import thaw_run
 
     root = root_of(args)
     load_worktree_config(root, args.config)  # a clear error before any run
-    options = sweep_run.ThawOptions(
+    options = thaw_run.ThawOptions(
         root=root,
         nodeid=args.nodeid,
         commit=args.commit,
@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
         note=args.note,
         config_path=args.config,
     )
-    outcome = sweep_run.thaw(options, progress_of(args))
+    outcome = thaw_run.thaw(options, progress_of(args))
     evidence = outcome.bundle_path.relative_to(root)
     if outcome.failures:
         print(

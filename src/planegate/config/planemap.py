@@ -1,17 +1,15 @@
-"""Plane membership of nodeids and the inventory checks (exit 2)."""
+"""Plane membership of nodeids and paths under one configuration."""
 
 from __future__ import annotations
 
 import ast
-from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
 import pathspec
 
 from planegate.config.load import Config
-from planegate.findings import Finding, Severity, Step
 from planegate.vocabulary import SCORING_PLANES
 
 UNCLASSIFIED = "unclassified"
@@ -83,95 +81,13 @@ class PlaneMap:
         return self.plane_of_file(path) is not None
 
 
-@dataclass(frozen=True)
-class InventoryInput:
-    head_nodeids: tuple[str, ...]
-    base_nodeids: tuple[str, ...]
-    sources: Mapping[str, str]  # test file path -> source as collected (for the mixed-file check)
-
-
-def check(plane_map: PlaneMap, data: InventoryInput, owner: str) -> list[Finding]:
-    findings: list[Finding] = []
-    findings += _membership(plane_map, data.head_nodeids, owner)
-    findings += _mixed_files(plane_map, data, owner)
-    findings += _moved_or_vanished(plane_map, data, owner)
-    return findings
-
-
-def _finding(
-    rule: str,
-    message: str,
-    nodeid: str | None,
-    owner: str,
-    plane: str | None = None,
-    path: str | None = None,
-    line: int | None = None,
-) -> Finding:
-    return Finding(
-        rule,
-        Step.INVENTORY,
-        Severity.ERROR,
-        message,
-        path=path or (file_of(nodeid) if nodeid else None),
-        line=line,
-        owner=owner,
-        plane=plane,
-        nodeid=nodeid,
-    )
-
-
-def _membership(plane_map: PlaneMap, nodeids: Iterable[str], owner: str) -> list[Finding]:
-    findings = []
-    for nodeid in nodeids:
-        planes = plane_map.planes_of(nodeid)
-        if not planes:
-            findings.append(_finding("PG201", f"{nodeid} is in no plane", nodeid, owner))
-        elif len(planes) > 1:
-            findings.append(
-                _finding("PG202", f"{nodeid} is in {' and '.join(planes)}", nodeid, owner)
-            )
-    return findings
-
-
-def _mixed_files(plane_map: PlaneMap, data: InventoryInput, owner: str) -> list[Finding]:
-    by_file: dict[str, set[str]] = defaultdict(set)
-    for nodeid in data.head_nodeids:
-        plane = plane_map.plane_of(nodeid)
-        if plane in SCORING_PLANES:
-            by_file[file_of(nodeid)].add(plane)
-    findings = []
-    for path in sorted(by_file):
-        planes = by_file[path]
-        if len(planes) > 1:
-            findings.append(
-                _finding(
-                    "PG203",
-                    f"{path} holds tests of both the property and the fixture plane; split it",
-                    None,
-                    owner,
-                    path=path,
-                )
-            )
-            continue
-        (plane,) = planes
-        source = data.sources.get(path)
-        wrong = _tests_of_other_kind(source, plane) if source is not None else []
-        if wrong:
-            names = ", ".join(name for name, _ in wrong[:5])
-            kind = "example (non-@given) tests" if plane == "property" else "@given property tests"
-            findings.append(
-                _finding(
-                    "PG203",
-                    f"{path} is in the {plane} plane but holds {kind}: "
-                    f"{names}; move them to a file of their own plane",
-                    None,
-                    owner,
-                    plane=plane,
-                    path=path,
-                    line=wrong[0][1],
-                )
-            )
-    return findings
+def data_files(config: Config, files: Iterable[str]) -> list[str]:
+    """The fixture plane's data files among `files` (its manifest excepted)."""
+    patterns = config.planes["fixture"].data
+    if not patterns:
+        return []
+    data = spec(patterns)
+    return [path for path in files if data.match_file(path) and path != config.manifest]
 
 
 def test_kinds(source: str) -> list[tuple[str, int, bool]]:
@@ -193,46 +109,3 @@ def _is_given(decorator: ast.expr) -> bool:
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
     name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
     return name == "given"
-
-
-def _tests_of_other_kind(source: str, plane: str) -> list[tuple[str, int]]:
-    want_given = plane == "property"
-    return [(name, line) for name, line, given in test_kinds(source) if given != want_given]
-
-
-def _moved_or_vanished(plane_map: PlaneMap, data: InventoryInput, owner: str) -> list[Finding]:
-    head = set(data.head_nodeids)
-    findings = []
-    for nodeid in data.base_nodeids:
-        base_plane = plane_map.plane_of(nodeid)
-        if nodeid not in head and base_plane != UNCLASSIFIED:
-            findings.append(
-                _finding(
-                    "PG205",
-                    f"{nodeid} ({base_plane}) is collected on the base but not on the head",
-                    nodeid,
-                    owner,
-                    plane=base_plane,
-                )
-            )
-    return findings
-
-
-def plane_changes(
-    base_map: Mapping[str, str], head_map: Mapping[str, str], owner: str
-) -> list[Finding]:
-    """Nodeids whose plane differs between base and head inventories (same configuration)."""
-    findings = []
-    for nodeid, base_plane in sorted(base_map.items()):
-        head_plane = head_map.get(nodeid)
-        if head_plane is not None and head_plane != base_plane:
-            findings.append(
-                _finding(
-                    "PG204",
-                    f"{nodeid} moved from {base_plane} to {head_plane}",
-                    nodeid,
-                    owner,
-                    plane=head_plane,
-                )
-            )
-    return findings

@@ -224,8 +224,10 @@ def _ledger_line(base_commit: str) -> str:
 
 
 def run(progress: Progress) -> int:
-    from planegate.gate import digest as digest_mod
     from planegate.gate import pipeline as gate
+    from planegate.gate.context import GateOptions
+    from planegate.gate.digest_check import build_digest
+    from planegate.repo import digest_format as digest_mod
     from planegate.repo import git as gitrepo
 
     started = time.monotonic()
@@ -238,7 +240,7 @@ def run(progress: Progress) -> int:
         repo = gitrepo.GitRepo(root)
         digest_file = workdir / "planegate-digest.json"
         progress.step("demo", "digest of main (what the push-to-main workflow uploads)")
-        digest_file.write_text(digest_mod.to_json(gate.build_digest(repo, "main", None)), "utf-8")
+        digest_file.write_text(digest_mod.to_json(build_digest(repo, "main", None)), "utf-8")
         rows = []
         for patch in PATCHES:
             gitrepo.checkout(repo, "main")
@@ -246,7 +248,7 @@ def run(progress: Progress) -> int:
             patch.edit(root)
             gitrepo.commit_all(repo, patch.what)
             progress.step("demo", f"gating {patch.name}")
-            options = gate.GateOptions(
+            options = GateOptions(
                 root=root,
                 base="main",
                 head=patch.name,

@@ -1,127 +1,35 @@
 """The flake sweep's shell: pytest sessions in a worktree of a commit, evidence on disk.
 
-`sweep` runs the modes and the probes and writes one evidence bundle per proposal; `thaw`
-replays a frozen test; `triage` reruns failing scoring tests on head and on base. The
+`sweep` runs the modes and the probes and writes one evidence bundle per proposal. The
 decisions are `planegate.freeze.sweep`'s.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import secrets
-import shlex
-import subprocess
-import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from planegate.config import planemap as planes
 from planegate.config.load import Config
-from planegate.errors import InputDataError, UsageError
+from planegate.config.planemap import file_of
+from planegate.errors import InputDataError
 from planegate.freeze import ledger
 from planegate.freeze import sweep as core
+from planegate.freeze.attempts import attempts, cpu_load, one, problem, setup
+from planegate.freeze.bundles import (
+    FreezeRequest,
+    freeze_event,
+    now_stamp,
+    test_source_hash,
+    write_bundle,
+)
 from planegate.progress import QUIET, Progress
 from planegate.repo.git import GitRepo
-from planegate.runner import ini, session
-
-EVIDENCE_DIR = ".planegate/evidence"
-PROPOSALS_FILE = ".planegate/proposals.jsonl"
-
-
-def now_stamp() -> str:
-    """Local time with its offset (RFC 3339): its date is today's date where it runs."""
-    return datetime.now().astimezone().isoformat(timespec="seconds")
-
-
-# --------------------------------------------------------------------------- sessions
-
-
-@dataclass(frozen=True)
-class Context:
-    """What every session of one sweep shares: the tree, the base's pytest setup, the env."""
-
-    tree: Path
-    cfg: Config
-    ini_options: Mapping[str, Any] = field(hash=False)
-    environ: Mapping[str, str] | None = field(default=None, hash=False)
-
-    def spec(self, **changes: Any) -> session.RunSpec:
-        """The gate's run spec for this tree (the base's pytest configuration), changed."""
-        args = list(self.cfg.pytest_args)
-        if "hypothesis" in self.cfg.pytest_plugins:
-            args += ["--hypothesis-seed", str(self.cfg.seed)]
-        base = session.RunSpec(
-            tree=self.tree,
-            ini_options=self.ini_options,
-            plugins=self.cfg.pytest_plugins,
-            extra_args=tuple(args),
-            timeout=self.cfg.pytest_timeout,
-            env_allow=self.cfg.env_allow,
-        )
-        return _replace(base, **changes)
-
-    def run(self, **changes: Any) -> session.RunResult:
-        return session.run(self.spec(**changes), parent_env=self.environ)
-
-
-def _replace(spec: session.RunSpec, **changes: Any) -> session.RunSpec:
-    from dataclasses import replace
-
-    return replace(spec, **changes)
-
-
-def _problem(result: session.RunResult) -> str | None:
-    if not result.closed:
-        why = "timed out" if result.timed_out else f"exited {result.exit_status}"
-        return f"the run ended without its closing record ({why})"
-    if result.canary_problem:
-        return f"result channel compromised: {result.canary_problem}"
-    if result.collect_errors:
-        nodeid, _ = result.collect_errors[0]
-        return f"collection failed ({nodeid or 'session'})"
-    return None
-
-
-def _attempts(result: session.RunResult) -> dict[str, core.Attempt]:
-    return {
-        nodeid: core.Attempt(outcome.outcome, outcome.message)
-        for nodeid, outcome in result.outcomes.items()
-    }
-
-
-def _one(result: session.RunResult, nodeid: str) -> core.Attempt:
-    outcome = result.outcome_of(nodeid)
-    return core.Attempt(outcome.outcome, outcome.message)
-
-
-@contextlib.contextmanager
-def cpu_load(workers: int | None = None) -> Iterator[int]:
-    """Busy processes in the parent while a test runs (the timing probe); always stopped."""
-    count = workers or os.cpu_count() or 2
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", "while True: pass"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for _ in range(count)
-    ]
-    try:
-        yield count
-    finally:
-        for proc in procs:
-            proc.kill()
-        for proc in procs:
-            proc.wait()
-
-
-# --------------------------------------------------------------------------- sweep
+from planegate.runner.spec import Sessions
 
 
 @dataclass(frozen=True)
@@ -155,16 +63,6 @@ class SweepOutcome:
     notes: tuple[str, ...] = ()
 
 
-def _setup(
-    repo: GitRepo, commit: str, config_path: str | None
-) -> tuple[Config, dict[str, Any], set[str]]:
-    from planegate.gate import pipeline as gate
-
-    snap = gate.snapshot(repo, commit)
-    cfg = gate.load_config(repo, commit, config_path, set(snap.files))
-    return cfg, ini.base_options(snap.read), set(snap.files)
-
-
 def _frozen(root: Path, cfg: Config, repo: GitRepo, commit: str) -> set[str]:
     path = root / cfg.ledger
     if path.is_file():
@@ -185,13 +83,13 @@ def freeze_owner(cfg: Config, requested: str | None) -> str:
 def sweep(options: SweepOptions, progress: Progress = QUIET) -> SweepOutcome:
     repo = GitRepo(options.root)
     commit = repo.resolve(options.commit)
-    cfg, ini_options, _ = _setup(repo, commit, options.config_path)
+    cfg, ini_options, _ = setup(repo, commit, options.config_path)
     seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
     frozen = _frozen(options.root, cfg, repo, commit)
     plans = core.plan_sweep(options.runs, seed, cfg.seed)
     progress.step("sweep", f"{commit[:12]}, {len(plans)} runs, seed {seed}")
     with repo.worktree(commit) as tree:
-        ctx = Context(tree, cfg, ini_options, options.environ)
+        ctx = Sessions(tree, cfg, ini_options, options.environ)
         runs = tuple(_sweep_run(ctx, p, len(plans), progress) for p in plans)
         suite = _suite(runs)
         decision = core.decide(runs, suite, frozen)
@@ -201,12 +99,9 @@ def sweep(options: SweepOptions, progress: Progress = QUIET) -> SweepOutcome:
         fresh = [t for t in order_flakes if t.nodeid not in frozen]
         candidates = [*decision.flaky, *fresh][: core.MAX_PROPOSALS]
         found = _probe_all(ctx, runs, candidates, progress)
-    fingerprint = ledger.env_fingerprint()
     owner = freeze_owner(cfg, options.owner)
-    proposals = tuple(
-        _proposal(options.root, repo, commit, seed, runs, t, found[t.nodeid], fingerprint, owner)
-        for t in candidates
-    )
+    swept = _Swept(options.root, repo, commit, seed, runs, owner, ledger.env_fingerprint())
+    proposals = tuple(_proposal(swept, t, found[t.nodeid]) for t in candidates)
     return SweepOutcome(commit, seed, len(suite), runs, proposals, broken, None, decision)
 
 
@@ -218,9 +113,9 @@ def _suite(runs: Sequence[core.SweepRun]) -> list[str]:
     return list(seen)
 
 
-def _sweep_run(ctx: Context, plan: core.ModePlan, total: int, progress: Progress) -> core.SweepRun:
+def _sweep_run(ctx: Sessions, plan: core.ModePlan, total: int, progress: Progress) -> core.SweepRun:
     result = ctx.run(probes=plan.probes())
-    run = core.SweepRun(plan, result.selected, _attempts(result), _problem(result))
+    run = core.SweepRun(plan, result.selected, attempts(result), problem(result))
     failed = sum(1 for nodeid in run.order if run.failed(nodeid))
     progress.step(
         "sweep",
@@ -230,7 +125,7 @@ def _sweep_run(ctx: Context, plan: core.ModePlan, total: int, progress: Progress
 
 
 def _split_always(
-    ctx: Context, always: Sequence[core.Tally], progress: Progress
+    ctx: Sessions, always: Sequence[core.Tally], progress: Progress
 ) -> tuple[tuple[str, ...], list[core.Tally]]:
     """Rerun each always-failing test alone: still failing is base broken, else order."""
     broken: list[str] = []
@@ -242,7 +137,7 @@ def _split_always(
             canaries=False,
             probes={"order": "collected", "rng_seed": ctx.cfg.seed},
         )
-        if _one(alone, t.nodeid).failed:
+        if one(alone, t.nodeid).failed:
             broken.append(t.nodeid)
         else:
             order.append(t)
@@ -258,7 +153,7 @@ class _Found:
 
 
 def _probe_all(
-    ctx: Context,
+    ctx: Sessions,
     runs: Sequence[core.SweepRun],
     candidates: Sequence[core.Tally],
     progress: Progress,
@@ -283,16 +178,14 @@ def _probe_all(
 
 
 def _with(probes: core.Probes, **changes: Any) -> core.Probes:
-    from dataclasses import replace
-
     return replace(probes, **changes)
 
 
-def _network_probe(ctx: Context, nodeids: Sequence[str]) -> dict[str, list[str]]:
+def _network_probe(ctx: Sessions, nodeids: Sequence[str]) -> dict[str, list[str]]:
     with tempfile.TemporaryDirectory(prefix="planegate-probe-") as scratch:
         record = Path(scratch) / "network.jsonl"
         ctx.run(
-            targets=tuple(sorted({planes.file_of(n) for n in nodeids})),
+            targets=tuple(sorted({file_of(n) for n in nodeids})),
             canaries=False,
             probes={
                 "order": "collected",
@@ -313,7 +206,7 @@ def _network_probe(ctx: Context, nodeids: Sequence[str]) -> dict[str, list[str]]
 
 
 def _probe(
-    ctx: Context,
+    ctx: Sessions,
     runs: Sequence[core.SweepRun],
     nodeid: str,
     probe: str,
@@ -357,14 +250,14 @@ def _record(probe: str, attempt: core.Attempt, rng_seed: int, **extra: Any) -> d
     }
 
 
-def _alone(ctx: Context, nodeid: str, rng_seed: int) -> core.Attempt:
+def _alone(ctx: Sessions, nodeid: str, rng_seed: int) -> core.Attempt:
     result = ctx.run(
         targets=(nodeid,), canaries=False, probes={"order": "collected", "rng_seed": rng_seed}
     )
-    return _one(result, nodeid)
+    return one(result, nodeid)
 
 
-def _replay(ctx: Context, nodeid: str, order: Sequence[str], rng_seed: int) -> core.Attempt:
+def _replay(ctx: Sessions, nodeid: str, order: Sequence[str], rng_seed: int) -> core.Attempt:
     result = ctx.run(
         canaries=False,
         probes={
@@ -374,38 +267,24 @@ def _replay(ctx: Context, nodeid: str, order: Sequence[str], rng_seed: int) -> c
             "rng_seed": rng_seed,
         },
     )
-    return _one(result, nodeid)
+    return one(result, nodeid)
 
 
-def write_bundle(root: Path, obj: Mapping[str, Any]) -> tuple[Path, str]:
-    data = core.bundle_bytes(obj)
-    digest = ledger.evidence_hash(data)
-    target = root / EVIDENCE_DIR / f"{digest}.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
-    return target, digest
+@dataclass(frozen=True)
+class _Swept:
+    """What every proposal of one sweep shares."""
+
+    root: Path
+    repo: GitRepo
+    commit: str
+    seed: int
+    runs: tuple[core.SweepRun, ...]
+    owner: str
+    fingerprint: Mapping[str, Any]
 
 
-def test_source_hash(repo: GitRepo, commit: str, nodeid: str) -> str:
-    """The sha256 of the test's file at the commit (of its path if the file is gone)."""
-    path = planes.file_of(nodeid)
-    return repo.sha256(commit, path) or ledger.evidence_hash(path.encode())
-
-
-test_source_hash.__test__ = False  # type: ignore[attr-defined]
-
-
-def _proposal(
-    root: Path,
-    repo: GitRepo,
-    commit: str,
-    seed: int,
-    runs: Sequence[core.SweepRun],
-    t: core.Tally,
-    found: _Found,
-    fingerprint: Mapping[str, Any],
-    owner: str,
-) -> Proposal:
+def _proposal(swept: _Swept, t: core.Tally, found: _Found) -> Proposal:
+    root, repo, commit, runs = swept.root, swept.repo, swept.commit, swept.runs
     failing = core.first_failing(runs, t.nodeid)
     assert failing is not None
     message = failing.outcomes.get(t.nodeid, core.Attempt("missing")).message
@@ -426,9 +305,9 @@ def _proposal(
         kind="sweep",
         nodeid=t.nodeid,
         commit=commit,
-        seed=seed,
+        seed=swept.seed,
         created_at=now_stamp(),
-        env_fingerprint=fingerprint,
+        env_fingerprint=swept.fingerprint,
         attempts=[core.run_record(run, t.nodeid) for run in runs],
         probes=found.records,
         summary=summary,
@@ -439,283 +318,7 @@ def _proposal(
         f"proposed by planegate sweep: failed {t.failures} of {t.runs} {runs_word}; "
         f"{verdict.reason}"
     )
-    event = freeze_event(obj, digest, owner, note, None)
+    event = freeze_event(obj, digest, FreezeRequest(swept.owner, note))
     if isinstance(event, ledger.EventErrors):
         raise InputDataError(f"{t.nodeid}: cannot propose a freeze: {'; '.join(event.messages)}")
     return Proposal(event, verdict, path)
-
-
-def freeze_event(
-    obj: Mapping[str, Any],
-    digest: str,
-    owner: str,
-    note: str,
-    review_by: Any,
-    flake_class: str | None = None,
-    confidence: float | None = None,
-) -> ledger.FreezeEvent | ledger.EventErrors:
-    """A freeze event from an evidence bundle (its summary), a person's class overriding."""
-    summary = obj.get("summary", {})
-    proposed = summary.get("flake_class")
-    chosen = flake_class or proposed
-    if confidence is None:
-        confidence = float(summary.get("class_confidence", 0.5)) if chosen == proposed else 0.5
-    try:
-        return ledger.new_freeze_event(
-            nodeid=str(obj["nodeid"]),
-            flake_class=str(chosen),
-            class_confidence=confidence,
-            owner=owner,
-            note=note,
-            frozen_at=now_stamp(),
-            base_commit=str(summary["base_commit"]),
-            env_fingerprint=obj["env_fingerprint"],
-            runs=int(summary["runs"]),
-            failures=int(summary["failures"]),
-            mode=str(summary["mode"]),
-            failure_signature=str(summary["failure_signature"]),
-            evidence_hash=digest,
-            test_source_hash=str(summary["test_source_hash"]),
-            review_by=review_by,
-        )
-    except (KeyError, TypeError, ValueError) as error:
-        return ledger.EventErrors((f"the evidence bundle lacks {error}",))
-
-
-def append_events(path: Path, events: Sequence[ledger.LedgerEvent], name: str) -> None:
-    """Append events to a ledger file, each validated against the lines before it."""
-    text = path.read_text("utf-8") if path.is_file() else ""
-    for event in events:
-        appended = ledger.append_event(text, event, name)
-        if isinstance(appended, list):
-            reasons = "; ".join(problem.message for problem in appended)
-            raise InputDataError(
-                f"{name}: cannot append the {event.KIND} of {event.nodeid}: {reasons}"
-            )
-        text = appended
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, "utf-8")
-
-
-# --------------------------------------------------------------------------- freeze and thaw
-
-
-def read_bundle(path: Path) -> tuple[dict[str, Any], str]:
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputDataError(f"{path}: cannot read the evidence: {error.strerror}") from None
-    try:
-        obj = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InputDataError(f"{path}: not an evidence bundle (not JSON: {error})") from None
-    if not isinstance(obj, dict) or obj.get("format") != core.BUNDLE_FORMAT:
-        raise InputDataError(f"{path}: not an evidence bundle (format {core.BUNDLE_FORMAT})")
-    return obj, ledger.evidence_hash(data)
-
-
-@dataclass(frozen=True)
-class ThawOptions:
-    root: Path
-    nodeid: str
-    commit: str = "HEAD"
-    seed: int | None = None
-    owner: str | None = None
-    note: str | None = None
-    config_path: str | None = None
-    environ: Mapping[str, str] | None = None
-
-
-@dataclass(frozen=True)
-class ThawOutcome:
-    event: ledger.RenewEvent | ledger.ThawEvent
-    bundle_path: Path
-    runs: int
-    failures: int
-
-
-def thaw(options: ThawOptions, progress: Progress = QUIET) -> ThawOutcome:
-    """Replay a frozen test `thaw_runs_required` times in its mode; append thaw or renew."""
-    repo = GitRepo(options.root)
-    commit = repo.resolve(options.commit)
-    cfg, ini_options, _ = _setup(repo, commit, options.config_path)
-    ledger_path = options.root / cfg.ledger
-    text = ledger_path.read_text("utf-8") if ledger_path.is_file() else ""
-    state = ledger.parse(text, cfg.ledger).state().get(options.nodeid)
-    if state is None:
-        raise UsageError(f"{options.nodeid} is not frozen in {cfg.ledger}")
-    mode = state.mode if state.mode in core.ORDER_OF_MODE else "shuffle"
-    seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
-    needed = state.thaw_runs_required
-    progress.step("thaw", f"{options.nodeid}: up to {needed} runs in mode {mode}, seed {seed}")
-    attempts: list[dict[str, Any]] = []
-    with repo.worktree(commit) as tree:
-        ctx = Context(tree, cfg, ini_options, options.environ)
-        load = state.flake_class == "timing"
-        for index in range(needed):
-            plan = core.plan(mode, index, seed, cfg.seed)
-            with cpu_load() if load else contextlib.nullcontext(0):
-                result = ctx.run(canaries=False, probes=plan.probes(stop_after=options.nodeid))
-            attempt = _one(result, options.nodeid)
-            run = core.SweepRun(plan, result.selected, {options.nodeid: attempt})
-            attempts.append({**core.run_record(run, options.nodeid), "cpu_load": load})
-            progress.update(index + 1, needed)
-            if attempt.failed:
-                break
-    return _replay_outcome(options, repo, commit, cfg, state, seed, attempts, ledger_path)
-
-
-def _replay_outcome(
-    options: ThawOptions,
-    repo: GitRepo,
-    commit: str,
-    cfg: Config,
-    state: ledger.FreezeState,
-    seed: int,
-    attempts: Sequence[Mapping[str, Any]],
-    ledger_path: Path,
-) -> ThawOutcome:
-    failed = [a for a in attempts if a["outcome"] in core.FAILING]
-    signature = core.failure_signature(str(failed[0]["message"])) if failed else ""
-    source_hash = test_source_hash(repo, commit, options.nodeid)
-    summary = {
-        "base_commit": commit,
-        "runs": len(attempts),
-        "failures": len(failed),
-        "mode": state.mode,
-        "failure_signature": signature,
-        "test_source_hash": source_hash,
-        "replays": state.evidence_hash,
-    }
-    fingerprint = ledger.env_fingerprint()
-    obj = core.bundle(
-        kind="replay",
-        nodeid=options.nodeid,
-        commit=commit,
-        seed=seed,
-        created_at=now_stamp(),
-        env_fingerprint=fingerprint,
-        attempts=attempts,
-        summary=summary,
-    )
-    path, digest = write_bundle(options.root, obj)
-    runs = len(attempts)
-    note = options.note or (
-        f"replay failed on run {runs} of {state.thaw_runs_required}"
-        if failed
-        else f"{runs} clean runs in mode {state.mode}"
-    )
-    event = ledger.replay_outcome_event(
-        state,
-        at=now_stamp(),
-        owner=options.owner or state.owner,
-        note=note,
-        base_commit=commit,
-        env_fingerprint=fingerprint,
-        runs=runs,
-        failures=len(failed),
-        evidence_hash=digest,
-        test_source_hash=source_hash,
-        failure_signature=signature,
-        review_by=_kept_review_by(state) if failed else None,
-    )
-    if isinstance(event, ledger.EventErrors):
-        raise InputDataError(f"{options.nodeid}: {'; '.join(event.messages)}")
-    append_events(ledger_path, [event], cfg.ledger)
-    return ThawOutcome(event, path, runs, len(failed))
-
-
-def _kept_review_by(state: ledger.FreezeState) -> date | None:
-    """A renewal keeps the entry's review date unless it has passed (then it sets none)."""
-    if state.review_by is None or state.review_by < date.today():
-        return None
-    return state.review_by
-
-
-# --------------------------------------------------------------------------- triage
-
-
-@dataclass(frozen=True)
-class Triage:
-    label: str
-    repro: str
-    head_failures: int
-    base_failures: int
-    runs: int
-
-
-def repro_command(commit: str, nodeid: str, cfg: Config) -> str:
-    """A command that reruns the test at the commit as the gate does."""
-    args = ["python", "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
-    args += list(cfg.pytest_args)
-    if "hypothesis" in cfg.pytest_plugins:
-        args += ["--hypothesis-seed", str(cfg.seed)]
-    return f"git checkout {commit[:12]} && " + shlex.join([*args, nodeid])
-
-
-def triage(
-    repo: GitRepo,
-    base_commit: str,
-    head_commit: str,
-    nodeids: Sequence[str],
-    cfg: Config,
-    *,
-    ini_options: Mapping[str, Any] | None = None,
-    prepare_head: Callable[[Path], object] | None = None,
-    runs: int = 3,
-    environ: Mapping[str, str] | None = None,
-    progress: Progress = QUIET,
-) -> dict[str, Triage]:
-    """Rerun failing scoring tests `runs` times on head and on base, as the gate runs them.
-
-    `prepare_head` is applied to the head's tree first (the gate passes its overlay of the
-    base's protected files). The base's pytest configuration is used on both sides.
-    """
-    if not nodeids:
-        return {}
-    if ini_options is None:
-        from planegate.gate import pipeline as gate
-
-        ini_options = ini.base_options(gate.snapshot(repo, base_commit).read)
-    progress.step("triage", f"rerunning {len(nodeids)} failing tests {runs}x on head and base")
-    head = _reruns(repo, head_commit, nodeids, cfg, ini_options, prepare_head, runs, environ)
-    base = _reruns(repo, base_commit, nodeids, cfg, ini_options, None, runs, environ)
-    result = {}
-    for nodeid in nodeids:
-        h_fail, _ = head[nodeid]
-        b_fail, on_base = base[nodeid]
-        label = core.triage_label(b_fail, runs, h_fail, runs, on_base)
-        result[nodeid] = Triage(
-            label, repro_command(head_commit, nodeid, cfg), h_fail, b_fail, runs
-        )
-    return result
-
-
-def _reruns(
-    repo: GitRepo,
-    commit: str,
-    nodeids: Sequence[str],
-    cfg: Config,
-    ini_options: Mapping[str, Any],
-    prepare: Callable[[Path], object] | None,
-    runs: int,
-    environ: Mapping[str, str] | None,
-) -> dict[str, tuple[int, bool]]:
-    """nodeid -> (failures, collected at all) over `runs` sessions at `commit`."""
-    failures = dict.fromkeys(nodeids, 0)
-    collected: set[str] = set()
-    with repo.worktree(commit) as tree:
-        if prepare is not None:
-            prepare(tree)
-        files = sorted({planes.file_of(n) for n in nodeids if (tree / planes.file_of(n)).is_file()})
-        ctx = Context(tree, cfg, ini_options, environ)
-        for _ in range(runs if files else 0):
-            result = ctx.run(
-                targets=tuple(files),
-                canaries=False,
-                probes={"order": "collected", "only": list(nodeids)},
-            )
-            collected.update(result.collected)
-            for nodeid in nodeids:
-                failures[nodeid] += int(_one(result, nodeid).failed)
-    return {n: (failures[n] if n in collected else 0, n in collected) for n in nodeids}

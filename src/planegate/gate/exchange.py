@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from planegate.errors import InputDataError
-from planegate.gate.pipeline import Commits, Execution
+from planegate.gate.context import Commits
+from planegate.gate.execute import Execution
 from planegate.report import ShadowResult
 from planegate.runner import fixture_probe as probe
 from planegate.runner import session

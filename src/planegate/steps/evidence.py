@@ -1,9 +1,9 @@
-"""The evidence step (exit 3): protected paths, the fixture manifest, the digest."""
+"""Step 3, evidence (exit 3): protected paths untouched, the fixture manifest matches, and
+the digest check's findings."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 
 import pathspec
 
@@ -11,53 +11,25 @@ from planegate.config import manifest as fixtures
 from planegate.config import protection as protect
 from planegate.config.load import Config
 from planegate.config.owners import Owners
+from planegate.config.planemap import data_files
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
-from planegate.gate.digest import Digest
-from planegate.repo.hashing import bytes_sha256
-
-Hasher = Callable[[str], "str | None"]
-Reader = Callable[[str], "bytes | None"]
+from planegate.repo.snapshot import Snapshot
+from planegate.report import StepResult
+from planegate.steps.inputs import GitFacts, RunFacts
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    """What the evidence step needs of one commit."""
-
-    commit: str
-    files: tuple[str, ...]
-    read: Reader
-    sha256: Hasher
-
-
-def protected_hashes(snapshot: Snapshot, protection: protect.Protection) -> dict[str, str]:
-    """sha256 of every protected file, and of the pytest tables of pyproject.toml/setup.cfg."""
-    hashes: dict[str, str] = {}
-    for path in protection.select(snapshot.files):
-        sha = snapshot.sha256(path)
-        if sha is not None:
-            hashes[path] = sha
-    for path in snapshot.files:
-        if path.rsplit("/", 1)[-1] in protect.PYTEST_TABLE_FILES and path not in hashes:
-            table = protect.pytest_table(path, snapshot.read(path))
-            if table is not None:
-                hashes[f"{path}#pytest"] = bytes_sha256(protect.table_digest_bytes(table))
-    return hashes
-
-
-def compute_digest(
-    snapshot: Snapshot, config: Config, inventory: Mapping[str, Iterable[str]]
-) -> Digest:
-    hashes = protected_hashes(snapshot, protect.Protection(config))
-    return Digest(snapshot.commit, hashes, {k: tuple(v) for k, v in inventory.items()})
-
-
-def data_files(config: Config, files: Iterable[str]) -> list[str]:
-    patterns = config.planes["fixture"].data
-    if not patterns:
-        return []
-    spec = pathspec.GitIgnoreSpec.from_lines(list(patterns))
-    return [path for path in files if spec.match_file(path) and path != config.manifest]
+def check(ctx: GitFacts, run: RunFacts) -> StepResult:
+    changed = [(c.path, c.status, c.old_path) for c in ctx.changes]
+    changes = protect.changes(
+        ctx.protection, changed, ctx.repo.read, ctx.base.commit, ctx.head.commit
+    )
+    findings = protected_change_findings(changes, ctx.cfg, ctx.who, agent=ctx.agent)
+    findings += manifest_findings(ctx.cfg, ctx.base, ctx.head, ctx.who)
+    findings += run.digest_findings
+    return StepResult(
+        Step.EVIDENCE, tuple(findings), (f"{len(changed)} changed paths, {len(changes)} protected",)
+    )
 
 
 def protected_change_findings(

@@ -1,0 +1,128 @@
+"""The gate's options and its Context: what both halves read from git, built once per run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from planegate.config import owners
+from planegate.config.from_git import load_config
+from planegate.config.load import Config
+from planegate.config.planemap import PlaneMap, file_of
+from planegate.config.protection import Protection
+from planegate.freeze import ledger
+from planegate.repo.git import Change, GitRepo
+from planegate.repo.snapshot import Snapshot, snapshot
+from planegate.runner import ini
+
+
+@dataclass(frozen=True)
+class DigestInput:
+    """Main's digest held in memory: `name` heads error messages, `origin` tells the report
+    where it came from."""
+
+    text: str
+    name: str
+    origin: str
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    root: Path
+    base: str
+    head: str = "HEAD"
+    digest_file: Path | None = None
+    config_path: str | None = None
+    agent: bool = True
+    author: str = "the patch author"
+    today: date = field(default_factory=date.today)
+    environ: Mapping[str, str] | None = None
+    digest: DigestInput | None = None  # main's digest in memory; read before `digest_file`
+
+
+@dataclass(frozen=True)
+class Commits:
+    base_tip: str
+    head: str
+    merge_base: str
+
+
+@dataclass(frozen=True)
+class Context:
+    """What both halves of the gate read from git: never from running project code.
+
+    What more than one part of the gate needs is computed here once: the base's pytest ini
+    options, both ledgers' text, git's diff from the base to the head.
+    """
+
+    options: GateOptions
+    repo: GitRepo
+    commits: Commits
+    base: Snapshot  # at the merge base
+    head: Snapshot
+    cfg: Config
+    who: owners.Owners
+    ledger_base: str | None
+    frozen: Mapping[str, str]
+    plane_map: PlaneMap
+    protection: Protection
+
+    @property
+    def agent(self) -> bool:
+        return self.options.agent
+
+    @property
+    def author(self) -> str:
+        return self.options.author
+
+    @property
+    def today(self) -> date:
+        return self.options.today
+
+    @property
+    def environ(self) -> Mapping[str, str] | None:
+        return self.options.environ
+
+    @cached_property
+    def base_ini(self) -> dict[str, Any]:
+        """The ini options pytest would pick at the base: every run of the gate uses them."""
+        return ini.base_options(self.base.read)
+
+    @cached_property
+    def ledger_head(self) -> str | None:
+        return self.head.text(self.cfg.ledger)
+
+    @cached_property
+    def changes(self) -> tuple[Change, ...]:
+        return tuple(self.repo.changes(self.base.commit, self.head.commit))
+
+    def with_agent(self, agent: bool) -> Context:
+        return replace(self, options=replace(self.options, agent=agent))
+
+
+def build(options: GateOptions) -> Context:
+    repo = GitRepo(options.root)
+    head = repo.resolve(options.head)
+    base_tip = repo.resolve(options.base)
+    commits = Commits(base_tip, head, repo.merge_base(base_tip, head))
+    base = snapshot(repo, commits.merge_base)
+    cfg = load_config(repo, base.commit, options.config_path, set(base.files))
+    ledger_base = base.text(cfg.ledger)
+    frozen = ledger.frozen_nodeids(ledger_base, cfg.ledger)
+    return Context(
+        options=options,
+        repo=repo,
+        commits=commits,
+        base=base,
+        head=snapshot(repo, head),
+        cfg=cfg,
+        who=owners.load(cfg, {p: base.read(p) for p in owners.CODEOWNERS_PATHS}),
+        ledger_base=ledger_base,
+        frozen=frozen,
+        plane_map=PlaneMap(cfg, frozenset(frozen)),
+        protection=Protection(cfg, tuple(sorted({file_of(n) for n in frozen}))),
+    )

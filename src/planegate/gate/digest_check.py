@@ -1,0 +1,111 @@
+"""Main's digest: computed from git (`planegate digest`), and checked against git by the gate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from planegate.config import protection as protect
+from planegate.config.from_git import load_config
+from planegate.config.load import Config
+from planegate.config.planemap import PlaneMap
+from planegate.errors import InputDataError
+from planegate.findings import Finding, Severity, Step
+from planegate.freeze import ledger
+from planegate.gate.context import Context, DigestInput, GateOptions
+from planegate.gate.execute import collect_inventory
+from planegate.progress import QUIET, Progress
+from planegate.repo import digest_format
+from planegate.repo.digest_format import Digest
+from planegate.repo.git import GitRepo
+from planegate.repo.hashing import bytes_sha256
+from planegate.repo.snapshot import Snapshot, snapshot
+from planegate.runner import ini
+
+
+@dataclass(frozen=True)
+class DigestCheck:
+    """The digest's findings, the base inventory it vouches for (None: collect it), and the
+    words the report uses for where the digest came from."""
+
+    findings: tuple[Finding, ...]
+    inventory: dict[str, list[str]] | None
+    source: str
+
+
+def protected_hashes(snap: Snapshot, protection: protect.Protection) -> dict[str, str]:
+    """sha256 of every protected file, and of the pytest tables of pyproject.toml/setup.cfg."""
+    hashes: dict[str, str] = {}
+    for path in protection.select(snap.files):
+        sha = snap.sha256(path)
+        if sha is not None:
+            hashes[path] = sha
+    for path in snap.files:
+        if path.rsplit("/", 1)[-1] in protect.PYTEST_TABLE_FILES and path not in hashes:
+            table = protect.pytest_table(path, snap.read(path))
+            if table is not None:
+                hashes[f"{path}#pytest"] = bytes_sha256(protect.table_digest_bytes(table))
+    return hashes
+
+
+def compute_digest(
+    snap: Snapshot, config: Config, inventory: Mapping[str, Iterable[str]]
+) -> Digest:
+    hashes = protected_hashes(snap, protect.Protection(config))
+    return Digest(snap.commit, hashes, {k: tuple(v) for k, v in inventory.items()})
+
+
+def build_digest(
+    repo: GitRepo, commit: str, config_path: str | None, progress: Progress = QUIET
+) -> Digest:
+    """Main's digest at `commit`: protected hashes plus the collected inventory per plane."""
+    snap = snapshot(repo, commit)
+    cfg = load_config(repo, commit, config_path, set(snap.files))
+    frozen = ledger.frozen_nodeids(snap.text(cfg.ledger), cfg.ledger)
+    plane_map = PlaneMap(cfg, frozenset(frozen))
+    base_ini = ini.base_options(snap.read)
+    inventory = collect_inventory(repo, commit, base_ini, plane_map, progress)
+    return compute_digest(snap, cfg, inventory)
+
+
+def digest_input(options: GateOptions) -> DigestInput | None:
+    """The digest the gate was given: in memory, or read from `digest_file`."""
+    if options.digest is not None or options.digest_file is None:
+        return options.digest
+    path = options.digest_file
+    try:
+        text = path.read_text("utf-8")
+    except OSError as error:
+        raise InputDataError(f"{path}: cannot read the digest: {error.strerror}") from None
+    return DigestInput(text, str(path), f"digest file {path}")
+
+
+def check_digest(ctx: Context) -> DigestCheck:
+    """Main's digest against git: its commit must be an ancestor of the merge base, and its
+    hashes must match git's there; only then is its inventory used."""
+    given = digest_input(ctx.options)
+    base = ctx.base
+    if given is None:
+        return DigestCheck((), None, f"recomputed from git at the merge base {base.commit[:12]}")
+    artifact = digest_format.from_json(given.text, given.name)
+    source = f"{given.origin} (commit {artifact.commit[:12]})"
+    commit = ctx.repo.resolve(artifact.commit)
+    owner = ctx.cfg.owner
+    if not ctx.repo.is_ancestor(commit, base.commit):
+        finding = Finding(
+            "PG303",
+            Step.EVIDENCE,
+            Severity.ERROR,
+            f"the digest's commit {artifact.commit[:12]} is not an ancestor of the "
+            f"merge base {base.commit[:12]}",
+            owner=owner,
+        )
+        return DigestCheck((finding,), None, source + "; refused, recomputed at the merge base")
+    recomputed = compute_digest(snapshot(ctx.repo, commit), ctx.cfg, artifact.inventory)
+    findings = digest_format.compare(artifact, recomputed, owner)
+    if findings or commit != base.commit:
+        return DigestCheck(
+            tuple(findings), None, source + "; inventory recomputed at the merge base"
+        )
+    inventory = {plane: list(ids) for plane, ids in artifact.inventory.items()}
+    return DigestCheck((), inventory, source + "; matches git")

@@ -1,0 +1,157 @@
+"""The only part of the gate that runs project code: the head's run of main's evidence, the
+base's collection, the shadow lane of frozen tests, the fixture probe, failure triage."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from planegate.config.load import SCORING_PLANES
+from planegate.config.planemap import PlaneMap, data_files, file_of
+from planegate.gate.context import Commits, Context
+from planegate.progress import QUIET, Progress
+from planegate.repo.git import GitRepo
+from planegate.report import ShadowResult
+from planegate.runner import fixture_probe as probe
+from planegate.runner import overlay, session, triage
+from planegate.runner.spec import Sessions
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What running the suite produced: the only part that executes project code."""
+
+    commits: Commits
+    head_run: session.RunResult
+    base_inventory: Mapping[str, list[str]] | None
+    shadow: tuple[ShadowResult, ...]
+    probed: probe.ProbeResult
+    overlay_notes: tuple[str, ...]
+    triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
+
+
+def execute(ctx: Context, progress: Progress = QUIET, *, collect_base: bool = True) -> Execution:
+    """Run main's evidence against the patch (and collect the base's inventory if asked)."""
+    base_inventory = None
+    if collect_base:
+        base_inventory = collect_inventory(
+            ctx.repo, ctx.base.commit, ctx.base_ini, ctx.plane_map, progress
+        )
+    progress.step("planes", "running main's evidence against the patch")
+    head_run, overlay_notes, probed = _run_head(ctx)
+    shadow = _shadow(ctx, progress)
+    labels = _triage(ctx, head_run, progress)
+    return Execution(ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes, labels)
+
+
+def collect_inventory(
+    repo: GitRepo,
+    commit: str,
+    ini_options: Mapping[str, Any],
+    plane_map: PlaneMap,
+    progress: Progress,
+) -> dict[str, list[str]]:
+    """The commit's collected nodeids by the plane map's planes (its configuration runs
+    pytest; the child's environment is cut from this process's own)."""
+    progress.step("inventory", "collecting the base's tests")
+    with repo.worktree(commit) as tree:
+        result = Sessions(tree, plane_map.config, ini_options).run(collect_only=True)
+    return plane_map.inventory(result.collected)
+
+
+def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
+    """The base's protected files restored in the head's tree, added protected files removed."""
+    return overlay.apply(
+        tree,
+        ctx.protection.select(ctx.base.files),
+        ctx.protection.select(ctx.head.files),
+        ctx.base.read,
+    )
+
+
+def _run_head(ctx: Context) -> tuple[session.RunResult, tuple[str, ...], probe.ProbeResult]:
+    with ctx.repo.worktree(ctx.head.commit) as tree:
+        applied = _overlay(ctx, tree)
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
+        result = sessions.run(deselect=frozenset(ctx.frozen))
+        probed = _probe(ctx, sessions, result)
+    notes = []
+    if applied.restored:
+        notes.append(f"restored {len(applied.restored)} protected files from the base")
+    if applied.removed:
+        notes.append(
+            f"removed {len(applied.removed)} protected files the head added: "
+            + ", ".join(applied.removed[:5])
+        )
+    return result, tuple(notes), probed
+
+
+def _probe(ctx: Context, sessions: Sessions, result: session.RunResult) -> probe.ProbeResult:
+    """Rerun passing fixture tests that read locked files with those files perturbed."""
+    if not ctx.cfg.fixture_probe or not result.closed:
+        return probe.ProbeResult()
+    passed = {
+        nodeid: outcome.duration
+        for nodeid, outcome in result.outcomes.items()
+        if outcome.passed and ctx.plane_map.plane_of(nodeid) == "fixture"
+    }
+    sources = {
+        path: data.decode("utf-8", "replace")
+        for path in {file_of(n) for n in passed}
+        if (data := ctx.base.read(path)) is not None
+    }
+    chosen = probe.candidates(passed, sources, data_files(ctx.cfg, ctx.base.files))
+    if not chosen:
+        return probe.ProbeResult()
+    probe.perturb_files(sessions.tree, [f for c in chosen for f in c.files])
+    rerun = sessions.run(targets=tuple(c.nodeid for c in chosen))
+    survivors = tuple(
+        (c.nodeid, c.files) for c in chosen if rerun.closed and rerun.outcome_of(c.nodeid).passed
+    )
+    return probe.ProbeResult(tuple(c.nodeid for c in chosen), survivors)
+
+
+def _shadow(ctx: Context, progress: Progress) -> tuple[ShadowResult, ...]:
+    """Frozen tests run on the patch for diagnostics: reported, never voting."""
+    if not ctx.frozen:
+        return ()
+    progress.step("shadow lane", f"{len(ctx.frozen)} frozen tests (diagnostics only)")
+    with ctx.repo.worktree(ctx.head.commit) as tree:
+        _overlay(ctx, tree)
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
+        result = sessions.run(targets=tuple(sorted(ctx.frozen)), canaries=False)
+    return tuple(
+        ShadowResult(nodeid, result.outcome_of(nodeid).outcome, owner)
+        for nodeid, owner in sorted(ctx.frozen.items())
+    )
+
+
+def _triage(
+    ctx: Context, head_run: session.RunResult, progress: Progress
+) -> dict[str, tuple[str, str]]:
+    """Label failing scoring tests: regression, flaky under the patch, or failing on base."""
+    if ctx.cfg.triage_runs == 0 or not head_run.closed or head_run.canary_problem:
+        return {}
+    failing = sorted(
+        nodeid
+        for nodeid, outcome in head_run.outcomes.items()
+        if outcome.outcome in ("failed", "error")
+        and ctx.plane_map.plane_of(nodeid) in SCORING_PLANES
+    )[: ctx.cfg.triage_max]
+    if not failing:
+        return {}
+
+    def prepare_head(tree: Path) -> object:
+        return _overlay(ctx, tree)
+
+    how = triage.Reruns(
+        ini_options=ctx.base_ini,
+        prepare_head=prepare_head,
+        runs=ctx.cfg.triage_runs,
+        environ=ctx.environ,
+        progress=progress,
+    )
+    labels = triage.triage(ctx.repo, ctx.base.commit, ctx.head.commit, failing, ctx.cfg, how)
+    return {nodeid: (found.label, found.repro) for nodeid, found in labels.items()}

@@ -1,0 +1,43 @@
+"""The judge: every step's findings from git and the execution's results; runs no project code."""
+
+from __future__ import annotations
+
+from planegate.errors import InternalError
+from planegate.gate.context import Context
+from planegate.gate.digest_check import DigestCheck
+from planegate.gate.execute import Execution
+from planegate.report import Report
+from planegate.steps import evidence, hunks, inventory, ledger, planes
+from planegate.steps.inputs import RunFacts, StepCheck
+
+# DESIGN §4's order: the exit code is that of the first step that failed
+STEPS: tuple[StepCheck, ...] = (
+    inventory.check,
+    evidence.check,
+    ledger.check,
+    hunks.check,
+    planes.check,
+)
+
+
+def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
+    base_inventory = digest.inventory or execution.base_inventory
+    if base_inventory is None:
+        raise InternalError("no inventory of the base: neither a digest nor a collection")
+    run = RunFacts(
+        head_run=execution.head_run,
+        base_inventory=base_inventory,
+        probed=execution.probed,
+        overlay_notes=execution.overlay_notes,
+        triage=execution.triage,
+        digest_findings=digest.findings,
+    )
+    return Report(
+        base=ctx.commits.base_tip,
+        head=ctx.commits.head,
+        merge_base=ctx.commits.merge_base,
+        agent=ctx.agent,
+        digest_source=digest.source,
+        steps=tuple(check(ctx, run) for check in STEPS),
+        shadow=execution.shadow,
+    )

@@ -1,0 +1,52 @@
+"""The one place a pytest run spec is built as the gate runs pytest: the base's ini options,
+the configured plugins, arguments, timeout and allowed environment."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from planegate.config.load import Config
+from planegate.runner import session
+
+
+def pytest_args(cfg: Config) -> tuple[str, ...]:
+    """The configured pytest arguments, with Hypothesis's seed fixed when it is a plugin."""
+    args = list(cfg.pytest_args)
+    if "hypothesis" in cfg.pytest_plugins:
+        args += ["--hypothesis-seed", str(cfg.seed)]
+    return tuple(args)
+
+
+def build(
+    tree: Path, cfg: Config, ini_options: Mapping[str, Any], **changes: Any
+) -> session.RunSpec:
+    """The gate's run spec for `tree` (`ini_options` are the base's), with `changes` applied."""
+    spec = session.RunSpec(
+        tree=tree,
+        ini_options=ini_options,
+        plugins=cfg.pytest_plugins,
+        extra_args=pytest_args(cfg),
+        timeout=cfg.pytest_timeout,
+        env_allow=cfg.env_allow,
+    )
+    return replace(spec, **changes)
+
+
+@dataclass(frozen=True)
+class Sessions:
+    """What every session in one tree shares: the configuration, the base's pytest setup,
+    the parent environment the child's minimal environment is cut from."""
+
+    tree: Path
+    cfg: Config
+    ini_options: Mapping[str, Any] = field(hash=False)
+    environ: Mapping[str, str] | None = field(default=None, hash=False)
+
+    def spec(self, **changes: Any) -> session.RunSpec:
+        return build(self.tree, self.cfg, self.ini_options, **changes)
+
+    def run(self, **changes: Any) -> session.RunResult:
+        return session.run(self.spec(**changes), parent_env=self.environ)

@@ -1,0 +1,72 @@
+"""Step 5, test hunks (exit 5): no skip/xfail/importorskip added, no assert removed or made
+vacuous, no budget cut, no production code that inspects the test harness."""
+
+from __future__ import annotations
+
+from planegate.analysis import lint, prodscan
+from planegate.analysis.hunks import is_test_file
+from planegate.analysis.hunks.batch import FileChange, analyze_files
+from planegate.config.load import Config
+from planegate.config.planemap import data_files
+from planegate.findings import Finding, Step
+from planegate.repo.git import Change
+from planegate.report import StepResult
+from planegate.steps.inputs import GitFacts, RunFacts
+
+ASYNC_PLUGINS = {"asyncio", "pytest_asyncio", "pytest-asyncio", "anyio", "trio", "pytest_trio"}
+
+
+def check(ctx: GitFacts, _run: RunFacts) -> StepResult:
+    findings: list[Finding] = []
+    changed: list[FileChange] = []
+    data_paths = _data_paths(ctx)
+    for change in ctx.changes:
+        path = change.path
+        if not (is_test_file(path) or (path.endswith(".py") and ctx.plane_map.is_plane_file(path))):
+            # production-code scan: non-test files, and packaging files for entry points
+            old_text = ctx.base.text(change.old_path or path)
+            findings += prodscan.scan_change(
+                path, old_text, ctx.head.text(path), data_paths, ctx.author
+            )
+            continue
+        file_change = _file_change(ctx, change)
+        if file_change.plane == "property" and path.endswith(".py"):
+            findings += lint.added_findings(path, file_change.base, file_change.head, ctx.author)
+        changed.append(file_change)
+    findings += analyze_files(changed)
+    findings += _lint_base(ctx)
+    return StepResult(Step.HUNKS, tuple(findings), (f"{len(changed)} changed test files analysed",))
+
+
+def _file_change(ctx: GitFacts, change: Change) -> FileChange:
+    plane = ctx.plane_map.plane_of_file(change.path)
+    return FileChange(
+        change.path,
+        ctx.base.text(change.old_path or change.path),
+        ctx.head.text(change.path),
+        plane=plane,
+        owner=ctx.author,
+        fixture_plane=plane == "fixture",
+        async_plugin=_async_plugin(ctx.cfg),
+    )
+
+
+def _async_plugin(cfg: Config) -> bool:
+    return bool(ASYNC_PLUGINS & set(cfg.pytest_plugins))
+
+
+def _data_paths(ctx: GitFacts) -> prodscan.DataPaths:
+    fixture = ctx.cfg.planes["fixture"]
+    files = data_files(ctx.cfg, ctx.base.files)
+    return prodscan.DataPaths((*fixture.data, *fixture.paths), tuple(files))
+
+
+def _lint_base(ctx: GitFacts) -> list[Finding]:
+    """Property-plane lint violations already on main: warnings for the plane's owner."""
+    owner = ctx.cfg.planes["property"].owner
+    return [
+        finding
+        for path in ctx.base.files
+        if path.endswith(".py") and ctx.plane_map.plane_of_file(path) == "property"
+        for finding in lint.base_findings(path, ctx.base.text(path), owner)
+    ]
