@@ -27,7 +27,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 python=${SMOKE_PYTHON:-$here/.venv/bin/python}
 image=${SMOKE_IMAGE:-planegate:smoke}
-fake_github=${SMOKE_FAKE_GITHUB:-$python tests/fake_github.py --serve}
+fake_github=${SMOKE_FAKE_GITHUB:-env PYTHONPATH=tests $python -m helpers.fake_github --serve}
 failures=0
 pass() { printf 'image-smoke: ok    %s\n' "$*"; }
 fail() {

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from helpers.repo_helper import TestRepo
 from planegate.config import manifest as fixtures
 from planegate.repo.hashing import bytes_sha256
-from repo_helper import TestRepo
 
 # Property tests run with a frozen seed and a fixed budget (DESIGN §1).
 settings.register_profile("planegate", derandomize=True, max_examples=100, deadline=None)
@@ -60,6 +60,33 @@ def manifest_for(files: dict[str, str | bytes]) -> str:
         if path.startswith("tests/fix/data/")
     }
     return fixtures.render(fixtures.lock(None, hashes, "2026-12-01"))
+
+
+@pytest.fixture(autouse=True)
+def pinned_environment(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every test sees the same git identity and an empty HOME: no user's global git
+    configuration, hooks or credentials leak into the repositories the tests build."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "planegate tests")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "tests@planegate.invalid")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that build repositories or start processes are integration tests: marked slow,
+    so `pytest -m "not slow"` is the quick inner loop."""
+    integration = ("TestRepo", "run_cli", "running", "FakeGitHub")
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        module = getattr(item, "module", None)
+        if "project" in names or any(hasattr(module, name) for name in integration):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from fake_github import FakeGitHub, running
-from github_support import action_env, read_outputs
+from helpers.fake_github import FakeGitHub, running
+from helpers.github_support import action_env, read_outputs
+from helpers.repo_helper import TestRepo
 from planegate import demo
 from planegate.cli import main
 from planegate.repo import git as gitrepo
-from repo_helper import TestRepo
 
 
 @pytest.fixture(scope="module")

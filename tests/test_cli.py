@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers.repo_helper import TestRepo, run_cli
 from planegate import __version__
 from planegate.cli import main
-from repo_helper import TestRepo, run_cli
 
 
 @pytest.mark.parametrize(

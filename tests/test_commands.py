@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers.repo_helper import TestRepo
 from planegate.cli import main
 from planegate.config import load as config
-from repo_helper import TestRepo
 
 
 def cli(*argv: str) -> int:

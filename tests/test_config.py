@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from helpers.repo_helper import TestRepo, run_cli
 from planegate.config import load as config
 from planegate.errors import ConfigError
-from repo_helper import TestRepo, run_cli
 
 VALID = """\
 version: 1

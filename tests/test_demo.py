@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from helpers.repo_helper import run_cli
 from planegate.demo import PATCHES
-from repo_helper import run_cli
 
 
 def test_demo_gives_every_expected_verdict() -> None:

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from helpers.repo_helper import TestRepo
 from planegate.cli import main
 from planegate.freeze.events import thaw_runs_required
 from planegate.freeze.write import evidence_hash
-from repo_helper import TestRepo
 
 FLAKY = "tests/fix/test_flaky.py::test_flaky"
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers.repo_helper import TestRepo
 from planegate.analysis.hunks.batch import POOL_FROM
 from planegate.cli import main
-from repo_helper import TestRepo
 
 BUGGY_CORE = "def add(a, b):\n    return a - b\n\n\ndef label(n):\n    return f'n={n}'\n"
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from helpers.repo_helper import TestRepo
 from planegate.errors import InputDataError
 from planegate.gate import context, pipeline
 from planegate.gate.context import DigestInput, GateOptions
 from planegate.gate.digest_check import build_digest, check_digest
 from planegate.repo.digest_format import to_json
 from planegate.repo.git import GitRepo
-from repo_helper import TestRepo
 
 
 def test_a_digest_in_memory_is_used_and_named_by_its_origin(project: TestRepo) -> None:

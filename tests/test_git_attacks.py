@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers.repo_helper import TestRepo
 from planegate.cli import main
-from repo_helper import TestRepo
 
 FIXED_LABEL = "def add(a, b):\n    return a + b\n\n\ndef label(n):\n    return f'n={n}'\n"
 BROKEN_LABEL = "def add(a, b):\n    return a + b\n\n\ndef label(n):\n    return f'N={n}'\n"

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from fake_github import FakeGitHub, running
-from github_support import BASE, FAST, HEAD, action_env, finding, read_outputs, report_of
+from helpers.fake_github import FakeGitHub, running
+from helpers.github_support import BASE, FAST, HEAD, action_env, finding, read_outputs, report_of
+from helpers.repo_helper import TestRepo
 from planegate.errors import ConfigError
 from planegate.findings import Severity
 from planegate.github.action import run_action
@@ -19,7 +20,6 @@ from planegate.github.inputs import ActionOptions
 from planegate.repo.git import GitRepo
 from planegate.report import Report, json_report
 from planegate.report.markdown import INTERNAL_ERROR_TITLE, MARKER
-from repo_helper import TestRepo
 
 CHEAT = report_of([finding(n) for n in (3, 8)] + [finding(9, severity=Severity.WARNING)])
 HONEST = report_of([])

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from fake_github import FakeGitHub, digest_zip, running
-from github_support import FAST
+from helpers.fake_github import FakeGitHub, digest_zip, running
+from helpers.github_support import FAST
+from helpers.repo_helper import TestRepo
 from planegate.errors import InputDataError
 from planegate.github import artifacts
 from planegate.github.client import make_github
 from planegate.repo.git import GitRepo
-from repo_helper import TestRepo
 
 TOKEN = "ghs_secret_token"
 Clone = tuple[GitRepo, dict[str, str]]

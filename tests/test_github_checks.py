@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from fake_github import FakeGitHub, running
-from github_support import FAST, HEAD, finding, report_of
+from helpers.fake_github import FakeGitHub, running
+from helpers.github_support import FAST, HEAD, finding, report_of
 from planegate.findings import Severity
 from planegate.github import checks
 from planegate.github.client import make_github

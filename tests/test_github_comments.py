@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from fake_github import FakeGitHub, running
-from github_support import BASE, FAST, HEAD
+from helpers.fake_github import FakeGitHub, running
+from helpers.github_support import BASE, FAST, HEAD
 from planegate.github import comments
 from planegate.github.client import make_github
 from planegate.report.markdown import MARKER

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fake_github import FakeGitHub
-from github_support import BASE, HEAD
+from helpers.fake_github import FakeGitHub
+from helpers.github_support import BASE, HEAD
 from planegate.errors import InputDataError, UsageError
 from planegate.github.event import is_agent, matches_any, parse_event
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from github_support import HEAD, finding, report_of
+from helpers.github_support import HEAD, finding, report_of
 from planegate.findings import Severity, Step
 from planegate.report import sarif
 from planegate.report.markdown import (

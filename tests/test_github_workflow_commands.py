@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from github_support import finding
+from helpers.github_support import finding
 from planegate.findings import Severity
 from planegate.report.workflow_commands import finding_command
 

@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from ledger_cases import (
+from helpers.ledger_cases import (
     COMMIT,
     FINGERPRINT,
     NODE,

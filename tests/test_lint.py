@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from helpers.repo_helper import TestRepo
 from planegate.analysis.lint import added_findings, base_findings, scan
 from planegate.cli import main
 from planegate.findings import Severity
-from repo_helper import TestRepo
 
 
 @pytest.mark.parametrize(

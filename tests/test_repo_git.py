@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from helpers.repo_helper import TestRepo
 from planegate.errors import PlanegateError, ServiceUnavailable, UnknownRevision, UsageError
 from planegate.repo import export, gitenv
 from planegate.repo.git import GitRepo, commit_all
-from repo_helper import TestRepo
 
 UNKNOWN = "1" * 40
 

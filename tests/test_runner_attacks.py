@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT, manifest_for
+from helpers.repo_helper import TestRepo
 from planegate.cli import main
 from planegate.gate import pipeline as gate
 from planegate.gate.context import GateOptions
-from repo_helper import TestRepo
 
 BUG = "def add(a, b):\n    return a - b\n\n\ndef label(n):\n    return f'n={n}'\n"
 COMMUTES = "tests/prop/test_add_props.py::test_add_commutes"

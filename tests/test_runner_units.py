@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planegate.runner import fixture_probe as probe
-from planegate.runner.channel import hypothesis_budget
-from runner_units_cases import (
+from helpers.runner_units_cases import (
     _no_generation,
     _seven,
 )
+from planegate.runner import fixture_probe as probe
+from planegate.runner.channel import hypothesis_budget
 
 
 def test_perturb_survives_strip_and_lower() -> None:

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers.repo_helper import TestRepo
 from planegate.cli import main
 from planegate.freeze import sweep as core
 from planegate.freeze.parse import parse
 from planegate.freeze.write import evidence_hash
 from planegate.runner.sweep_probes import test_seed
-from repo_helper import TestRepo
 
 ORDER = "tests/fix/test_order.py::test_b_needs_a"
 COIN = "tests/fix/test_coin.py::test_coin"
@@ -545,7 +545,7 @@ def test_confidences() -> None:
     ],
 )
 def test_triage_label(base: int, head: int, on_base: bool, label: str) -> None:
-    assert core.triage_label(base, 3, head, 3, on_base) == label
+    assert core.triage_label(base, head, 3, on_base) == label
 
 
 def test_failure_signature_takes_the_first_E_line() -> None:

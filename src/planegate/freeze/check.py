@@ -33,7 +33,7 @@ def _finding(problem: LedgerProblem, rule: str, default_owner: str) -> Finding:
     )
 
 
-def check(
+def check(  # noqa: PLR0913 - the ledger step's inputs, options keyword-only
     base_text: str | None,
     head_text: str | None,
     path: str,

@@ -366,7 +366,7 @@ def run_record(run: SweepRun, nodeid: str) -> dict[str, Any]:
     }
 
 
-def bundle(
+def bundle(  # noqa: PLR0913 - keyword-only fields of one bundle
     *,
     kind: str,
     nodeid: str,
@@ -401,9 +401,7 @@ def bundle_bytes(obj: Mapping[str, Any]) -> bytes:
 # --------------------------------------------------------------------------- triage
 
 
-def triage_label(
-    base_failures: int, base_runs: int, head_failures: int, head_runs: int, on_base: bool
-) -> str:
+def triage_label(base_failures: int, head_failures: int, head_runs: int, on_base: bool) -> str:
     """How a scoring test that failed on head relates to the base (same machine, same mode).
 
     A failure in any base run means it is already failing on base; a test the base does not

@@ -62,7 +62,7 @@ def _build(kind: str, obj: JsonObject) -> LedgerEvent | EventErrors:
     return event_from_object({KIND_KEY: kind, **{k: v for k, v in obj.items() if v is not None}})
 
 
-def new_freeze_event(
+def new_freeze_event(  # noqa: PLR0913 - keyword-only fields of one event
     *,
     nodeid: str,
     flake_class: str,
@@ -109,7 +109,7 @@ def new_freeze_event(
     )
 
 
-def replay_outcome_event(
+def replay_outcome_event(  # noqa: PLR0913 - keyword-only fields of one event
     state: FreezeState,
     *,
     at: str,

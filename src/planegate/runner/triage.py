@@ -70,7 +70,7 @@ def triage(
     for nodeid in nodeids:
         h_fail, _ = head[nodeid]
         b_fail, on_base = base[nodeid]
-        label = core.triage_label(b_fail, runs, h_fail, runs, on_base)
+        label = core.triage_label(b_fail, h_fail, runs, on_base)
         result[nodeid] = Triage(
             label, repro_command(head_commit, nodeid, cfg), h_fail, b_fail, runs
         )

@@ -36,7 +36,7 @@ def is_test_file(path: str) -> bool:
     return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
 
 
-def analyze_file(
+def analyze_file(  # noqa: PLR0913 - one file's two sides and its plane, keyword-only
     path: str,
     base_source: str | None,
     head_source: str | None,

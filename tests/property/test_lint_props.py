@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lint_cases import (
+from helpers.lint_cases import (
     HEADER,
     STATEMENTS,
 )

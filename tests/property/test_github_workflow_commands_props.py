@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 
-from github_workflow_commands_cases import (
+from helpers.github_workflow_commands_cases import (
     TEXT,
 )
 from planegate.report.workflow_commands import (

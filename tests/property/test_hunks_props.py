@@ -291,7 +291,7 @@ WEAKENINGS: dict[str, tuple[str, Transform]] = {
     "shadowed by a duplicate": ("PG512", lambda t: t),
     "tolerance loosened": ("PG506", _loosen),
     "parametrize case removed": ("PG508", lambda t: dataclasses.replace(t, cases=t.cases[1:])),
-    "test deleted": ("PG509", lambda t: None),
+    "test deleted": ("PG509", lambda _t: None),
     "renamed to check_": ("PG510", lambda t: dataclasses.replace(t, name="check_target")),
     "made async": ("PG511", lambda t: dataclasses.replace(t, is_async=True)),
     "max_examples lowered": ("PG513", lambda t: dataclasses.replace(t, max_examples=3)),

@@ -4,7 +4,7 @@ It keeps state (pull requests, check runs and their annotations, issue comments,
 and the workflow runs that made them), serves artifact zips behind a 302 to a second host
 name (`localhost` instead of `127.0.0.1`: another origin), and can be told to fail
 (`fail(...)`). Every request it receives and every documented response it sends is checked
-against GitHub's OpenAPI description in `tests/github_openapi/` when `running()` exits.
+against GitHub's OpenAPI description in `tests/helpers/github_openapi/` when `running()` exits.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from github_openapi.validate import check_request, check_response, load_spec
+from helpers.github_openapi.validate import check_request, check_response, load_spec
 
 WEB = "https://github.com"
 T = "2024-05-01T12:00:00Z"
@@ -673,7 +673,7 @@ def running(prefix: str = "") -> Iterator[FakeGitHub]:
 
 
 def serve(repository: str, state_path: Path) -> None:
-    """`python tests/fake_github.py --serve`: the fake for `make image-smoke`.
+    """`PYTHONPATH=tests python -m helpers.fake_github --serve`: the fake for `make image-smoke`.
 
     Prints the API URL, serves until SIGTERM, then writes the check runs and comments it
     received to `state_path` as JSON.
@@ -700,5 +700,5 @@ if __name__ == "__main__":
     import sys
 
     if sys.argv[1:] != ["--serve"]:
-        raise SystemExit("usage: python tests/fake_github.py --serve")
+        raise SystemExit("usage: PYTHONPATH=tests python -m helpers.fake_github --serve")
     serve(os.environ.get("FAKE_GITHUB_REPO", "demo/shop"), Path(os.environ["FAKE_GITHUB_STATE"]))

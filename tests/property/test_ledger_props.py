@@ -9,7 +9,7 @@ from datetime import date
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from ledger_cases import (
+from helpers.ledger_cases import (
     COMMIT,
     EVENTS,
     LINE_TEXT,
