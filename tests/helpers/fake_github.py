@@ -461,7 +461,7 @@ class FakeGitHub:
         if match and method == "GET" and int(match[1]) in self.pulls:
             return 200, self.pulls[int(match[1])], {}
         if method == "GET" and path == f"{r}/actions/artifacts":
-            name = (query.get("name") or [None])[0]
+            name = next(iter(query.get("name", [])), None)
             found = [a for a in self.artifacts if name is None or a["name"] == name]
             return 200, {"total_count": len(found), "artifacts": found}, {}
         match = re.fullmatch(rf"{r}/actions/runs/(\d+)", path)
