@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from planegate.findings import Finding, Severity, Step
@@ -51,7 +51,7 @@ def report_of(findings: Iterable[Finding] = (), *, head: str = HEAD, agent: bool
 
 
 def action_env(
-    tmp: Path, api_url: str, event: dict[str, object], name: str = "pull_request", **inputs: str
+    tmp: Path, api_url: str, event: Mapping[str, object], name: str = "pull_request", **inputs: str
 ) -> dict[str, str]:
     event_path = tmp / "event.json"
     event_path.write_text(json.dumps(event))

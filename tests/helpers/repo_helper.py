@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -26,7 +27,7 @@ class TestRepo:
         )
         return done.stdout.strip()
 
-    def write(self, files: dict[str, str | bytes]) -> None:
+    def write(self, files: Mapping[str, str | bytes]) -> None:
         for path, content in files.items():
             target = self.root / path
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -39,7 +40,9 @@ class TestRepo:
         for path in paths:
             (self.root / path).unlink()
 
-    def commit(self, message: str = "change", files: dict[str, str | bytes] | None = None) -> str:
+    def commit(
+        self, message: str = "change", files: Mapping[str, str | bytes] | None = None
+    ) -> str:
         if files:
             self.write(files)
         self.git("add", "--all")
