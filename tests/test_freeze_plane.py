@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -56,7 +57,9 @@ def frozen_project(project: TestRepo) -> TestRepo:
     return project
 
 
-def gate_json(repo: TestRepo, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict]:
+def gate_json(
+    repo: TestRepo, capsys: pytest.CaptureFixture[str], *extra: str
+) -> tuple[int, dict[str, Any]]:
     code = main(["-C", str(repo.root), "gate", "--base", "main", "--format", "json", "-q", *extra])
     return code, json.loads(capsys.readouterr().out)
 

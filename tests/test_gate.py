@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,13 +15,15 @@ from planegate.cli import main
 BUGGY_CORE = "def add(a, b):\n    return a - b\n\n\ndef label(n):\n    return f'n={n}'\n"
 
 
-def gate(repo: TestRepo, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict]:
+def gate(
+    repo: TestRepo, capsys: pytest.CaptureFixture[str], *extra: str
+) -> tuple[int, dict[str, Any]]:
     code = main(["-C", str(repo.root), "gate", "--base", "main", "--format", "json", "-q", *extra])
     report = json.loads(capsys.readouterr().out)
     return code, report
 
 
-def findings(report: dict, rule: str | None = None) -> list[dict]:
+def findings(report: dict[str, Any], rule: str | None = None) -> list[dict[str, Any]]:
     found = [f for step in report["steps"] for f in step["findings"]]
     return [f for f in found if rule is None or f["rule"] == rule]
 

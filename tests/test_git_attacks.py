@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,12 +16,12 @@ BROKEN_LABEL = "def add(a, b):\n    return a + b\n\n\ndef label(n):\n    return 
 GOLDEN_TEST = "tests/fix/test_label.py::test_label_golden"
 
 
-def gate(repo: TestRepo, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
+def gate(repo: TestRepo, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
     code = main(["-C", str(repo.root), "gate", "--base", "main", "--format", "json", "-q"])
     return code, json.loads(capsys.readouterr().out)
 
 
-def failed_nodeids(report: dict) -> list[str]:
+def failed_nodeids(report: dict[str, Any]) -> list[str]:
     found = [f for step in report["steps"] for f in step["findings"]]
     return [f["nodeid"] for f in found if f["rule"] == "PG101"]
 

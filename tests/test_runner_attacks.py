@@ -11,6 +11,7 @@ import os
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,7 +44,7 @@ class Shared:
         self.repo.commit(name, files)
         self.env_dump.unlink(missing_ok=True)
 
-    def gate(self, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict]:
+    def gate(self, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict[str, Any]]:
         argv = ["-C", str(self.repo.root), "gate", "--base", "main", "--format", "json", "-q"]
         code = main([*argv, "--digest", str(self.digest), *extra])
         return code, json.loads(capsys.readouterr().out)
@@ -72,7 +73,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
     yield Shared(repo, digest, env_dump)
 
 
-def rules(report: dict, step: str | None = None) -> set[str]:
+def rules(report: dict[str, Any], step: str | None = None) -> set[str]:
     return {
         f["rule"]
         for s in report["steps"]
@@ -82,8 +83,10 @@ def rules(report: dict, step: str | None = None) -> set[str]:
     }
 
 
-def finding(report: dict, rule: str) -> dict:
-    found = [f for s in report["steps"] for f in s["findings"] if f["rule"] == rule]
+def finding(report: dict[str, Any], rule: str) -> dict[str, Any]:
+    found: list[dict[str, Any]] = [
+        f for s in report["steps"] for f in s["findings"] if f["rule"] == rule
+    ]
     assert found, f"no {rule} in {rules(report)}"
     return found[0]
 
