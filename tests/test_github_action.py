@@ -79,7 +79,7 @@ def _run(
     return code, out.getvalue()
 
 
-def _check_runs(gh: FakeGitHub) -> list[dict[str, object]]:
+def _check_runs(gh: FakeGitHub) -> list[dict[str, Any]]:
     return list(gh.check_runs.values())
 
 
@@ -91,9 +91,9 @@ def test_a_cheat_gets_a_failing_check_with_annotations_a_comment_summary_and_out
     assert code == 3
     (run,) = _check_runs(gh)
     assert run["conclusion"] == "failure" and run["head_sha"] == HEAD and run["name"] == "planegate"
-    assert run["output"]["title"] == "planegate: fail — evidence (exit 3)"  # type: ignore[index]
+    assert run["output"]["title"] == "planegate: fail — evidence (exit 3)"
     assert run["details_url"] == "https://github.com/octo/demo/actions/runs/777"
-    assert [a["annotation_level"] for a in gh.annotations[run["id"]]] == [  # type: ignore[index]
+    assert [a["annotation_level"] for a in gh.annotations[run["id"]]] == [
         "failure",
         "failure",
         "warning",
@@ -131,7 +131,7 @@ def test_two_runs_leave_one_comment(gh: FakeGitHub, tmp_path: Path) -> None:
 
 def test_the_token_never_reaches_evaluate(gh: FakeGitHub, tmp_path: Path) -> None:
     seen = Seen(HONEST)
-    _run(gh, tmp_path, seen, **{"agent-authors": "*[bot]", "comment": "on-failure"})
+    _run(gh, tmp_path, seen, agent_authors="*[bot]", comment="on-failure")
     (options,) = seen.options
     assert "ghs_test_token" not in repr(options)
     assert options.pull_number == 7 and options.head == HEAD and options.base == BASE
@@ -175,8 +175,8 @@ def test_an_internal_error_still_completes_the_check_as_failure(
     assert code == 70
     (run,) = _check_runs(gh)
     assert run["conclusion"] == "failure"
-    assert run["output"]["title"] == INTERNAL_ERROR_TITLE  # type: ignore[index]
-    assert "RuntimeError: boom" in run["output"]["summary"]  # type: ignore[index]
+    assert run["output"]["title"] == INTERNAL_ERROR_TITLE
+    assert "RuntimeError: boom" in run["output"]["summary"]
     (comment,) = gh.comments_on(7)
     assert INTERNAL_ERROR_TITLE in comment["body"]
     outputs = read_outputs(tmp_path / "output.txt")
@@ -190,7 +190,7 @@ def test_a_planegate_error_keeps_its_exit_code_and_fails_the_check(
     assert code == 78
     (run,) = _check_runs(gh)
     assert run["conclusion"] == "failure"
-    assert "planegate.yml:3" in run["output"]["summary"]  # type: ignore[index]
+    assert "planegate.yml:3" in run["output"]["summary"]
 
 
 def test_a_pass_that_cannot_be_posted_exits_69(gh: FakeGitHub, tmp_path: Path) -> None:
@@ -219,21 +219,21 @@ def test_report_mode_posts_an_existing_json_report(gh: FakeGitHub, tmp_path: Pat
     report_file = tmp_path / "from-gate.json"
     report_file.write_text(json_report.render(CHEAT))
     seen = Seen(RuntimeError("evaluate must not run in report mode"))
-    code, _ = _run(gh, tmp_path, seen, mode="report", **{"report-file": str(report_file)})
+    code, _ = _run(gh, tmp_path, seen, mode="report", report_file=str(report_file))
 
     assert code == 3 and seen.options == []
     (run,) = _check_runs(gh)
-    assert run["conclusion"] == "failure" and len(gh.annotations[run["id"]]) == 3  # type: ignore[index]
+    assert run["conclusion"] == "failure" and len(gh.annotations[run["id"]]) == 3
 
 
 def test_report_mode_refuses_a_report_on_another_commit(gh: FakeGitHub, tmp_path: Path) -> None:
     report_file = tmp_path / "from-gate.json"
     report_file.write_text(json_report.render(report_of([], head="f" * 40)))
-    code, _ = _run(gh, tmp_path, Seen(HONEST), mode="report", **{"report-file": str(report_file)})
+    code, _ = _run(gh, tmp_path, Seen(HONEST), mode="report", report_file=str(report_file))
 
     assert code == 65
     (run,) = _check_runs(gh)
-    assert run["conclusion"] == "failure" and run["output"]["title"] == INTERNAL_ERROR_TITLE  # type: ignore[index]
+    assert run["conclusion"] == "failure" and run["output"]["title"] == INTERNAL_ERROR_TITLE
 
 
 def test_workflow_run_rereads_the_uploaded_pull_request_from_the_api(
@@ -254,7 +254,8 @@ def test_workflow_run_rereads_the_uploaded_pull_request_from_the_api(
         tmp_path,
         seen,
         (event, "workflow_run"),
-        **{"event-file": str(tmp_path / "pr-event.json"), "agent-authors": "*[bot]"},
+        event_file=str(tmp_path / "pr-event.json"),
+        agent_authors="*[bot]",
     )
 
     assert code == 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from github.Repository import Repository
 
 from helpers.fake_github import FakeGitHub, running
 from helpers.github_support import FAST, HEAD, finding, report_of
@@ -19,7 +20,7 @@ def gh() -> Iterator[FakeGitHub]:
         yield fake
 
 
-def _repo(gh: FakeGitHub):  # type: ignore[no-untyped-def]
+def _repo(gh: FakeGitHub) -> Repository:
     return make_github(gh.api_url, "ghs_test_token", FAST).get_repo("octo/demo")
 
 
@@ -97,11 +98,11 @@ def test_conclusion_is_only_success_or_failure() -> None:
     assert checks.conclusion_of(report_of([finding(severity=Severity.WARNING)])) == "success"
     with pytest.raises(ValueError, match="neutral"):
         checks.post_check_run(
-            None,  # type: ignore[arg-type]
+            None,  # type: ignore[arg-type]  # the guard runs before the repository is used
             checks.CheckRun(
                 name="planegate",
                 head_sha=HEAD,
-                conclusion="neutral",  # type: ignore[arg-type]
+                conclusion="neutral",  # type: ignore[arg-type]  # the value the guard refuses
                 title="t",
                 summary="s",
             ),

@@ -20,7 +20,9 @@ def gh() -> Iterator[FakeGitHub]:
         yield fake
 
 
-def _upsert(gh: FakeGitHub, body: str, mode: comments.CommentMode = "always", passed: bool = False):  # type: ignore[no-untyped-def]
+def _upsert(
+    gh: FakeGitHub, body: str, mode: comments.CommentMode = "always", passed: bool = False
+) -> comments.CommentOutcome:
     repo = make_github(gh.api_url, "ghs_test_token", FAST).get_repo("octo/demo")
     return comments.upsert_comment(repo, 7, body, mode=mode, passed=passed)
 

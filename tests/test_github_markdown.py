@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from helpers.github_support import HEAD, finding, report_of
-from planegate.findings import Severity, Step
-from planegate.report import sarif
+from planegate.findings import Finding, Severity, Step
+from planegate.report import Report, sarif
 from planegate.report.markdown import (
     CHECK_RUN_LIMIT,
     COMMENT_LIMIT,
@@ -20,9 +20,9 @@ from planegate.rules import RULES
 CTX = MarkdownContext(repository="octo/demo", head_sha=HEAD, full_report="`planegate-report.json`")
 
 
-def _big_report(total_chars: int = 70_000):  # type: ignore[no-untyped-def]
+def _big_report(total_chars: int = 70_000) -> tuple[Report, list[Finding]]:
     """Warnings and notices first in the input, errors last: the cut must reorder them."""
-    findings = []
+    findings: list[Finding] = []
     n = 0
     while sum(len(f.message) for f in findings) < total_chars:
         n += 1
