@@ -41,7 +41,7 @@ def _keys(schema: dict[str, object], prefix: str = "") -> list[str]:
         for name, sub in properties.items():
             key = f"{prefix}{name}"
             nested = isinstance(sub, dict) and "properties" in sub
-            found += _keys(sub, key + ".") if nested else [key]  # type: ignore[arg-type]
+            found += _keys(sub, key + ".") if nested else [key]
     return found
 
 

@@ -8,7 +8,7 @@ import math
 import platform
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from helpers.ledger_cases import (
     COMMIT,
@@ -556,4 +556,4 @@ def test_the_docs_list_every_field() -> None:
         for name in (*required_fields(kind), *optional_fields(kind)):
             assert f"`{name}`" in doc
     for example in (line for line in doc.splitlines() if line.startswith('{"')):
-        assert isinstance(event_from_object(json.loads(example)), LedgerEvent.__args__)  # type: ignore[attr-defined]
+        assert isinstance(event_from_object(json.loads(example)), get_args(LedgerEvent))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -29,7 +31,7 @@ pattern = st.one_of(
 def make_config(
     prop: list[str], fix: list[str], prop_ids: list[str], fix_ids: list[str]
 ) -> config_mod.Config:
-    text = config_mod.json.dumps(
+    text = json.dumps(
         {
             "version": 1,
             "planes": {
