@@ -23,7 +23,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict src
+	$(BIN)/mypy --strict src tests
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto
