@@ -135,7 +135,7 @@ def _digest(
     else:
         path = exchange_folder(environ) / digest_mod.FILE_NAME
         try:
-            text = path.read_text("utf-8")
+            text = path.read_bytes()
         except FileNotFoundError:
             raise InputDataError(f"{path}: missing: the run phase left no digest") from None
         claimed = digest_mod.from_json(text, str(path))

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from planegate import loading
 from planegate.errors import ConfigError
 
 CONFIG_NAMES = ("planegate.yml", "planegate.yaml", "planegate.json")
@@ -86,33 +87,24 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-def parse(text: str, path: str) -> Config:
+def parse(text: str | bytes, path: str) -> Config:
     """Parse and validate configuration text; every error names file, line and key path."""
     data, lines = _load_with_lines(text, path)
     _validate(data, lines, path)
     return _build(data, lines, path)
 
 
-def _load_with_lines(text: str, path: str) -> tuple[Any, dict[str, int]]:
+def _load_with_lines(text: str | bytes, path: str) -> tuple[Any, dict[str, int]]:
     if path.endswith(".json"):
-        try:
-            json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ConfigError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ConfigError(f"{path}{line}: not valid YAML: {problem}") from None
-    if node is None:
+        loading.load_json(text, path, error=ConfigError, limits=loading.CONFIG)
+    document = loading.load_yaml(text, path, error=ConfigError, limits=loading.CONFIG)
+    if document.node is None:
         raise ConfigError(
             f"{path}:1: the file is empty", "see docs/configuration.md for a minimal file"
         )
     lines: dict[str, int] = {}
-    _record_lines(node, "", lines)
-    return yaml.safe_load(text), lines
+    _record_lines(document.node, "", lines)
+    return document.value, lines
 
 
 def _record_lines(node: yaml.Node, key_path: str, lines: dict[str, int]) -> None:

@@ -23,6 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, ClassVar, Union
 
+from planegate import loading
 from planegate.findings import Finding, Severity, Step
 
 FLAKE_CLASSES = ("timing", "order", "network", "rng", "env")
@@ -446,11 +447,10 @@ def event_from_object(obj: object) -> LedgerEvent | EventErrors:
     kind = obj.get(KIND_KEY)
     if KIND_KEY not in obj:
         return EventErrors((f"missing '{KIND_KEY}' (one of {', '.join(EVENT_KINDS)})",))
-    if kind not in _SPECS:
+    if not isinstance(kind, str) or kind not in _SPECS:
         return EventErrors(
             (f"unknown event {_show(kind)} (expected one of {', '.join(EVENT_KINDS)})",)
         )
-    assert isinstance(kind, str)
     spec = _SPECS[kind]
     errors: list[str] = []
     unknown = sorted(set(obj) - set(spec) - {KIND_KEY})
@@ -620,30 +620,15 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        keys = [key for key, _ in pairs]
-        raise _DuplicateKey(next(key for index, key in enumerate(keys) if key in keys[:index]))
-    return obj
-
-
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
 def _decode_line(raw: str) -> object:
     """The JSON value on a line, or a `_Message` saying why it is not one."""
     try:
-        return json.loads(raw, object_pairs_hook=_reject_duplicate_keys)
-    except _DuplicateKey as dup:
-        return _Message(f"duplicate key '{dup.key}'")
-    except json.JSONDecodeError as error:
-        return _Message(f"not JSON: {error.msg} (column {error.colno})")
-    except RecursionError:
-        return _Message("not JSON: nested too deeply")
+        return loading.json_value(loading.utf8_text(raw, loading.LEDGER_LINE), loading.LEDGER_LINE)
+    except loading.Problem as problem:
+        if problem.reason.startswith("duplicate key"):
+            return _Message(problem.reason)
+        column = f" (column {problem.column})" if problem.column else ""
+        return _Message(f"not JSON: {problem.reason}{column}")
 
 
 @dataclass(frozen=True)
