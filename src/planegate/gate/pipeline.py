@@ -65,7 +65,7 @@ def load_config(repo: GitRepo, commit: str, requested: str | None, files: set[st
         )
     data = repo.read(commit, name)
     assert data is not None
-    return config_mod.parse(data.decode("utf-8", "replace"), name)
+    return config_mod.parse(data, name)
 
 
 @dataclass(frozen=True)
@@ -249,7 +249,7 @@ def check_digest(
     if options.digest_file is None:
         return [], None, f"recomputed from git at the merge base {base.commit[:12]}"
     try:
-        text = options.digest_file.read_text("utf-8")
+        text = options.digest_file.read_bytes()
     except OSError as error:
         raise InputDataError(
             f"{options.digest_file}: cannot read the digest: {error.strerror}"
@@ -452,7 +452,7 @@ def _plane_changes(
     if data is None:
         return []
     try:
-        head_cfg = config_mod.parse(data.decode("utf-8", "replace"), cfg.path)
+        head_cfg = config_mod.parse(data, cfg.path)
     except ConfigError:
         return []  # an unreadable head configuration is an evidence finding already
     head_map = planes.PlaneMap(head_cfg, plane_map.frozen)
