@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from planegate import untrusted
 from planegate.analysis import hunks, lint, prodscan
 from planegate.analysis.hunks.batch import FileChange, analyze_files
 from planegate.config import load as config_mod
@@ -428,7 +429,7 @@ def _inventory_step(
                 "PG206",
                 Step.INVENTORY,
                 Severity.ERROR,
-                f"{nodeid or 'session'}: {first}",
+                untrusted.one_line(f"{nodeid or 'session'}: {first}"),
                 path=nodeid or None,
                 owner=owner,
             )
@@ -611,14 +612,15 @@ def _planes_step(
             continue
         failed += 1
         rule = "PG101" if outcome.outcome in ("failed", "error") else "PG102"
-        detail = _first_line(outcome.message)
+        detail = untrusted.one_line(_first_line(outcome.message))
         label = f" [{triage[nodeid][0]}; repro: {triage[nodeid][1]}]" if nodeid in triage else ""
         findings.append(
             Finding(
                 rule,
                 Step.PLANES,
                 Severity.ERROR,
-                f"{nodeid} {outcome.outcome}{': ' + detail if detail else ''}{label}",
+                f"{untrusted.one_line(nodeid)} {outcome.outcome}{': ' + detail if detail else ''}"
+                + label,
                 path=planes.file_of(nodeid),
                 owner=owner,
                 plane=expected[nodeid],
@@ -667,7 +669,9 @@ def _unclosed(head_run: session.RunResult, owner: str) -> Finding:
         "PG103",
         Step.PLANES,
         Severity.ERROR,
-        f"the test run ended without its closing record ({why}); last output: {tail[0][:200]}",
+        untrusted.one_line(
+            f"the test run ended without its closing record ({why}); last output: {tail[0][:200]}"
+        ),
         owner=owner,
     )
 
