@@ -10,6 +10,7 @@ see `markdown`). `clean`, `one_line` and `inert_commands` are idempotent.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # ECMA-48: CSI (ESC [ or the 8-bit CSI) with parameters, OSC/DCS/SOS/PM/APC strings up to
 # their terminator (BEL or ST) or the end of the text, and the two-character escapes.
@@ -18,25 +19,30 @@ _ANSI = re.compile(
     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[ -/]*[0-~]?"
 )
-# C0 (but tab and newline), DEL, C1, and the invisible characters that reorder or hide text.
-_CONTROL = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]"
-)
+# Control, format (bidirectional overrides, zero-width and tag characters), line and paragraph
+# separators, and lone surrogates: shown escaped, never passed through.
+_UNSAFE = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 _COMMAND_START = re.compile(r"^(\s*)(::)", re.MULTILINE)
 _V1_COMMAND = "##["
 _MARKDOWN = re.compile(r"[\\`\[\]<>&|@]|://|www\.", re.IGNORECASE)
 
 
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+def _escape(char: str) -> str:
+    if char in "\n\t" or unicodedata.category(char) not in _UNSAFE:
+        return char
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def clean(text: str) -> str:
-    """No escape sequences, no control characters but tab and newline; `\\r\\n` and a bare
-    `\\r` (which would overwrite the line on a terminal) become newlines."""
+    """No escape sequences, no control or invisible format characters but tab and newline;
+    `\\r\\n` and a bare `\\r` (which would overwrite the line on a terminal) become newlines."""
     text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL.sub(_escape, text)
+    if text.replace("\n", "").replace("\t", "").isprintable():
+        return text
+    return "".join(map(_escape, text))
 
 
 def one_line(text: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from planegate import loading
+from planegate import loading, untrusted
 from planegate.errors import ConfigError
 
 CONFIG_NAMES = ("planegate.yml", "planegate.yaml", "planegate.json")
@@ -145,7 +145,7 @@ def _validate(data: Any, lines: dict[str, int], path: str) -> None:
             key_path = key_path_of([*parts, unknown[0]])
     line = lines.get(key_path) or lines.get(key_path_of(parts)) or 1
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    shown = key_path or "(top level)"
+    shown = untrusted.one_line(key_path) or "(top level)"
     raise ConfigError(f"{path}:{line} {shown}: {message}{more}", "see docs/configuration.md")
 
 

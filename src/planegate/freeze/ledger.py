@@ -23,7 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, ClassVar, Union
 
-from planegate import loading
+from planegate import loading, untrusted
 from planegate.findings import Finding, Severity, Step
 
 FLAKE_CLASSES = ("timing", "order", "network", "rng", "env")
@@ -389,7 +389,7 @@ def optional_fields(kind: str) -> tuple[str, ...]:
 
 
 def _show(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    text = untrusted.one_line(json.dumps(value, ensure_ascii=False, sort_keys=True))
     return text if len(text) <= 40 else text[:37] + "..."
 
 

@@ -165,7 +165,7 @@ def _steps_block(report: Report) -> list[str]:
 
 def _shadow_lines(report: Report, ctx: MarkdownContext) -> list[str]:
     return [
-        f"- {untrusted.code_span(_clip(s.nodeid, 300))}: {escape_text(s.outcome)} "
+        f"- {escape_text(_clip(s.nodeid, 300))}: {escape_text(s.outcome)} "
         f"(owner {owner_cell(s.owner, mention=ctx.mention_owners)})"
         for s in report.shadow
     ]

@@ -65,7 +65,7 @@ def finding_command(finding: Finding) -> str:
     fix = f" Fix: {rule.how_to_fix}" if rule else ""
     return command(
         _LEVEL[finding.severity],
-        f"{untrusted.clean(finding.message)}{fix}",
+        f"{untrusted.inert_commands(untrusted.clean(finding.message))}{fix}",
         {
             "file": None if finding.path is None else untrusted.one_line(finding.path),
             "line": finding.line if finding.path else None,
