@@ -211,7 +211,7 @@ def judge(
             ctx.ledger_base,
             _text(head.read(cfg.ledger)),
             options.today,
-            len(head_run.collected),
+            len(head_run.collected) if _finished(head_run) else None,
         ),
         _hunks_step(cfg, who, ctx.repo, base, head, plane_map, options),
         _planes_step(
@@ -412,7 +412,8 @@ def _inventory_step(
     if not head_run.closed and not head_run.collected and not head_run.collect_errors:
         # the child died before collection finished: the planes step reports it (PG103)
         return StepResult(Step.INVENTORY, (), ("the head's collection did not finish",))
-    base_ids = tuple(n for ids in base_inventory.values() for n in ids)
+    # vanished nodeids are judged only on a finished run: else the run's own failure (PG103) says
+    base_ids = tuple(n for ids in base_inventory.values() for n in ids if _finished(head_run))
     files = {planes.file_of(n) for n in head_run.collected}
     sources = {
         path: data.decode("utf-8", "replace")
@@ -436,9 +437,14 @@ def _inventory_step(
         )
     counts = plane_map.inventory(head_run.collected)
     note = ", ".join(f"{len(ids)} {plane}" for plane, ids in counts.items())
-    return StepResult(
-        Step.INVENTORY, tuple(findings), (f"{len(head_run.collected)} nodeids: {note}",)
-    )
+    notes: tuple[str, ...] = (f"{len(head_run.collected)} nodeids: {note}",)
+    if not _finished(head_run):
+        notes += ("vanished nodeids not checked: the test run did not finish",)
+    return StepResult(Step.INVENTORY, tuple(findings), notes)
+
+
+def _finished(run: session.RunResult) -> bool:
+    return run.closed and not run.timed_out
 
 
 def _plane_changes(
@@ -488,8 +494,9 @@ def _ledger_step(
     base_text: str | None,
     head_text: str | None,
     today: date,
-    suite_size: int,
+    suite_size: int | None,
 ) -> StepResult:
+    """`suite_size` None: the run did not finish, so its count is no suite size to judge."""
     owner = who.of_plane("freeze", cfg.ledger)
     findings = ledger.check(
         base_text,
@@ -501,6 +508,9 @@ def _ledger_step(
         max_fraction=cfg.max_frozen_fraction,
     )
     frozen = len(ledger.frozen_nodeids(base_text, cfg.ledger))
+    if suite_size is None:
+        note = f"{frozen} frozen; frozen fraction not checked: the test run did not finish"
+        return StepResult(Step.LEDGER, tuple(findings), (note,))
     return StepResult(Step.LEDGER, tuple(findings), (f"{frozen} frozen of {suite_size} nodeids",))
 
 
