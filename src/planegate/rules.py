@@ -382,6 +382,14 @@ RULES: dict[str, Rule] = {
             "Ask the conftest's owner to review the hook change.",
         ),
         _rule(
+            "PG526",
+            _H,
+            "file too large to analyse",
+            "A changed file over analysis.max_file_bytes is not parsed (parsing dense source "
+            "costs hundreds of bytes of memory per byte), so nothing in it was checked.",
+            "Split the file, or have the configuration's owner raise analysis.max_file_bytes.",
+        ),
+        _rule(
             "PG105",
             _P,
             "property test below its example budget",

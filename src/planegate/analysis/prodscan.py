@@ -17,6 +17,7 @@ from functools import cached_property
 
 import pathspec
 
+from planegate.analysis.hunks import limits
 from planegate.findings import Finding, Severity, Step
 
 if sys.version_info >= (3, 11):
@@ -74,20 +75,27 @@ class DataPaths:
 
 
 def scan_change(
-    path: str, base_text: str | None, head_text: str | None, data: DataPaths, owner: str
+    path: str,
+    base_text: str | None,
+    head_text: str | None,
+    data: DataPaths,
+    owner: str,
+    max_bytes: int = limits.MAX_FILE_BYTES,
 ) -> list[Finding]:
     """Findings for one changed non-test file: a Python module or a packaging file."""
-    if head_text is None:
-        return []
     name = path.rsplit("/", 1)[-1]
+    if head_text is None or not (name in ENTRY_POINT_FILES or path.endswith(".py")):
+        return []
+    if limits.oversized(head_text, max_bytes):
+        return [limits.finding(path, head_text, max_bytes, owner)]
+    if limits.oversized(base_text, max_bytes):
+        base_text = None  # every construct of the head then counts as added
     if name in ENTRY_POINT_FILES:
         return _findings(
             path,
             _added(_entry_point_hits(name, base_text), _entry_point_hits(name, head_text)),
             owner,
         )
-    if not path.endswith(".py"):
-        return []
     try:
         head_hits = scan_source(head_text, data)
     except SyntaxError:

@@ -68,6 +68,7 @@ class Config:
     seed: int = 0
     max_frozen_fraction: float = 0.05
     fixture_probe: bool = True
+    max_file_bytes: int = 1024 * 1024  # analysis.max_file_bytes (planegate.analysis.limits)
     lines: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def plane(self, name: str) -> PlaneConfig:
@@ -248,6 +249,7 @@ def _build(data: dict[str, Any], lines: dict[str, int], path: str) -> Config:
         seed=int(prop.get("seed", 0)),
         max_frozen_fraction=float(freeze.get("max_fraction", 0.05)),
         fixture_probe=bool(fixture.get("probe", True)),
+        max_file_bytes=int((data.get("analysis") or {}).get("max_file_bytes", 1024 * 1024)),
         lines=lines,
     )
 

@@ -535,27 +535,38 @@ def _hunks_step(
             # production-code scan: non-test files, and packaging files for entry points
             old_text = _text(base.read(change.old_path or path))
             findings += prodscan.scan_change(
-                path, old_text, _text(head.read(path)), data_paths, options.author
+                path,
+                old_text,
+                _text(head.read(path)),
+                data_paths,
+                options.author,
+                cfg.max_file_bytes,
             )
             continue
         analysed += 1
         plane = plane_map.plane_of_file(path)
-        if plane == "property" and path.endswith(".py"):
+        head_text = _text(head.read(path))
+        if (
+            plane == "property"
+            and path.endswith(".py")
+            and len(head_text or "") <= cfg.max_file_bytes
+        ):
             findings += lint.added_findings(
                 path,
                 _text(base.read(change.old_path or path)),
-                _text(head.read(path)),
+                head_text,
                 options.author,
             )
         changed.append(
             FileChange(
                 path,
                 _text(base.read(change.old_path or path)),
-                _text(head.read(path)),
+                head_text,
                 plane=plane,
                 owner=options.author,
                 fixture_plane=plane == "fixture",
                 async_plugin=_async_plugin(cfg),
+                max_bytes=cfg.max_file_bytes,
             )
         )
     findings += analyze_files(changed)
