@@ -15,9 +15,13 @@ from pathlib import Path
 import pytest
 
 import planegate
-from bad_input_cases import EVENT, EXITS, SEEDS, SHA, cases, one_safe_line, outcome
+from bad_input_cases import EVENT, EXITS, NODE, SEEDS, SHA, cases, one_safe_line, outcome
 from conftest import CONFIG, PROJECT, manifest_for
 from ledger_cases import freeze_obj
+from planegate.analysis import prodscan
+from planegate.config import protection
+from planegate.progress import QUIET
+from planegate.runner import session
 from repo_helper import TestRepo
 
 CASES = cases()
@@ -231,3 +235,45 @@ def test_a_timed_out_run_is_judged_by_its_own_failure(hanging: TestRepo) -> None
     assert "PG103" in rules and "timed out" in json.dumps(report)
     assert not rules & {"PG404", "PG205"}  # no suite-size verdict on a run that did not finish
     assert notes["ledger"] == ["1 frozen; frozen fraction not checked: the test run did not finish"]
+
+
+# --------------------------------------------------------------------------- the other readers
+
+
+def test_migrate_refuses_an_alias_bomb_at_once(tmp_path: Path) -> None:
+    (tmp_path / "scoring_map.yaml").write_bytes(BY_NAME["config", "alias-bomb"])
+    code, _, err, _ = run_cli("-C", str(tmp_path), "migrate", "scoring_map.yaml")
+    _one_error_line(code, 78, err)
+    assert "scoring_map.yaml:" in err and "aliases counted expanded" in err
+
+
+def test_a_hostile_pyproject_gives_no_entry_point_and_no_crash() -> None:
+    for text in ("tool = 1", "project = []", "a = " + "[" * 100_000, "[tool.poetry]\nplugins = 1"):
+        assert prodscan.scan_change("pyproject.toml", None, text, prodscan.DataPaths(), "a") == []
+        assert protection.pytest_table("pyproject.toml", text.encode()) in (
+            None,
+            {"unparseable": text},
+        )
+    assert protection.parse_toml(b"a = " + b"[" * 100_000) is None
+
+
+def test_a_malformed_evidence_bundle_exits_65(repo: TestRepo, tmp_path: Path) -> None:
+    bundle = tmp_path / "bundle.json"
+    bundle.write_bytes(b"[" * 100_000)
+    code, _, err, _ = run_cli(
+        "-C", str(repo.root), "freeze", NODE, "--class", "timing", "--owner", "me",
+        "--note", "n", "--evidence", str(bundle), "-q",
+    )  # fmt: skip
+    _one_error_line(code, 65, err)
+    assert "not an evidence bundle (not JSON: nested deeper than 32 levels)" in err
+
+
+def test_result_records_of_a_bad_shape_are_stray_lines() -> None:
+    assert session._record("[" * 100_000, None) is None
+    assert session._record("9" * 10_000, None) is None
+    read, write = os.pipe()
+    os.write(write, b'{"nonce": "n", "kind": "collected"}\n{"nonce": "n", "kind": "end"}\n')
+    os.close(write)
+    fold = session._Fold("n")
+    session._read_lines(read, fold, QUIET)  # the reader thread's loop: it must not die
+    assert (fold.stray, fold.ended) == (1, True)

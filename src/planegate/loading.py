@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,11 @@ from yaml.events import AliasEvent, CollectionStartEvent, ScalarEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from planegate import schemas
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
 from planegate.errors import InputDataError, PlanegateError
 
 KiB = 1024
@@ -241,6 +247,22 @@ def _text_or_raise(data: bytes | str, source: str, error: ErrorClass, limits: Li
         return utf8_text(data, limits)
     except Problem as problem:
         raise error(f"{problem.where(source)}: {problem.reason}") from None
+
+
+# --------------------------------------------------------------------------- TOML
+
+
+def toml_value(text: str, limits: Limits = CONFIG) -> dict[str, Any]:
+    """A TOML document (pyproject.toml), or Problem: syntax, or nested too deeply."""
+    try:
+        value: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise Problem(_one_line(str(error))) from None
+    except RecursionError:
+        raise Problem(f"nested deeper than {limits.max_depth} levels") from None
+    if _too_deep(value, limits.max_depth):
+        raise Problem(f"nested deeper than {limits.max_depth} levels")
+    return value
 
 
 # --------------------------------------------------------------------------- YAML

@@ -8,7 +8,6 @@ decisions are `planegate.freeze.sweep`'s.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import secrets
 import shlex
@@ -21,6 +20,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from planegate import loading
 from planegate.config import planemap as planes
 from planegate.config.load import Config
 from planegate.errors import InputDataError, UsageError
@@ -305,10 +305,14 @@ def _network_probe(ctx: Context, nodeids: Sequence[str]) -> dict[str, list[str]]
         lines = record.read_text("utf-8").splitlines() if record.is_file() else []
     attempts: dict[str, list[str]] = {}
     for line in lines:
-        entry = json.loads(line)
-        seen = attempts.setdefault(str(entry["nodeid"]), [])
-        if entry["address"] not in seen:
-            seen.append(str(entry["address"]))
+        try:  # written from inside the test process: never trusted to be well formed
+            entry = loading.json_value(line)
+            nodeid, address = str(entry["nodeid"]), str(entry["address"])
+        except (loading.Problem, KeyError, TypeError):
+            continue
+        seen = attempts.setdefault(nodeid, [])
+        if address not in seen:
+            seen.append(address)
     return attempts
 
 
@@ -506,9 +510,11 @@ def read_bundle(path: Path) -> tuple[dict[str, Any], str]:
     except OSError as error:
         raise InputDataError(f"{path}: cannot read the evidence: {error.strerror}") from None
     try:
-        obj = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InputDataError(f"{path}: not an evidence bundle (not JSON: {error})") from None
+        obj = loading.json_value(loading.utf8_text(data, loading.DIGEST), loading.DIGEST)
+    except loading.Problem as problem:
+        where = f":{problem.line}" if problem.line else ""
+        message = f"{path}{where}: not an evidence bundle (not JSON: {problem.reason})"
+        raise InputDataError(message) from None
     if not isinstance(obj, dict) or obj.get("format") != core.BUNDLE_FORMAT:
         raise InputDataError(f"{path}: not an evidence bundle (format {core.BUNDLE_FORMAT})")
     return obj, ledger.evidence_hash(data)
