@@ -9,6 +9,7 @@ from pathlib import Path
 
 from planegate import untrusted
 from planegate.findings import Finding, Severity, Step
+from planegate.github.checks import annotations_for
 from planegate.report import Report, ShadowResult, StepResult, json_report, sarif, text
 from planegate.report.markdown import MarkdownContext, render_comment
 from planegate.report.workflow_commands import finding_commands
@@ -94,6 +95,12 @@ def test_the_json_report_keeps_the_text_but_no_escape_sequence() -> None:
     (finding,) = data["steps"][0]["findings"]
     assert "assert 1 == 2" in finding["message"] and "\x1b" not in finding["message"]
     assert finding["nodeid"] == "tests/prop/test_p.py::test_p[\n\\::error::forged]"
+
+
+def test_check_run_annotations_hold_no_escape_sequence() -> None:
+    (note,) = annotations_for(REPORT.findings)
+    assert "\x1b" not in note["message"] and "\u202e" not in note["message"]
+    assert note["message"].startswith("tests/prop/test_p.py::test_p[\n::error::forged] failed")
 
 
 def test_cleaning_is_idempotent_on_the_hostile_text() -> None:
