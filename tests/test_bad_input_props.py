@@ -11,9 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bad_input_cases import EXITS, SEEDS, one_safe_line, outcome, seed_value
+from bad_input_cases import EVENT, EXITS, SEEDS, SHA, one_safe_line, outcome, seed_value
+from planegate.errors import PlanegateError
+from planegate.github import event as event_mod
 
 TARGETS = sorted(SEEDS)
+EVENT_KEYS = ("pull_request", "workflow_run", "repository", "before", "after", "number")
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -71,6 +74,56 @@ def test_a_seed_with_values_replaced(
         path = paths[int(where * (len(paths) - 1))]
         value = _replace(value, path, replacement)
     check(target, (json.dumps(value) + "\n").encode(), folder)
+
+
+@given(
+    name=st.sampled_from(event_mod.SUPPORTED_EVENTS),
+    payload=st.dictionaries(st.sampled_from(EVENT_KEYS), JSON_VALUES, max_size=4),
+    uploaded=st.none() | st.dictionaries(st.sampled_from(EVENT_KEYS), JSON_VALUES, max_size=3),
+)
+def test_any_event_payload_under_any_supported_name(
+    name: str, payload: dict[str, Any], uploaded: dict[str, Any] | None
+) -> None:
+    try:
+        event_mod.parse_event(name, payload, repository="octo/demo", sha="", uploaded=uploaded)
+    except PlanegateError as error:
+        assert error.exit_code == 65 and one_safe_line(error.message), error.message
+
+
+WORKFLOW_RUN = {
+    "workflow_run": {
+        "head_sha": SHA,
+        "actor": {"login": "coder[bot]"},
+        "head_repository": {"full_name": "octo/demo"},
+        "pull_requests": [
+            {"number": 1, "head": {"sha": SHA, "ref": "p"}, "base": {"sha": SHA, "ref": "main"}}
+        ],
+    },
+    "repository": {"id": 7, "full_name": "octo/demo"},
+}
+
+
+@given(
+    where=st.floats(0, 1),
+    replacement=JSON_VALUES,
+    uploaded=st.booleans(),
+)
+def test_a_workflow_run_event_with_a_value_replaced(
+    where: float, replacement: Any, uploaded: bool
+) -> None:
+    paths = _paths(WORKFLOW_RUN)
+    payload = _replace(WORKFLOW_RUN, paths[int(where * (len(paths) - 1))], replacement)
+    upload = _replace(EVENT, _paths(EVENT)[int(where * (len(_paths(EVENT)) - 1))], replacement)
+    try:
+        event_mod.parse_event(
+            "workflow_run",
+            payload,
+            repository="octo/demo",
+            sha="",
+            uploaded=upload if uploaded else None,
+        )
+    except PlanegateError as error:
+        assert error.exit_code == 65 and one_safe_line(error.message), error.message
 
 
 @given(text=YAML_TEXT)
