@@ -49,7 +49,9 @@ def test_any_bytes(target: str, data: bytes, folder: Path) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@given(edits=st.lists(st.tuples(st.floats(0, 1), st.binary(max_size=4), st.integers(0, 3))))
+@given(
+    edits=st.lists(st.tuples(st.floats(0, 1), st.binary(max_size=4), st.integers(0, 3)), max_size=6)
+)
 def test_a_seed_with_bytes_changed(
     target: str, edits: list[tuple[float, bytes, int]], folder: Path
 ) -> None:
@@ -62,7 +64,7 @@ def test_a_seed_with_bytes_changed(
 
 @pytest.mark.parametrize("target", TARGETS)
 @given(
-    replacements=st.lists(st.tuples(st.floats(0, 1), JSON_VALUES), min_size=1, max_size=3),
+    replacements=st.lists(st.tuples(st.floats(0, 1), JSON_VALUES), min_size=1, max_size=2),
 )
 def test_a_seed_with_values_replaced(
     target: str, replacements: list[tuple[float, Any]], folder: Path

@@ -20,12 +20,12 @@ from yaml.events import AliasEvent, CollectionStartEvent, ScalarEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from planegate import schemas
+from planegate.errors import InputDataError, PlanegateError
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
-from planegate.errors import InputDataError, PlanegateError
 
 KiB = 1024
 MiB = 1024 * KiB
