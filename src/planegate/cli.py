@@ -8,7 +8,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from planegate import __version__, exitcodes
+from planegate import __version__, exitcodes, untrusted
 from planegate.commands import (
     action_entry,
     demo,
@@ -221,5 +221,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _print_error(message: str, hint: str | None) -> None:
+    message, hint = untrusted.one_line(message), hint and untrusted.one_line(hint)
     text = message if message.startswith(("planegate:", "planegate ")) else f"planegate: {message}"
     print(text + (f" ({hint})" if hint else ""), file=sys.stderr)

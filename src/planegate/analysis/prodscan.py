@@ -9,20 +9,17 @@ from __future__ import annotations
 
 import ast
 import configparser
-import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import pathspec
 
+from planegate import loading
+from planegate.analysis.hunks import limits
 from planegate.findings import Finding, Severity, Step
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 HARNESS_MODULES = frozenset({"pytest", "_pytest", "hypothesis"})
 STACK_INSPECTION = frozenset(
@@ -74,20 +71,27 @@ class DataPaths:
 
 
 def scan_change(
-    path: str, base_text: str | None, head_text: str | None, data: DataPaths, owner: str
+    path: str,
+    base_text: str | None,
+    head_text: str | None,
+    data: DataPaths,
+    owner: str,
+    max_bytes: int = limits.MAX_FILE_BYTES,
 ) -> list[Finding]:
     """Findings for one changed non-test file: a Python module or a packaging file."""
-    if head_text is None:
-        return []
     name = path.rsplit("/", 1)[-1]
+    if head_text is None or not (name in ENTRY_POINT_FILES or path.endswith(".py")):
+        return []
+    if limits.oversized(head_text, max_bytes):
+        return [limits.finding(path, head_text, max_bytes, owner)]
+    if limits.oversized(base_text, max_bytes):
+        base_text = None  # every construct of the head then counts as added
     if name in ENTRY_POINT_FILES:
         return _findings(
             path,
             _added(_entry_point_hits(name, base_text), _entry_point_hits(name, head_text)),
             owner,
         )
-    if not path.endswith(".py"):
-        return []
     try:
         head_hits = scan_source(head_text, data)
     except SyntaxError:
@@ -418,16 +422,23 @@ def _entry_point_hits(name: str, text: str | None) -> list[Hit]:
     return hits
 
 
+def _table(data: Any, *keys: str) -> Any:
+    for key in keys:
+        data = data.get(key, {}) if isinstance(data, dict) else {}
+    return data
+
+
 def _pytest11(name: str, text: str) -> dict[str, str]:
     if name == "pyproject.toml":
         try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError:
+            data = loading.toml_value(text)
+        except loading.Problem:
             return {}
         found: dict[str, str] = {}
-        project = data.get("project", {})
-        poetry = data.get("tool", {}).get("poetry", {})
-        for table in (project.get("entry-points", {}), poetry.get("plugins", {})):
+        for table in (
+            _table(data, "project", "entry-points"),
+            _table(data, "tool", "poetry", "plugins"),
+        ):
             group = table.get("pytest11", {}) if isinstance(table, dict) else {}
             if isinstance(group, dict):
                 found.update({str(k): str(v) for k, v in group.items()})

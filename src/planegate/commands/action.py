@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planegate import exitcodes
+from planegate import exitcodes, loading
 from planegate.config.from_git import load_config
 from planegate.config.load import Config
 from planegate.errors import InputDataError, InternalError, ServiceUnavailable, UsageError
@@ -139,7 +139,7 @@ def _digest(
     else:
         path = exchange_folder(environ) / digest_mod.FILE_NAME
         try:
-            text = path.read_text("utf-8")
+            text = path.read_bytes()
         except FileNotFoundError:
             raise InputDataError(f"{path}: missing: the run phase left no digest") from None
         claimed = digest_mod.from_json(text, str(path))
@@ -190,20 +190,20 @@ def _sweep(
 
     commit = GitRepo(Path(options.working_directory)).resolve(options.head)
     if phase == "all":
-        text = _sweep_json(options, progress)
+        text: str | bytes = _sweep_json(options, progress)
         source = "this run"
     else:
         path = exchange_folder(environ) / SWEEP_FILE
         try:
-            text = path.read_text("utf-8")
+            text = path.read_bytes()
         except FileNotFoundError:
             raise InputDataError(f"{path}: missing: the run phase left no sweep") from None
         source = str(path)
     try:
-        data = json.loads(text)
+        data = loading.json_value(loading.utf8_text(text))
         proposals, broken = list(data["proposals"]), [str(n) for n in data["base_broken"]]
         claimed, trouble = str(data["commit"]), data["trouble"]
-    except (json.JSONDecodeError, KeyError, TypeError) as error:
+    except (loading.Problem, KeyError, TypeError) as error:
         raise InputDataError(f"{source}: not a sweep result ({error})") from None
     if claimed != commit:
         raise InputDataError(f"{source}: made for {claimed[:12]}, not {commit[:12]}")

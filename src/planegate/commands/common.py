@@ -32,7 +32,7 @@ def load_worktree_config(root: Path, requested: str | None) -> config_mod.Config
         name = requested
     if name is None:
         raise config_mod.missing_config_error(requested or "planegate.yml", existing, f"in {root}")
-    return config_mod.parse((root / name).read_text("utf-8", "replace"), name)
+    return config_mod.parse((root / name).read_bytes(), name)
 
 
 def data_hashes(root: Path, cfg: config_mod.Config) -> dict[str, str]:
@@ -52,7 +52,7 @@ def read_manifest(root: Path, cfg: config_mod.Config) -> fixtures.Manifest | Non
     path = root / cfg.manifest
     if not path.is_file():
         return None
-    return fixtures.parse(path.read_text("utf-8", "replace"), cfg.manifest)
+    return fixtures.parse(path.read_bytes(), cfg.manifest)
 
 
 def emit_config(root: Path, text: str, notes: list[str], write: bool) -> int:

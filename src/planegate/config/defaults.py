@@ -24,6 +24,7 @@ MAX_EXAMPLES = 100
 SEED = 0
 MAX_FROZEN_FRACTION = 0.05
 FIXTURE_PROBE = True
+MAX_FILE_BYTES = 1024 * 1024
 
 CONFIG: Mapping[str, object] = {
     "owner": OWNER,
@@ -35,6 +36,7 @@ CONFIG: Mapping[str, object] = {
     "planes.fixture.nodeids": (),
     "planes.fixture.data": (),
     "planes.fixture.probe": FIXTURE_PROBE,
+    "analysis.max_file_bytes": MAX_FILE_BYTES,
     "planes.freeze.max_fraction": MAX_FROZEN_FRACTION,
     "manifest": MANIFEST,
     "ledger": LEDGER,

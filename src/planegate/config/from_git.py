@@ -15,4 +15,4 @@ def load_config(repo: GitRepo, commit: str, requested: str | None, files: set[st
         )
     data = repo.read(commit, name)
     assert data is not None
-    return config_mod.parse(data.decode("utf-8", "replace"), name)
+    return config_mod.parse(data, name)

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from planegate import loading, untrusted
 from planegate.config import defaults
 from planegate.errors import ConfigError
 from planegate.vocabulary import PLANES, Plane
@@ -49,6 +50,7 @@ class Config:
     seed: int = defaults.SEED
     max_frozen_fraction: float = defaults.MAX_FROZEN_FRACTION
     fixture_probe: bool = defaults.FIXTURE_PROBE
+    max_file_bytes: int = defaults.MAX_FILE_BYTES
 
 
 def schema() -> dict[str, Any]:
@@ -61,33 +63,24 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-def parse(text: str, path: str) -> Config:
+def parse(text: str | bytes, path: str) -> Config:
     """Parse and validate configuration text; every error names file, line and key path."""
     data, lines = _load_with_lines(text, path)
     _validate(data, lines, path)
     return _build(data, path)
 
 
-def _load_with_lines(text: str, path: str) -> tuple[Any, dict[str, int]]:
+def _load_with_lines(text: str | bytes, path: str) -> tuple[Any, dict[str, int]]:
     if path.endswith(".json"):
-        try:
-            json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ConfigError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ConfigError(f"{path}{line}: not valid YAML: {problem}") from None
-    if node is None:
+        loading.load_json(text, path, error=ConfigError, limits=loading.CONFIG)
+    document = loading.load_yaml(text, path, error=ConfigError, limits=loading.CONFIG)
+    if document.node is None:
         raise ConfigError(
             f"{path}:1: the file is empty", "see docs/configuration.md for a minimal file"
         )
     lines: dict[str, int] = {}
-    _record_lines(node, "", lines)
-    return yaml.safe_load(text), lines
+    _record_lines(document.node, "", lines)
+    return document.value, lines
 
 
 def _record_lines(node: yaml.Node, key_path: str, lines: dict[str, int]) -> None:
@@ -128,7 +121,7 @@ def _validate(data: Any, lines: dict[str, int], path: str) -> None:
             key_path = key_path_of([*parts, unknown[0]])
     line = lines.get(key_path) or lines.get(key_path_of(parts)) or 1
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    shown = key_path or "(top level)"
+    shown = untrusted.one_line(key_path) or "(top level)"
     raise ConfigError(f"{path}:{line} {shown}: {message}{more}", "see docs/configuration.md")
 
 
@@ -213,6 +206,7 @@ def _build(data: dict[str, Any], path: str) -> Config:
     prop = raw_planes.get("property") or {}
     fixture = raw_planes.get("fixture") or {}
     freeze = raw_planes.get("freeze") or {}
+    analysis = data.get("analysis") or {}
     agents = data.get("agents") or {}
     pytest_section = data.get("pytest") or {}
     return Config(
@@ -235,6 +229,7 @@ def _build(data: dict[str, Any], path: str) -> Config:
         seed=int(prop.get("seed", defaults.SEED)),
         max_frozen_fraction=float(freeze.get("max_fraction", defaults.MAX_FROZEN_FRACTION)),
         fixture_probe=bool(fixture.get("probe", defaults.FIXTURE_PROBE)),
+        max_file_bytes=int(analysis.get("max_file_bytes", defaults.MAX_FILE_BYTES)),
     )
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from planegate.errors import InputDataError
+from planegate import loading
 
 MANIFEST_VERSION = 1
 
@@ -41,32 +40,20 @@ class Mismatch:
         )
 
 
-def parse(text: str, source: str) -> Manifest:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputDataError(f"{source}:{error.lineno}: not valid JSON: {error.msg}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
-        raise InputDataError(
-            f"{source}: expected an object with a 'files' mapping",
-            "regenerate it with `planegate lock`",
-        )
-    files = data["files"]
-    bad = next((k for k, v in files.items() if not _is_sha256(v)), None)
-    if bad is not None:
-        raise InputDataError(f"{source}: files[{bad!r}] is not a sha256 hex digest")
-    entries = {}
-    for path, note in (data.get("entries") or {}).items():
-        if not isinstance(note, dict):
-            raise InputDataError(f"{source}: entries[{path!r}] must be an object")
-        entries[path] = Entry(str(note.get("frozen_at", "")), str(note.get("covers", "")))
-    return Manifest(dict(files), entries)
-
-
-def _is_sha256(value: Any) -> bool:
-    return (
-        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+def parse(text: str | bytes, source: str) -> Manifest:
+    """A manifest's locks; bad bytes, JSON or shape raise InputDataError (exit 65)."""
+    data = loading.load_json(
+        text,
+        source,
+        limits=loading.MANIFEST,
+        schema="manifest",
+        hint="regenerate it with `planegate lock`",
     )
+    entries = {
+        path: Entry(note.get("frozen_at", ""), note.get("covers", ""))
+        for path, note in (data.get("entries") or {}).items()
+    }
+    return Manifest(dict(data["files"]), entries)
 
 
 def render(manifest: Manifest) -> str:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from planegate import loading
 from planegate.config.load import missing_config_error
 from planegate.errors import ConfigError
 
@@ -57,17 +57,10 @@ def migrate(paths: list[Path]) -> Migration:
 
 
 def _load(path: Path) -> Any:
-    text = path.read_text("utf-8", "replace")
-    try:
-        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(
-            f"{path}{line}: not valid YAML: {getattr(error, 'problem', error)}"
-        ) from None
+    data = path.read_bytes()
+    if path.suffix == ".json":
+        return loading.load_json(data, str(path), error=ConfigError, limits=loading.CONFIG)
+    return loading.load_yaml(data, str(path), error=ConfigError).value
 
 
 def _string_list(data: Any, key: str, path: Path) -> list[str]:

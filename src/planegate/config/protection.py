@@ -4,21 +4,16 @@ from __future__ import annotations
 
 import configparser
 import json
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import pathspec
 
+from planegate import loading
 from planegate.config.defaults import PROTECTED as DEFAULT_PROTECTED
 from planegate.config.load import Config
 from planegate.vocabulary import SCORING_PLANES
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 # Files protected only in their pytest section: a dependency bump is not a violation.
 PYTEST_TABLE_FILES = ("pyproject.toml", "setup.cfg")
@@ -52,10 +47,9 @@ class Protection:
 def parse_toml(data: bytes) -> dict[str, Any] | None:
     """A TOML document, or None when it does not parse."""
     try:
-        document: dict[str, Any] = tomllib.loads(data.decode("utf-8", "replace"))
-    except tomllib.TOMLDecodeError:
+        return loading.toml_value(data.decode("utf-8", "replace"))
+    except loading.Problem:
         return None
-    return document
 
 
 def pytest_table(path: str, data: bytes | None) -> Any:

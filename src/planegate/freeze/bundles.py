@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from planegate import loading
 from planegate.config.planemap import file_of
 from planegate.errors import InputDataError
 from planegate.freeze import ledger
@@ -49,9 +49,11 @@ def read_bundle(path: Path) -> tuple[dict[str, Any], str]:
     except OSError as error:
         raise InputDataError(f"{path}: cannot read the evidence: {error.strerror}") from None
     try:
-        obj = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InputDataError(f"{path}: not an evidence bundle (not JSON: {error})") from None
+        obj = loading.json_value(loading.utf8_text(data, loading.DIGEST), loading.DIGEST)
+    except loading.Problem as problem:
+        where = f":{problem.line}" if problem.line else ""
+        message = f"{path}{where}: not an evidence bundle (not JSON: {problem.reason})"
+        raise InputDataError(message) from None
     if not isinstance(obj, dict) or obj.get("format") != core.BUNDLE_FORMAT:
         raise InputDataError(f"{path}: not an evidence bundle (format {core.BUNDLE_FORMAT})")
     return obj, ledger.evidence_hash(data)

@@ -5,16 +5,14 @@ Errors are values: `parse` never raises; every problem names `path:line`.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
+from planegate import loading
 from planegate.freeze.events import (
     RULE_INVALID,
     STAMP_FIELDS,
     EventErrors,
-    JsonObject,
     LedgerEvent,
     LedgerProblem,
     event_date,
@@ -50,30 +48,15 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        keys = [key for key, _ in pairs]
-        raise _DuplicateKey(next(key for index, key in enumerate(keys) if key in keys[:index]))
-    return obj
-
-
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
 def decode_line(raw: str) -> object:
     """The JSON value on a line, or a `LineError` saying why it is not one."""
     try:
-        return json.loads(raw, object_pairs_hook=_reject_duplicate_keys)
-    except _DuplicateKey as dup:
-        return LineError(f"duplicate key '{dup.key}'")
-    except json.JSONDecodeError as error:
-        return LineError(f"not JSON: {error.msg} (column {error.colno})")
-    except RecursionError:
-        return LineError("not JSON: nested too deeply")
+        return loading.json_value(loading.utf8_text(raw, loading.LEDGER_LINE), loading.LEDGER_LINE)
+    except loading.Problem as problem:
+        if problem.reason.startswith("duplicate key"):
+            return LineError(problem.reason)
+        column = f" (column {problem.column})" if problem.column else ""
+        return LineError(f"not JSON: {problem.reason}{column}")
 
 
 @dataclass(frozen=True)

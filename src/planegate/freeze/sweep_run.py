@@ -6,7 +6,6 @@ decisions are `planegate.freeze.sweep`'s.
 
 from __future__ import annotations
 
-import json
 import secrets
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -14,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from planegate import loading
 from planegate.config.load import Config
 from planegate.config.planemap import file_of
 from planegate.errors import InputDataError
@@ -198,10 +198,14 @@ def _network_probe(ctx: Sessions, nodeids: Sequence[str]) -> dict[str, list[str]
         lines = record.read_text("utf-8").splitlines() if record.is_file() else []
     attempts: dict[str, list[str]] = {}
     for line in lines:
-        entry = json.loads(line)
-        seen = attempts.setdefault(str(entry["nodeid"]), [])
-        if entry["address"] not in seen:
-            seen.append(str(entry["address"]))
+        try:  # written from inside the test process: never trusted to be well formed
+            entry = loading.json_value(line)
+            nodeid, address = str(entry["nodeid"]), str(entry["address"])
+        except (loading.Problem, KeyError, TypeError):
+            continue
+        seen = attempts.setdefault(nodeid, [])
+        if address not in seen:
+            seen.append(address)
     return attempts
 
 

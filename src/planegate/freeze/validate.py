@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from planegate import untrusted
 from planegate.freeze.events import (
     EVENT_KINDS,
     KIND_KEY,
@@ -177,7 +178,7 @@ def field_names(kind: str) -> tuple[str, ...]:
 
 
 def _show(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    text = untrusted.one_line(json.dumps(value, ensure_ascii=False, sort_keys=True))
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -220,11 +221,10 @@ def event_from_object(obj: object) -> LedgerEvent | EventErrors:
     kind = obj.get(KIND_KEY)
     if KIND_KEY not in obj:
         return EventErrors((f"missing '{KIND_KEY}' (one of {', '.join(EVENT_KINDS)})",))
-    if kind not in _SPECS:
+    if not isinstance(kind, str) or kind not in _SPECS:
         return EventErrors(
             (f"unknown event {_show(kind)} (expected one of {', '.join(EVENT_KINDS)})",)
         )
-    assert isinstance(kind, str)
     spec = _SPECS[kind]
     errors: list[str] = []
     unknown = sorted(set(obj) - set(spec) - {KIND_KEY})

@@ -25,7 +25,7 @@ class DigestInput:
     """Main's digest held in memory: `name` heads error messages, `origin` tells the report
     where it came from."""
 
-    text: str
+    text: str | bytes
     name: str
     origin: str
 

@@ -74,7 +74,7 @@ def digest_input(options: GateOptions) -> DigestInput | None:
         return options.digest
     path = options.digest_file
     try:
-        text = path.read_text("utf-8")
+        text = path.read_bytes()
     except OSError as error:
         raise InputDataError(f"{path}: cannot read the digest: {error.strerror}") from None
     return DigestInput(text, str(path), f"digest file {path}")

@@ -139,7 +139,7 @@ def _evaluate(options: ActionOptions, evaluate: Evaluate) -> Outcome:
     if options.mode == "report":
         assert options.report_file is not None
         try:
-            text = Path(options.report_file).read_text(encoding="utf-8")
+            text = Path(options.report_file).read_bytes()
         except OSError as error:
             raise InputDataError(f"{options.report_file}: {error.strerror}") from None
         report = load_report(text, options.report_file)

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from github.Repository import Repository
 
+from planegate import untrusted
 from planegate.findings import Finding, Severity
 from planegate.github.client import CALL_ERRORS, describe, is_forbidden
 from planegate.report import Report
@@ -35,7 +36,7 @@ def conclusion_of(report: Report) -> Conclusion:
 def annotation(finding: Finding) -> dict[str, Any]:
     rule = RULES.get(finding.rule)
     line = finding.line or 1
-    message = finding.message
+    message = untrusted.clean(finding.message)
     if rule is not None:
         message += f"\n\nFix: {rule.how_to_fix}"
     return {
@@ -43,7 +44,7 @@ def annotation(finding: Finding) -> dict[str, Any]:
         "start_line": line,
         "end_line": line,
         "annotation_level": _LEVEL[finding.severity],
-        "title": f"{finding.rule} · {finding.owner}"[:TITLE_LIMIT],
+        "title": f"{finding.rule} · {untrusted.one_line(finding.owner)}"[:TITLE_LIMIT],
         "message": message[:MESSAGE_LIMIT],
     }
 

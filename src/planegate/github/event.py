@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from planegate import loading
 from planegate.errors import InputDataError, UsageError
 
 SUPPORTED_EVENTS = (
@@ -57,13 +57,10 @@ class Event:
 
 def load_json(path: str) -> Mapping[str, Any]:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        raw = Path(path).read_bytes()
     except OSError as error:
         raise InputDataError(f"{path}: cannot read the event file: {error.strerror}") from None
-    except json.JSONDecodeError as error:
-        raise InputDataError(
-            f"{path}:{error.lineno}: the event file is not JSON: {error.msg}"
-        ) from None
+    data = loading.load_json(raw, path, limits=loading.EVENT)
     if not isinstance(data, dict):
         raise InputDataError(f"{path}: the event file is not a JSON object")
     return data
@@ -90,6 +87,8 @@ def parse_pull(pull: Mapping[str, Any]) -> PullRequest:
     if not isinstance(number, int):
         raise InputDataError("the event's pull_request has no number")
     labels = pull.get("labels") or []
+    if not isinstance(labels, list):
+        raise InputDataError("the event's pull_request.labels is not a list")
     return PullRequest(
         number=number,
         head_sha=_str(pull, "head", "sha"),
@@ -125,7 +124,8 @@ def parse_event(
         "default_branch": _get(payload, "repository", "default_branch"),
     }
     if name in _PR_EVENTS:
-        pull = parse_pull(_get(payload, "pull_request") or {})
+        pull_data = _get(payload, "pull_request")
+        pull = parse_pull(pull_data if isinstance(pull_data, Mapping) else {})
         return Event(**common, sha=pull.head_sha, pull=pull)
     if name == "workflow_run":
         return _workflow_run(payload, common, uploaded)
@@ -154,7 +154,7 @@ def _workflow_run(
             )
     else:
         pulls = _get(payload, "workflow_run", "pull_requests") or []
-        if pulls and isinstance(pulls[0], Mapping):
+        if isinstance(pulls, list) and pulls and isinstance(pulls[0], Mapping):
             pull = _minimal_pull(pulls[0], payload)
             trusted = False  # no author or labels: re-read from the API
     return Event(**common, sha=head_sha, pull=pull, pull_trusted=trusted)
@@ -162,8 +162,11 @@ def _workflow_run(
 
 def _minimal_pull(pull: Mapping[str, Any], payload: Mapping[str, Any]) -> PullRequest:
     # workflow_run.pull_requests holds only number, head and base (and is empty for forks).
+    number = pull.get("number")
+    if not isinstance(number, int):
+        raise InputDataError("the event's workflow_run.pull_requests[0] has no number")
     return PullRequest(
-        number=int(pull["number"]),
+        number=number,
         head_sha=_str(pull, "head", "sha"),
         base_sha=_str(pull, "base", "sha"),
         base_ref=_str(pull, "base", "ref"),

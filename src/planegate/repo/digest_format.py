@@ -6,8 +6,8 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from planegate import loading
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 
@@ -46,16 +46,14 @@ def to_json(digest: Digest) -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
-def from_json(text: str, source: str) -> Digest:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputDataError(f"{source}:{error.lineno}: not valid JSON: {error.msg}") from None
-    problem = _shape_problem(data)
-    if problem:
-        raise InputDataError(
-            f"{source}: {problem}", "regenerate it with `planegate digest` on main"
-        )
+def from_json(text: str | bytes, source: str) -> Digest:
+    data = loading.load_json(
+        text,
+        source,
+        limits=loading.DIGEST,
+        schema="digest",
+        hint="regenerate it with `planegate digest` on main",
+    )
     digest = Digest(
         commit=data["commit"],
         files=dict(data["files"]),
@@ -64,24 +62,6 @@ def from_json(text: str, source: str) -> Digest:
     if digest.root != data["root"]:
         raise InputDataError(f"{source}: root hash does not match its files (the file was edited)")
     return digest
-
-
-def _shape_problem(data: Any) -> str | None:
-    if not isinstance(data, dict):
-        return "expected a JSON object"
-    if data.get("schema_version") != SCHEMA_VERSION:
-        return f"schema_version must be {SCHEMA_VERSION}, got {data.get('schema_version')!r}"
-    for key, kind in (("commit", str), ("root", str), ("files", dict)):
-        if not isinstance(data.get(key), kind):
-            return f"{key!r} is missing or of the wrong type"
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in data["files"].items()):
-        return "'files' must map paths to sha256 strings"
-    inventory = data.get("inventory", {})
-    if not isinstance(inventory, dict) or not all(
-        isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in inventory.values()
-    ):
-        return "'inventory' must map plane names to lists of nodeids"
-    return None
 
 
 def compare(artifact: Digest, recomputed: Digest, owner: str) -> list[Finding]:

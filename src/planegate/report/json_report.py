@@ -5,9 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from planegate import untrusted
 from planegate.findings import Finding
 from planegate.report import SCHEMA_VERSION, Report
 from planegate.rules import RULES
+
+
+def _text(value: str | None) -> Any:
+    """Strings the patch controls, as `untrusted.clean` leaves them: a consumer that prints
+    the JSON's values gets no escape sequences (line breaks stay: the JSON escapes them)."""
+    return None if value is None else untrusted.inert_commands(untrusted.clean(value))
 
 
 def finding_to_dict(finding: Finding) -> dict[str, Any]:
@@ -17,12 +24,12 @@ def finding_to_dict(finding: Finding) -> dict[str, Any]:
         "title": rule.title if rule else finding.rule,
         "step": finding.step.value,
         "severity": finding.severity.value,
-        "path": finding.path,
+        "path": _text(finding.path),
         "line": finding.line,
-        "message": finding.message,
-        "owner": finding.owner,
+        "message": _text(finding.message),
+        "owner": _text(finding.owner),
         "plane": finding.plane,
-        "nodeid": finding.nodeid,
+        "nodeid": _text(finding.nodeid),
         "agent_may_fix": rule.agent_may_fix if rule else False,
         "how_to_fix": rule.how_to_fix if rule else "",
     }
@@ -38,13 +45,13 @@ def to_dict(report: Report) -> dict[str, Any]:
         "head": report.head,
         "merge_base": report.merge_base,
         "agent": report.agent,
-        "digest_source": report.digest_source,
+        "digest_source": _text(report.digest_source),
         "steps": [
             {
                 "step": result.step.value,
                 "exit_code": result.step.exit_code,
                 "status": "fail" if result.failed else "pass",
-                "notes": list(result.notes),
+                "notes": [_text(note) for note in result.notes],
                 "findings": [
                     finding_to_dict(f) for f in sorted(result.findings, key=Finding.sort_key)
                 ],
@@ -52,10 +59,11 @@ def to_dict(report: Report) -> dict[str, Any]:
             for result in report.steps
         ],
         "shadow": [
-            {"nodeid": s.nodeid, "outcome": s.outcome, "owner": s.owner} for s in report.shadow
+            {"nodeid": _text(s.nodeid), "outcome": _text(s.outcome), "owner": _text(s.owner)}
+            for s in report.shadow
         ],
-        "notes": list(report.notes),
-        "base_broken": list(report.base_broken),
+        "notes": [_text(note) for note in report.notes],
+        "base_broken": [_text(nodeid) for nodeid in report.base_broken],
     }
 
 

@@ -9,11 +9,12 @@ full report is, so nothing is dropped silently.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from planegate import exitcodes
+from planegate import exitcodes, untrusted
 from planegate.findings import STEP_ORDER, Finding, Severity
 from planegate.report import Report
 from planegate.rules import RULES
@@ -57,12 +58,14 @@ def priority(finding: Finding) -> tuple[int, int, str, int, str]:
     )
 
 
-def escape_text(text: str, *, mention: bool = False) -> str:
-    """Make untrusted text inert in a table cell: no HTML, no table breaks, no @-mentions."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = text.replace("|", "\\|").replace("\r\n", "\n").replace("\r", "\n")
-    text = text.replace("\n", "<br>")
-    return text if mention else text.replace("@", "&#64;")
+def escape_text(text: str) -> str:
+    """Untrusted text made inert in a table cell or list item (see planegate.untrusted)."""
+    return untrusted.markdown(text)
+
+
+def _trusted(text: str) -> str:
+    """planegate's own words (rule titles and fixes): code spans kept, tables not broken."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
 
 
 def _clip(text: str, limit: int = CELL_LIMIT) -> str:
@@ -71,8 +74,8 @@ def _clip(text: str, limit: int = CELL_LIMIT) -> str:
 
 def owner_cell(owner: str, *, mention: bool) -> str:
     """`@org/team` notifies only when mentions are on; otherwise it is shown as code."""
-    if owner.startswith("@") and " " not in owner and "`" not in owner:
-        return owner if mention else f"`{owner}`"
+    if re.fullmatch(r"@[\w./-]+", owner):
+        return owner if mention else untrusted.code_span(owner)
     return escape_text(owner)
 
 
@@ -93,11 +96,11 @@ def finding_row(finding: Finding, ctx: MarkdownContext) -> str:
     todo = escape_text(_clip(finding.message))
     if rule is not None:
         who = "you may fix this" if rule.agent_may_fix else "an owner must act"
-        todo += f"<br>**Fix** ({who}): {escape_text(rule.how_to_fix)}"
+        todo += f"<br>**Fix** ({who}): {_trusted(rule.how_to_fix)}"
     cells = (
         _ICON[finding.severity],
         finding.step.value,
-        escape_text(title),
+        _trusted(title),
         location_cell(finding, ctx),
         owner_cell(finding.owner, mention=ctx.mention_owners),
         todo,
@@ -121,7 +124,7 @@ def _header(report: Report, ctx: MarkdownContext) -> list[str]:
     if described is not None and code != exitcodes.PASS:
         lines.append(
             f"**Exit {code} · {described.name}**: {described.meaning}. "
-            f"Owner of this failure: {escape_text(described.owner)}."
+            f"Owner of this failure: {_trusted(described.owner)}."
         )
     else:
         lines.append(f"**Exit {code}**: every step passed.")
@@ -162,7 +165,7 @@ def _steps_block(report: Report) -> list[str]:
 
 def _shadow_lines(report: Report, ctx: MarkdownContext) -> list[str]:
     return [
-        f"- `{escape_text(_clip(s.nodeid, 300))}`: {escape_text(s.outcome)} "
+        f"- {escape_text(_clip(s.nodeid, 300))}: {escape_text(s.outcome)} "
         f"(owner {owner_cell(s.owner, mention=ctx.mention_owners)})"
         for s in report.shadow
     ]

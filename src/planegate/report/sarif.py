@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from planegate import untrusted
 from planegate.findings import Finding, Severity
 from planegate.report import Report
 from planegate.rules import RULES, Rule
@@ -30,25 +31,29 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
     }
 
 
+def _text(value: str | None) -> str | None:
+    return None if value is None else untrusted.inert_commands(untrusted.one_line(value))
+
+
 def _result(finding: Finding, index: dict[str, int], default_path: str) -> dict[str, Any]:
     region: dict[str, Any] = {"startLine": finding.line or 1}
     result: dict[str, Any] = {
         "ruleId": finding.rule,
         "level": _LEVEL[finding.severity],
-        "message": {"text": finding.message},
+        "message": {"text": untrusted.inert_commands(untrusted.one_line(finding.message))},
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": finding.path or default_path},
+                    "artifactLocation": {"uri": _text(finding.path) or default_path},
                     "region": region,
                 }
             }
         ],
         "properties": {
             "step": finding.step.value,
-            "owner": finding.owner,
+            "owner": _text(finding.owner),
             "plane": finding.plane,
-            "nodeid": finding.nodeid,
+            "nodeid": _text(finding.nodeid),
         },
     }
     if finding.rule in index:
@@ -78,7 +83,7 @@ def to_sarif(
                 "properties": {
                     "verdict": report.verdict,
                     "exit_code": report.exit_code,
-                    "digest_source": report.digest_source,
+                    "digest_source": _text(report.digest_source),
                 },
             }
         ],

@@ -2,39 +2,47 @@
 
 from __future__ import annotations
 
+from planegate import untrusted
 from planegate.exitcodes import describe
 from planegate.findings import Finding
 from planegate.report import Report
 
+shown = untrusted.one_line
+
 
 def render(report: Report) -> str:
+    """Every string that can come from the patch goes through `one_line` (no escape sequence,
+    no control character, no line break) and the whole through `inert_commands`."""
     lines = [
         _verdict(report),
-        f"base {report.base[:12]} (merge base {report.merge_base[:12]}), "
-        f"head {report.head[:12]}, {'agent' if report.agent else 'human'} patch",
-        f"digest: {report.digest_source}",
+        f"base {shown(report.base[:12])} (merge base {shown(report.merge_base[:12])}), "
+        f"head {shown(report.head[:12])}, {'agent' if report.agent else 'human'} patch",
+        f"digest: {shown(report.digest_source)}",
         "",
     ]
     for result in report.steps:
         status = "FAIL" if result.failed else "ok"
         lines.append(
             f"[{status}] {result.step.value} (exit {result.step.exit_code})"
-            + (f" — {'; '.join(result.notes)}" if result.notes else "")
+            + (f" — {'; '.join(map(shown, result.notes))}" if result.notes else "")
         )
         for finding in sorted(result.findings, key=Finding.sort_key):
             lines.append(
-                f"  {finding.severity.value:<7} {finding.rule} {finding.location}: "
-                f"{finding.message} [owner: {finding.owner}]"
+                f"  {finding.severity.value:<7} {finding.rule} {shown(finding.location)}: "
+                f"{shown(finding.message)} [owner: {shown(finding.owner)}]"
             )
     if report.base_broken:
         lines += ["", "base broken (failed every run on the base, and alone):"]
-        lines += [f"  {nodeid}" for nodeid in report.base_broken]
+        lines += [f"  {shown(nodeid)}" for nodeid in report.base_broken]
     if report.notes:
-        lines += ["", *report.notes]
+        lines += ["", *map(shown, report.notes)]
     if report.shadow:
         lines += ["", "shadow lane (frozen tests, diagnostics only, never vote):"]
-        lines += [f"  {s.outcome:<10} {s.nodeid} [owner: {s.owner}]" for s in report.shadow]
-    return "\n".join(lines) + "\n"
+        lines += [
+            f"  {shown(s.outcome):<10} {shown(s.nodeid)} [owner: {shown(s.owner)}]"
+            for s in report.shadow
+        ]
+    return untrusted.inert_commands("\n".join(lines) + "\n")
 
 
 def _verdict(report: Report) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from planegate import untrusted
 from planegate.findings import Finding, Severity
 from planegate.rules import RULES
 
@@ -64,11 +65,11 @@ def finding_command(finding: Finding) -> str:
     fix = f" Fix: {rule.how_to_fix}" if rule else ""
     return command(
         _LEVEL[finding.severity],
-        f"{finding.message}{fix}",
+        f"{untrusted.inert_commands(untrusted.clean(finding.message))}{fix}",
         {
-            "file": finding.path,
+            "file": None if finding.path is None else untrusted.one_line(finding.path),
             "line": finding.line if finding.path else None,
-            "title": f"{finding.rule} · {finding.owner}",
+            "title": f"{finding.rule} · {untrusted.one_line(finding.owner)}",
         },
     )
 

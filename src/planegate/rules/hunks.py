@@ -195,6 +195,14 @@ RULES: tuple[Rule, ...] = (
         "Ask the conftest's owner to review the hook change.",
     ),
     Rule(
+        "PG526",
+        Step.HUNKS,
+        "file too large to analyse",
+        "A changed file over analysis.max_file_bytes is not parsed (parsing dense source "
+        "costs hundreds of bytes of memory per byte), so nothing in it was checked.",
+        "Split the file, or have the configuration's owner raise analysis.max_file_bytes.",
+    ),
+    Rule(
         "PG550",
         Step.HUNKS,
         "production code imports the test harness",

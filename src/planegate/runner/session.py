@@ -250,7 +250,10 @@ def _read_lines(fd: int, fold: _Fold, progress: Progress) -> None:
     with os.fdopen(fd, "rb") as stream:
         for raw in stream:
             text = raw.decode("utf-8", "replace").rstrip("\n")
-            fold.feed(text)
+            try:
+                fold.feed(text)
+            except (KeyError, TypeError, ValueError, AttributeError):  # a record of a bad shape
+                fold.stray += 1
             if '"when": "teardown"' in text:
                 done += 1
                 progress.update(done, len(fold.selected))
@@ -309,7 +312,7 @@ def _record(line: str, nonce: str | None) -> dict[str, Any] | None:
     """A record of this run, or None; `nonce=None` skips the tag check (progress only)."""
     try:
         record = json.loads(line)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, a huge number, nested too deeply
         return None
     if not isinstance(record, dict) or (nonce is not None and record.get("nonce") != nonce):
         return None

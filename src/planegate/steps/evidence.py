@@ -103,7 +103,7 @@ def manifest_findings(
             )
         ]
     try:
-        manifest = fixtures.parse(raw.decode("utf-8", "replace"), f"{config.manifest}@base")
+        manifest = fixtures.parse(raw, f"{config.manifest}@base")
     except InputDataError as error:
         return [
             Finding(

@@ -26,11 +26,12 @@ def check(ctx: GitFacts, _run: RunFacts) -> StepResult:
             # production-code scan: non-test files, and packaging files for entry points
             old_text = ctx.base.text(change.old_path or path)
             findings += prodscan.scan_change(
-                path, old_text, ctx.head.text(path), data_paths, ctx.author
+                path, old_text, ctx.head.text(path), data_paths, ctx.author, ctx.cfg.max_file_bytes
             )
             continue
         file_change = _file_change(ctx, change)
-        if file_change.plane == "property" and path.endswith(".py"):
+        small = len(file_change.head or "") <= ctx.cfg.max_file_bytes
+        if file_change.plane == "property" and path.endswith(".py") and small:
             findings += lint.added_findings(path, file_change.base, file_change.head, ctx.author)
         changed.append(file_change)
     findings += analyze_files(changed)
@@ -48,6 +49,7 @@ def _file_change(ctx: GitFacts, change: Change) -> FileChange:
         owner=ctx.author,
         fixture_plane=plane == "fixture",
         async_plugin=_async_plugin(ctx.cfg),
+        max_bytes=ctx.cfg.max_file_bytes,
     )
 
 

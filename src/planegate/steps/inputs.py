@@ -65,3 +65,8 @@ class RunFacts:
 
 
 StepCheck = Callable[[GitFacts, RunFacts], StepResult]
+
+
+def finished(run: RunResult) -> bool:
+    """The test run reached its closing record in time: its counts describe the suite."""
+    return run.closed and not run.timed_out

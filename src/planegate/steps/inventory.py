@@ -7,13 +7,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from planegate import untrusted
 from planegate.config import load as config_mod
 from planegate.config.load import SCORING_PLANES
 from planegate.config.planemap import UNCLASSIFIED, PlaneMap, file_of, test_kinds
 from planegate.errors import ConfigError
 from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
-from planegate.steps.inputs import GitFacts, RunFacts
+from planegate.steps.inputs import GitFacts, RunFacts, finished
 
 
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:
@@ -22,7 +23,8 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     if not head_run.closed and not head_run.collected and not head_run.collect_errors:
         # the child died before collection finished: the planes step reports it (PG103)
         return StepResult(Step.INVENTORY, (), ("the head's collection did not finish",))
-    base_ids = tuple(n for ids in run.base_inventory.values() for n in ids)
+    # vanished nodeids are judged only on a finished run: else the run's own failure (PG103) says
+    base_ids = tuple(n for ids in run.base_inventory.values() for n in ids if finished(head_run))
     files = {file_of(n) for n in head_run.collected}
     sources = {
         path: data.decode("utf-8", "replace")
@@ -35,9 +37,10 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings += _collect_errors(run, owner)
     counts = ctx.plane_map.inventory(head_run.collected)
     note = ", ".join(f"{len(ids)} {plane}" for plane, ids in counts.items())
-    return StepResult(
-        Step.INVENTORY, tuple(findings), (f"{len(head_run.collected)} nodeids: {note}",)
-    )
+    notes: tuple[str, ...] = (f"{len(head_run.collected)} nodeids: {note}",)
+    if not finished(head_run):
+        notes += ("vanished nodeids not checked: the test run did not finish",)
+    return StepResult(Step.INVENTORY, tuple(findings), notes)
 
 
 def _collect_errors(run: RunFacts, owner: str) -> list[Finding]:
@@ -49,7 +52,7 @@ def _collect_errors(run: RunFacts, owner: str) -> list[Finding]:
                 "PG206",
                 Step.INVENTORY,
                 Severity.ERROR,
-                f"{nodeid or 'session'}: {first}",
+                untrusted.one_line(f"{nodeid or 'session'}: {first}"),
                 path=nodeid or None,
                 owner=owner,
             )
@@ -63,7 +66,7 @@ def _head_plane_changes(ctx: GitFacts, run: RunFacts, owner: str) -> list[Findin
     if data is None:
         return []
     try:
-        head_cfg = config_mod.parse(data.decode("utf-8", "replace"), ctx.cfg.path)
+        head_cfg = config_mod.parse(data, ctx.cfg.path)
     except ConfigError:
         return []  # an unreadable head configuration is an evidence finding already
     head_map = PlaneMap(head_cfg, ctx.plane_map.frozen)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from planegate import untrusted
 from planegate.config.load import SCORING_PLANES
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.findings import Finding, Severity, Step
@@ -62,7 +63,7 @@ def _failures(expected: Mapping[str, str], run: RunFacts, owner: str) -> list[Fi
         if outcome.passed:
             continue
         rule = "PG101" if outcome.outcome in ("failed", "error") else "PG102"
-        detail = _first_line(outcome.message)
+        detail = untrusted.one_line(_first_line(outcome.message))
         triage = run.triage
         label = f" [{triage[nodeid][0]}; repro: {triage[nodeid][1]}]" if nodeid in triage else ""
         findings.append(
@@ -70,7 +71,8 @@ def _failures(expected: Mapping[str, str], run: RunFacts, owner: str) -> list[Fi
                 rule,
                 Step.PLANES,
                 Severity.ERROR,
-                f"{nodeid} {outcome.outcome}{': ' + detail if detail else ''}{label}",
+                f"{untrusted.one_line(nodeid)} {outcome.outcome}{': ' + detail if detail else ''}"
+                + label,
                 path=file_of(nodeid),
                 owner=owner,
                 plane=expected[nodeid],
@@ -112,7 +114,9 @@ def _unclosed(head_run: RunResult, owner: str) -> Finding:
         "PG103",
         Step.PLANES,
         Severity.ERROR,
-        f"the test run ended without its closing record ({why}); last output: {tail[0][:200]}",
+        untrusted.one_line(
+            f"the test run ended without its closing record ({why}); last output: {tail[0][:200]}"
+        ),
         owner=owner,
     )
 

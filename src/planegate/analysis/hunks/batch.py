@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from planegate.analysis.hunks import analyze_file
+from planegate.analysis.hunks import analyze_file, limits
 from planegate.findings import Finding
 
 # Below this many files a pool costs more to start than it saves.
@@ -27,6 +27,7 @@ class FileChange:
     owner: str
     fixture_plane: bool
     async_plugin: bool = False
+    max_bytes: int = limits.MAX_FILE_BYTES  # a bigger base or head is reported, not parsed
 
 
 def analyze_files(
@@ -49,6 +50,12 @@ def available_cpus() -> int:
 def _analyze(changes: list[FileChange]) -> list[Finding]:
     out: list[Finding] = []
     for change in changes:
+        big = next(
+            (t for t in (change.head, change.base) if limits.oversized(t, change.max_bytes)), None
+        )
+        if big is not None:
+            out.append(limits.finding(change.path, big, change.max_bytes, change.owner))
+            continue
         out += analyze_file(
             change.path,
             change.base,

@@ -1,0 +1,84 @@
+"""A file too big to parse is reported (PG526), not parsed: memory and time stay small."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import planegate
+from conftest import CONFIG
+from planegate.analysis import prodscan
+from planegate.analysis.hunks import limits
+from planegate.analysis.hunks.batch import FileChange, analyze_files
+from planegate.config import load as config_load
+
+DENSE = "x = [" + "1," * (5 * 1024 * 1024 // 2) + "]\n"  # 5 MiB on one line
+
+PROBE = textwrap.dedent(
+    """
+    import json, resource, sys, time
+    from planegate.analysis import prodscan
+    from planegate.analysis.hunks.batch import FileChange, analyze_files
+    source = "x = [" + "1," * (5 * 1024 * 1024 // 2) + "]\\n"
+    start = time.monotonic()
+    found = prodscan.scan_change("calc/big.py", "x = 1\\n", source, prodscan.DataPaths(), "a")
+    found += analyze_files(
+        [FileChange("tests/test_big.py", "x = 1\\n", source, "fixture", "a", True)]
+    )
+    took = time.monotonic() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    print(json.dumps({"rules": [f.rule for f in found], "seconds": took, "peak_mb": peak}))
+    """
+)
+
+
+def test_a_5_mib_one_line_file_costs_little_memory_and_time() -> None:
+    source = str(Path(planegate.__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        env={"PYTHONPATH": source, "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    result = json.loads(done.stdout)
+    assert result["rules"] == ["PG526", "PG526"]
+    assert result["peak_mb"] < 300
+    assert result["seconds"] < 5
+
+
+def test_the_finding_names_the_file_its_size_and_the_limit() -> None:
+    (finding,) = prodscan.scan_change("calc/big.py", None, DENSE, prodscan.DataPaths(), "me")
+    assert (finding.rule, finding.path, finding.owner) == ("PG526", "calc/big.py", "me")
+    assert finding.message == (
+        f"calc/big.py: {len(DENSE):,} bytes, over the analysis limit of 1,048,576 "
+        "(analysis.max_file_bytes): not analysed"
+    )
+
+
+def test_a_big_base_is_not_parsed_either() -> None:
+    small = "import sys\n\nsys._getframe()\n"
+    (change,) = analyze_files([FileChange("tests/test_a.py", DENSE, small, "fixture", "a", True)])
+    assert change.rule == "PG526"
+    found = prodscan.scan_change("calc/a.py", DENSE, small, prodscan.DataPaths(), "a")
+    assert [f.rule for f in found] == ["PG553"]  # the head's construct counts as added
+
+
+def test_the_limit_is_configurable() -> None:
+    config = config_load.parse(CONFIG + "analysis:\n  max_file_bytes: 2048\n", "planegate.yml")
+    assert config.max_file_bytes == 2048
+    assert config_load.parse(CONFIG, "planegate.yml").max_file_bytes == limits.MAX_FILE_BYTES
+    text = "x = 1\n" * 400
+    found = prodscan.scan_change("calc/a.py", None, text, prodscan.DataPaths(), "a", 2048)
+    assert [f.rule for f in found] == ["PG526"]
+    assert prodscan.scan_change("calc/a.py", None, text, prodscan.DataPaths(), "a") == []
+
+
+def test_multibyte_text_is_measured_in_bytes() -> None:
+    assert limits.size_of("é" * 10) == 20
+    assert limits.oversized("é" * 600, 1024)  # 600 characters, 1,200 bytes
+    assert not limits.oversized("é" * 600, 1200)
