@@ -322,9 +322,8 @@ def _run_head(
         applied = overlay.apply(
             tree, protection.select(base.files), protection.select(head.files), base.read
         )
-        result = session.run(
-            replace(_spec(tree, cfg, base), deselect=frozenset(frozen)), parent_env=options.environ
-        )
+        spec = replace(_spec(tree, cfg, base), deselect=frozenset(frozen), trusted=applied.kept)
+        result = session.run(spec, parent_env=options.environ)
         probed = _probe(tree, cfg, base, plane_map, result, options)
     notes = []
     if applied.restored:
@@ -627,12 +626,32 @@ def _planes_step(
         )
     findings += _budget_findings(cfg, plane_map, head_run, owner)
     findings += _probe_findings(probed, owner)
+    findings += _tamper_findings(head_run, owner)
     passed = len(expected) - failed
     if probed.probed:
         notes = (*notes, f"probed {len(probed.probed)} fixture tests with their data perturbed")
     return StepResult(
         Step.PLANES, tuple(findings), (f"{passed}/{len(expected)} expected nodeids passed", *notes)
     )
+
+
+def _tamper_findings(head_run: session.RunResult, owner: str) -> list[Finding]:
+    """PG107: what the child's audit hook, its integrity checks and the stream saw."""
+    return [
+        Finding(
+            "PG107",
+            Step.PLANES,
+            Severity.ERROR,
+            f"the run was tampered with: {t.event}"
+            + (
+                f" at {t.path}:{t.line}" if t.path and t.line else f" in {t.path}" if t.path else ""
+            ),
+            path=t.path or None,
+            line=t.line or None,
+            owner=owner,
+        )
+        for t in head_run.tampering
+    ]
 
 
 def _probe_findings(probed: probe.ProbeResult, owner: str) -> list[Finding]:
