@@ -11,16 +11,14 @@ already reads `sys._getframe` is not blamed for it on every pull request.
 from __future__ import annotations
 
 import ast
-import configparser
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import pathspec
 
-from planegate import loading
+from planegate.analysis.entry_points import pytest11
 from planegate.analysis.hunks import limits
 from planegate.findings import Finding, Severity, Step
 
@@ -458,7 +456,7 @@ def _builtins_message(target: str) -> str:
 def _entry_point_hits(name: str, text: str | None) -> list[Hit]:
     if text is None:
         return []
-    points = _pytest11(name, text)
+    points = pytest11(name, text)
     lines = text.splitlines()
     hits = []
     for point, target in sorted(points.items()):
@@ -473,38 +471,3 @@ def _entry_point_hits(name: str, text: str | None) -> list[Hit]:
             )
         )
     return hits
-
-
-def _table(data: Any, *keys: str) -> Any:
-    for key in keys:
-        data = data.get(key, {}) if isinstance(data, dict) else {}
-    return data
-
-
-def _pytest11(name: str, text: str) -> dict[str, str]:
-    if name == "pyproject.toml":
-        try:
-            data = loading.toml_value(text)
-        except loading.Problem:
-            return {}
-        found: dict[str, str] = {}
-        for table in (
-            _table(data, "project", "entry-points"),
-            _table(data, "tool", "poetry", "plugins"),
-        ):
-            group = table.get("pytest11", {}) if isinstance(table, dict) else {}
-            if isinstance(group, dict):
-                found.update({str(k): str(v) for k, v in group.items()})
-        return found
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return {}
-    if name == "entry_points.txt":
-        return dict(parser.items("pytest11")) if parser.has_section("pytest11") else {}
-    if not parser.has_option("options.entry_points", "pytest11"):
-        return {}
-    value = parser.get("options.entry_points", "pytest11")
-    pairs = (row.partition("=") for row in value.splitlines() if "=" in row)
-    return {key.strip(): target.strip() for key, _, target in pairs}
