@@ -22,7 +22,7 @@ from helpers.repo_helper import TestRepo
 from planegate.analysis import prodscan
 from planegate.config import protection
 from planegate.progress import QUIET
-from planegate.runner import session
+from planegate.runner import session, stream
 
 CASES = cases()
 BY_NAME = {(target, name): data for target, name, data in CASES}
@@ -269,11 +269,11 @@ def test_a_malformed_evidence_bundle_exits_65(repo: TestRepo, tmp_path: Path) ->
 
 
 def test_result_records_of_a_bad_shape_are_stray_lines() -> None:
-    assert session._record("[" * 100_000, None) is None
-    assert session._record("9" * 10_000, None) is None
+    assert stream.parse("[" * 100_000, None) is None
+    assert stream.parse("9" * 10_000, None) is None
     read, write = os.pipe()
     os.write(write, b'{"nonce": "n", "kind": "collected"}\n{"nonce": "n", "kind": "end"}\n')
     os.close(write)
-    fold = session._Fold("n")
+    fold = stream.Fold("n")
     session._read_lines(read, fold, QUIET)  # the reader thread's loop: it must not die
     assert (fold.stray, fold.ended) == (1, True)

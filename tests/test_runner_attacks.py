@@ -119,8 +119,9 @@ def test_honest_fix_passes_and_the_child_gets_no_secrets(shared: Shared) -> None
     child = shared.child_environ()
     assert not set(secrets) & set(child)
     assert not [name for name in child if name.startswith(("GITHUB_", "ACTIONS_"))]
-    assert child["TZ"] == "UTC" and child["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
-    assert child["HOME"] != os.environ.get("HOME")
+    assert child["TZ"] == "UTC" and child["HOME"] != os.environ.get("HOME")
+    assert not [name for name in child if name.startswith("PYTEST_")]  # autoload off by option
+    assert not [v for v in child.values() if "planegate" in v.lower()]  # no product name
     planes_notes = report.steps[4].notes
     assert "probed 1 fixture tests with their data perturbed" in planes_notes
 
@@ -242,8 +243,9 @@ def test_os_exit_via_atexit_changes_nothing(
     )
     code, report = shared.gate(capsys)
     assert code == 5
-    assert {"PG555", "PG554"} <= rules(report, "hunks")
-    assert finding(report, "PG101")["nodeid"] == COMMUTES
+    assert "PG554" in rules(report, "hunks")  # os._exit is the error; the handler a warning
+    assert finding(report, "PG555")["severity"] == "warning"
+    assert finding(report, "PG101")["nodeid"] == COMMUTES  # it ran after the closing record
 
 
 def test_pytest_exit_with_returncode_0_is_an_unfinished_run(

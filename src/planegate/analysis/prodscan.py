@@ -2,22 +2,23 @@
 
 Runs on the diff of non-test files. Each construct is found in the base and in the head
 version of a file by AST; only constructs the head adds are reported, so a project that
-already calls `atexit.register` is not blamed for it on every pull request.
+already reads `sys._getframe` is not blamed for it on every pull request.
+
+`atexit` handlers are a warning (the gate's result stream closes before they run), and
+`field(compare=False)` fails only on a field its class already compared (docs/runner.md).
 """
 
 from __future__ import annotations
 
 import ast
-import configparser
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import pathspec
 
-from planegate import loading
+from planegate.analysis.entry_points import pytest11
 from planegate.analysis.hunks import limits
 from planegate.findings import Finding, Severity, Step
 
@@ -47,6 +48,7 @@ class Hit:
     line: int
     key: str  # the construct as written, to match base and head versions
     message: str
+    severity: Severity = Severity.ERROR
 
 
 @dataclass(frozen=True)
@@ -93,20 +95,34 @@ def scan_change(
             owner,
         )
     try:
-        head_hits = scan_source(head_text, data)
+        head_hits, head_fields = _scan(head_text, data)
     except SyntaxError:
         return []  # a syntax error shows up as a collection error in the run
     try:
-        base_hits = scan_source(base_text, data) if base_text is not None else []
+        base_hits, base_fields = _scan(base_text, data) if base_text is not None else ([], {})
     except SyntaxError:
-        base_hits = []
-    return _findings(path, _added(base_hits, head_hits), owner)
+        base_hits, base_fields = [], {}
+    hits = [
+        hit
+        for hit in _added(base_hits, head_hits)
+        if hit.rule != "PG560" or _uncompares(hit.key, base_fields, head_fields)
+    ]
+    return _findings(path, hits, owner)
+
+
+def _uncompares(key: str, base: dict[str, bool], head: dict[str, bool]) -> bool:
+    """The field was compared on the base, or (a rename) the class stopped comparing another."""
+    owner = key.rpartition(".")[0]
+    if base.get(key):
+        return True
+    was = {k for k, compared in base.items() if compared and k.rpartition(".")[0] == owner}
+    return any(not head.get(k) for k in was)
 
 
 def _findings(path: str, hits: Iterable[Hit], owner: str) -> list[Finding]:
     return [
         Finding(
-            hit.rule, Step.HUNKS, Severity.ERROR, hit.message, path=path, line=hit.line, owner=owner
+            hit.rule, Step.HUNKS, hit.severity, hit.message, path=path, line=hit.line, owner=owner
         )
         for hit in hits
     ]
@@ -124,10 +140,15 @@ def _added(base: Iterable[Hit], head: Iterable[Hit]) -> list[Hit]:
 
 
 def scan_source(source: str, data: DataPaths = DataPaths()) -> list[Hit]:
+    return _scan(source, data)[0]
+
+
+def _scan(source: str, data: DataPaths) -> tuple[list[Hit], dict[str, bool]]:
+    """The hits, and each class field (`Class.name`) with whether equality compares it."""
     tree = ast.parse(source)
     scanner = _Scanner(import_aliases(tree), _docstrings(tree), data)
     scanner.visit(tree)
-    return sorted(scanner.hits, key=lambda hit: (hit.line, hit.rule))
+    return sorted(scanner.hits, key=lambda hit: (hit.line, hit.rule)), scanner.fields
 
 
 def import_aliases(tree: ast.AST) -> dict[str, str]:
@@ -186,10 +207,19 @@ class _Scanner(ast.NodeVisitor):
         self.hits: list[Hit] = []
         self.classes: list[str] = []
         self.depth = 0  # function nesting: pytest_plugins only counts at module level
+        self.fields: dict[str, bool] = {}  # Class.field -> compared by equality
+        self.field: str | None = None  # the class field being assigned
 
-    def hit(self, rule: str, node: ast.AST, message: str, key: str | None = None) -> None:
+    def hit(
+        self,
+        rule: str,
+        node: ast.AST,
+        message: str,
+        key: str | None = None,
+        severity: Severity = Severity.ERROR,
+    ) -> None:
         text = key if key is not None else ast.unparse(node)
-        self.hits.append(Hit(rule, getattr(node, "lineno", 1), text, message))
+        self.hits.append(Hit(rule, getattr(node, "lineno", 1), text, message, severity))
 
     # imports -------------------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
@@ -213,7 +243,8 @@ class _Scanner(ast.NodeVisitor):
                 "PG555",
                 node,
                 "production code registers an atexit handler: it runs after the test session "
-                "and can change how the process ends",
+                "(the gate has closed its result stream by then; other runners may not have)",
+                severity=Severity.WARNING,
             )
         elif name == "setattr" and first is not None and self._is_builtins(first):
             self.hit("PG556", node, _builtins_message(ast.unparse(node)))
@@ -233,11 +264,15 @@ class _Scanner(ast.NodeVisitor):
         for keyword in node.keywords:
             value = keyword.value
             if keyword.arg in flags and isinstance(value, ast.Constant) and value.value is False:
+                key = f"{self.field}" if self.field else ast.unparse(node)
+                if self.field:
+                    self.fields[self.field] = False
                 self.hit(
                     "PG560",
                     node,
                     f"{ast.unparse(node)} takes the field out of equality: objects that differ "
                     "in it compare equal, so tests comparing them stop seeing the difference",
+                    key,
                 )
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -324,7 +359,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self._targets(node.targets, node)
-        self.generic_visit(node)
+        self._class_field(node.targets[0] if len(node.targets) == 1 else None, node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self._targets([node.target], node)
@@ -332,7 +367,19 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._targets([node.target], node)
+        self._class_field(node.target, node)
+
+    def _class_field(self, target: ast.expr | None, node: ast.Assign | ast.AnnAssign) -> None:
+        """Fields of a class body (annotated, or `attr.ib()`), compared unless marked so."""
+        plain = isinstance(node, ast.Assign) and not isinstance(node.value, ast.Call)
+        if not self.classes or self.depth or not isinstance(target, ast.Name) or plain:
+            self.generic_visit(node)
+            return
+        self.field = f"{'.'.join(self.classes)}.{target.id}"
+        if isinstance(node, ast.AnnAssign) or _is_field_call(node.value, self.aliases):
+            self.fields.setdefault(self.field, True)
         self.generic_visit(node)
+        self.field = None
 
     def _is_builtins(self, node: ast.AST) -> bool:
         name = dotted(node, self.aliases)
@@ -375,6 +422,10 @@ class _Scanner(ast.NodeVisitor):
             )
 
 
+def _is_field_call(node: ast.expr | None, aliases: dict[str, str]) -> bool:
+    return isinstance(node, ast.Call) and dotted(node.func, aliases) in FIELD_CALLS
+
+
 def _own_returns(node: ast.AST) -> Iterator[ast.Return]:
     """Return statements of a function, not of functions or classes nested in it."""
     for child in ast.iter_child_nodes(node):
@@ -405,7 +456,7 @@ def _builtins_message(target: str) -> str:
 def _entry_point_hits(name: str, text: str | None) -> list[Hit]:
     if text is None:
         return []
-    points = _pytest11(name, text)
+    points = pytest11(name, text)
     lines = text.splitlines()
     hits = []
     for point, target in sorted(points.items()):
@@ -420,38 +471,3 @@ def _entry_point_hits(name: str, text: str | None) -> list[Hit]:
             )
         )
     return hits
-
-
-def _table(data: Any, *keys: str) -> Any:
-    for key in keys:
-        data = data.get(key, {}) if isinstance(data, dict) else {}
-    return data
-
-
-def _pytest11(name: str, text: str) -> dict[str, str]:
-    if name == "pyproject.toml":
-        try:
-            data = loading.toml_value(text)
-        except loading.Problem:
-            return {}
-        found: dict[str, str] = {}
-        for table in (
-            _table(data, "project", "entry-points"),
-            _table(data, "tool", "poetry", "plugins"),
-        ):
-            group = table.get("pytest11", {}) if isinstance(table, dict) else {}
-            if isinstance(group, dict):
-                found.update({str(k): str(v) for k, v in group.items()})
-        return found
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return {}
-    if name == "entry_points.txt":
-        return dict(parser.items("pytest11")) if parser.has_section("pytest11") else {}
-    if not parser.has_option("options.entry_points", "pytest11"):
-        return {}
-    value = parser.get("options.entry_points", "pytest11")
-    pairs = (row.partition("=") for row in value.splitlines() if "=" in row)
-    return {key.strip(): target.strip() for key, _, target in pairs}

@@ -123,4 +123,8 @@ def _run_result(run: dict[str, Any]) -> session.RunResult:
         notes=_strings(run["notes"]),
         unfinished=_strings(run["unfinished"]),
         examples={str(k): int(v) for k, v in run["examples"].items()},
+        tampering=tuple(
+            session.Tamper(str(t["event"]), str(t["path"]), int(t["line"]))
+            for t in run["tampering"]
+        ),
     )

@@ -75,7 +75,7 @@ def _run_head(ctx: Context) -> tuple[session.RunResult, tuple[str, ...], probe.P
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
-        result = sessions.run(deselect=frozenset(ctx.frozen))
+        result = sessions.run(deselect=frozenset(ctx.frozen), trusted=applied.kept)
         probed = _probe(ctx, sessions, result)
     notes = []
     if applied.restored:

@@ -56,4 +56,16 @@ RULES: tuple[Rule, ...] = (
         "Find what makes the comparison always true (often an __eq__ in production code) "
         "and remove it.",
     ),
+    Rule(
+        "PG107",
+        Step.PLANES,
+        "test run tampered with",
+        "While main's tests ran, code of the patch walked the heap or the stack, patched the "
+        "harness or builtins, ran code that is not a tracked source file, read another "
+        "process's /proc, wrote into the interpreter, or wrote to the result stream beside "
+        "the harness: none of the run's results can be trusted (docs/runner.md).",
+        "Remove what the message names (the file and line are given when known); production "
+        "code needs none of it to do its job.",
+        True,
+    ),
 )

@@ -1,74 +1,234 @@
-"""planegate's pytest plugin, run inside the untrusted child: one JSON record per event.
+"""The result channel inside the untrusted child: a writer and the pytest plugin that uses it.
 
-Records go over an inherited pipe, each tagged with the run's nonce; the parent decides.
-The plugin object is handed to pytest.main() directly, so nothing on sys.path can shadow it.
+Records go over an inherited pipe, each tagged with the run's nonce; the parent decides. The
+plugin is a module object of plain functions built per run and handed to pytest.main() directly,
+so nothing on sys.path can shadow it and no class of it can be found and patched. Each hook
+takes what it uses as keyword-only defaults (pluggy ignores those; reading them is audited),
+and refuses to report when it is called by anything but pluggy with no production code on the
+stack (`frames.guard`).
 """
 
 from __future__ import annotations
 
+import _thread
+import contextlib
 import json
 import os
-from collections.abc import Generator
-from typing import Any
+from collections.abc import Callable, Generator
+from types import ModuleType, SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
-import pytest
+from planegate.runner import frames, integrity
+
+if TYPE_CHECKING:
+    import pytest
 
 MAX_TEXT = 4000
+Emit = frames.Emit
 
 
-class ChannelPlugin:
-    def __init__(self, fd: int, nonce: str, deselect: frozenset[str], canary_prefix: str) -> None:
-        self._fd = fd
-        self._nonce = nonce
-        self._deselect = deselect
-        self._canary_prefix = canary_prefix
+def make_writer(fd: int, nonce: str) -> tuple[Emit, Callable[[], None]]:
+    """`emit(kind, fields)` writes one line; the second function closes the channel for good
+    (in a forked child, so a copy of the process cannot write to the parent's stream)."""
+    state = {"fd": fd}
+    encode = _encoder()
+    lock = _thread.allocate_lock()
 
-    def send(self, kind: str, **fields: Any) -> None:
-        record = {"nonce": self._nonce, "kind": kind, **fields}
-        os.write(self._fd, (json.dumps(record) + "\n").encode())
+    def emit(
+        kind: str,
+        fields: dict[str, Any],
+        *,
+        _state: dict[str, int] = state,
+        _nonce: str = nonce,
+        _encode: Callable[[object], str] = encode,
+        _write: Callable[[int, bytes], int] = os.write,
+        _lock: Any = lock,
+    ) -> None:
+        record: dict[str, Any] = {"nonce": _nonce, "kind": kind}
+        record.update(fields)
+        data = (_encode(record) + "\n").encode()
+        with _lock:
+            while data and _state["fd"] >= 0:
+                try:
+                    data = data[_write(_state["fd"], data) :]
+                except OSError:
+                    return
+
+    def close(*, _state: dict[str, int] = state, _close: Callable[[int], None] = os.close) -> None:
+        fd, _state["fd"] = _state["fd"], -1
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                _close(fd)
+
+    return emit, close
+
+
+def _encoder() -> Callable[[object], str]:
+    """The C JSON encoder, bound now: patching `json` later cannot change what is written."""
+    from json import encoder as json_encoder
+
+    make = getattr(json_encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython always has _json
+        return json.JSONEncoder(ensure_ascii=True).encode
+
+    def refuse(value: object) -> object:
+        raise TypeError(f"not JSON: {type(value).__name__}")
+
+    chunks = make(None, refuse, json_encoder.encode_basestring_ascii, None, ":", ",", 0, 0, 1)
+
+    def encode(value: object, *, _chunks: Any = chunks, _join: Any = "".join) -> str:
+        return str(_join(_chunks(value, 0)))
+
+    return encode
+
+
+def make_plugin(
+    emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace, deselect: frozenset[str]
+) -> ModuleType:
+    hooks = _setup_hooks(audit, checks)
+    hooks.update(_collection_hooks(emit, audit, checks, deselect))
+    hooks.update(_run_hooks(emit, audit, checks))
+    plugin = ModuleType("results")  # hashable, as pluggy needs; in no sys.modules
+    for name, function in hooks.items():
+        audit.ours.add(id(function))
+        setattr(plugin, name, function)
+    return plugin
+
+
+def _hooks(names: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in names.items() if name.startswith("pytest_")}
+
+
+def _setup_hooks(audit: SimpleNamespace, checks: SimpleNamespace) -> dict[str, Any]:
+    import pytest
+
+    trust, check = frames.trust, integrity.check
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_load_initial_conftests(
+        early_config: pytest.Config, *, _a: Any = audit, _c: Any = checks, _env: Any = os.environ
+    ) -> None:
+        """After pytest's own set-up, before the first conftest: the harness as it must stay."""
+        for name in ("PYTEST_VERSION", "PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+            _env.pop(name, None)
+        integrity.baseline(_c)
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        self.send("start", pid=os.getpid())
+    def pytest_pycollect_makemodule(module_path: Any, *, _a: Any = audit, _t: Any = trust) -> None:
+        _t(_a, str(module_path))
 
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed:
-            self.send("collect_error", nodeid=report.nodeid, message=_text(report.longreprtext))
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_make_collect_report(
+        collector: pytest.Collector,
+        *,
+        _c: Any = checks,
+        _check: Any = check,
+        _m: Any = pytest.Module,
+    ) -> Generator[None, None, None]:
+        if isinstance(collector, _m):
+            _check(_c, "import", f"before {collector.nodeid} was imported")
+        yield
+
+    return _hooks(locals())
+
+
+def _collection_hooks(
+    emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace, deselect: frozenset[str]
+) -> dict[str, Any]:
+    import pytest
+
+    guard = frames.guard
+
+    def pytest_collectreport(
+        report: pytest.CollectReport, *, _e: Emit = emit, _a: Any = audit, _g: Any = guard
+    ) -> None:
+        if report.failed and _g(_a, "pytest_collectreport"):
+            _e("collect_error", {"nodeid": report.nodeid, "message": _text(report.longreprtext)})
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_collection_modifyitems(
-        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+        session: pytest.Session,
+        config: pytest.Config,
+        items: list[pytest.Item],
+        *,
+        _e: Emit = emit,
+        _a: Any = audit,
+        _c: Any = checks,
+        _g: Any = guard,
+        _d: frozenset[str] = deselect,
     ) -> Generator[None, None, None]:
-        self.send("collected", nodeids=[item.nodeid for item in items])
+        if _g(_a, "pytest_collection_modifyitems"):
+            _e("collected", {"nodeids": [item.nodeid for item in items]})
         yield
-        kept = [item for item in items if item.nodeid not in self._deselect]
-        dropped = [item for item in items if item.nodeid in self._deselect]
+        kept = [item for item in items if item.nodeid not in _d]
+        dropped = [item for item in items if item.nodeid in _d]
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept
-        self.send("selected", nodeids=[item.nodeid for item in items])
+        integrity.after_collection(_c, config)
+        if _g(_a, "pytest_collection_modifyitems"):
+            _e("selected", {"nodeids": [item.nodeid for item in items]})
+
+    return _hooks(locals())
+
+
+def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> dict[str, Any]:
+    import pytest
+
+    guard, check = frames.guard, integrity.check
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_call(self, item: pytest.Item) -> None:
+    def pytest_runtest_call(
+        item: pytest.Item, *, _e: Emit = emit, _a: Any = audit, _g: Any = guard
+    ) -> None:
         """The effective Hypothesis budget of a property test, read just before it runs."""
         examples = hypothesis_budget(getattr(item, "obj", None))
-        if examples is not None:
-            self.send("hypothesis", nodeid=item.nodeid, max_examples=examples)
+        if examples is not None and _g(_a, "pytest_runtest_call"):
+            _e("hypothesis", {"nodeid": item.nodeid, "max_examples": examples})
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.send(
-            "report",
-            nodeid=report.nodeid,
-            when=report.when,
-            outcome=report.outcome,
-            duration=round(report.duration, 6),
-            wasxfail=hasattr(report, "wasxfail"),
-            message=_text(report.longreprtext) if report.failed or report.skipped else "",
-        )
+    def pytest_runtest_logreport(
+        report: pytest.TestReport,
+        *,
+        _e: Emit = emit,
+        _a: Any = audit,
+        _c: Any = checks,
+        _g: Any = guard,
+        _check: Any = check,
+    ) -> None:
+        if not _g(_a, "pytest_runtest_logreport"):
+            return
+        _check(_c, "report", f"when {report.nodeid} reported its {report.when}")
+        _e("report", _report_fields(report))
 
     @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        self.send("end", exitstatus=int(exitstatus), testscollected=session.testscollected)
+    def pytest_sessionfinish(
+        session: pytest.Session,
+        exitstatus: int,
+        *,
+        _e: Emit = emit,
+        _a: Any = audit,
+        _c: Any = checks,
+        _g: Any = guard,
+        _check: Any = check,
+    ) -> None:
+        if not _g(_a, "pytest_sessionfinish"):
+            return
+        _check(_c, "full", "at the end of the session")
+        fields = {"exitstatus": int(exitstatus), "testscollected": session.testscollected}
+        _e("end", fields)
+
+    return _hooks(locals())
+
+
+def _report_fields(report: pytest.TestReport) -> dict[str, Any]:
+    return {
+        "nodeid": report.nodeid,
+        "when": report.when,
+        "outcome": report.outcome,
+        "duration": round(report.duration, 6),
+        "wasxfail": hasattr(report, "wasxfail"),
+        "message": _text(report.longreprtext) if report.failed or report.skipped else "",
+    }
 
 
 def hypothesis_budget(test: object) -> int | None:

@@ -1,38 +1,81 @@
-"""Entry point of the child process: read the run's spec from stdin, then run pytest."""
+"""Entry point of the child process: harness first, tree last (docs/runner.md).
+
+The parent runs `python -s -` and writes `SCRIPT` to its stdin; the script calls `prepare()`
+and hands what it returns straight to `pytest.main`, so the bottom of the stack holds no frame
+of planegate's and `__main__` keeps no reference to it. `prepare()`:
+
+1. reads the run's spec from its own pipe and closes it;
+2. drops privileges that could read another process (`bootstrap.lock_down`);
+3. opens the result channel and installs the audit hook, before anything else is imported;
+4. imports pytest, pluggy, hypothesis and the allowed plugins while the tree is not on
+   sys.path, and checks none of them was found in the tree;
+5. puts the tree on sys.path after the standard library and before site-packages;
+6. builds the channel plugin and forgets planegate's own modules.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
+from typing import Any
+
+SCRIPT = (
+    "import sys\n"
+    "sys.path[:] = [p for p in sys.path if p not in ('', '.')]\n"
+    "raise SystemExit(__import__('pytest').main("
+    "*__import__('planegate.runner.child', fromlist=['prepare']).prepare({fd})))\n"
+)
 
 
-def main() -> int:
-    spec = json.loads(sys.stdin.readline())
-    from planegate.runner.channel import ChannelPlugin
+def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
+    from planegate.runner import audit, bootstrap, channel, frames, integrity
 
-    plugin = ChannelPlugin(
-        spec["fd"], spec["nonce"], frozenset(spec["deselect"]), spec["canary_prefix"]
-    )
-    rootdir = spec["rootdir"]
-    os.chdir(rootdir)
-    sys.path.insert(0, rootdir)  # what `python -m pytest` does for the project's own imports
-    import pytest
-
-    plugins: list[object] = [plugin]
+    spec = _read_spec(spec_fd)
+    bootstrap.lock_down(bool(spec.get("drop_caps")))
+    emit, close = channel.make_writer(int(spec["fd"]), str(spec["nonce"]))
+    emit("start", {"pid": os.getpid()})
+    tree = str(spec["rootdir"])
+    state = audit.install(emit, tree, spec.get("trusted", ()), spec.get("protect", ()))
+    os.register_at_fork(after_in_child=close)
+    roots, allowed = bootstrap.import_harness(list(spec.get("modules", [])))
+    state.pluggy_dir = os.path.dirname(sys.modules["pluggy"].__file__ or "") + "/"
+    for problem in bootstrap.harness_in_tree(tree):
+        frames.record(state, problem, None)
+    bootstrap.neutralise(str(spec.get("pycache", "")))
+    os.chdir(tree)
+    bootstrap.place_tree(tree)
+    checks = integrity.make(emit, state, roots)
+    plugins: list[object] = [channel.make_plugin(emit, state, checks, frozenset(spec["deselect"]))]
+    plugins += allowed
     if spec.get("probes") is not None:
         from planegate.runner.sweep_probes import ProbesPlugin
 
         plugins.append(ProbesPlugin(spec["probes"]))
+    args = list(spec["args"]) + bootstrap.autoload_off()
+    del spec
     _forget_planegate()
-    return int(pytest.main(spec["args"], plugins=plugins))
+    return args, plugins
+
+
+def _read_spec(fd: int) -> dict[str, Any]:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(fd)
+    spec: dict[str, Any] = json.loads(b"".join(chunks))
+    return spec
 
 
 def _forget_planegate() -> None:
     """Drop the gate's own modules once its plugins exist.
 
-    The plugin objects keep what they need; the project under test then imports its own
-    `planegate` (when the gated project is planegate itself) from its tree, not the gate's.
+    The plugin keeps what it needs; the project under test then imports its own `planegate`
+    (when the gated project is planegate itself) from its tree, not the gate's, and no code
+    of the tree finds the harness's modules by name.
     """
     for name in [n for n in sys.modules if n == "planegate" or n.startswith("planegate.")]:
         del sys.modules[name]

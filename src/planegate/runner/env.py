@@ -39,7 +39,6 @@ def minimal(parent: Mapping[str, str], home: str, allow: Iterable[str] = ()) -> 
             "TZ": "UTC",
             "PYTHONHASHSEED": "0",
             "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
     )
     return env

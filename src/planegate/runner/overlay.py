@@ -12,6 +12,7 @@ from pathlib import Path
 class OverlayResult:
     restored: tuple[str, ...]
     removed: tuple[str, ...]
+    kept: frozenset[str] = frozenset()  # every protected file of the base now in the tree
 
 
 def apply(
@@ -22,11 +23,12 @@ def apply(
 ) -> OverlayResult:
     """Write every protected base file into `tree`; delete protected files the head added."""
     base_set = set(base_protected)
-    restored, removed = [], []
+    restored, removed, kept = [], [], set()
     for path in sorted(base_set):
         data = read_base(path)
         if data is None:
             continue
+        kept.add(path)
         target = tree / path
         if target.is_file() and not target.is_symlink() and target.read_bytes() == data:
             continue
@@ -40,7 +42,7 @@ def apply(
         if target.exists() or target.is_symlink():
             _remove(target)
             removed.append(path)
-    return OverlayResult(tuple(restored), tuple(removed))
+    return OverlayResult(tuple(restored), tuple(removed), frozenset(kept))
 
 
 def _remove(target: Path) -> None:

@@ -1,4 +1,9 @@
-"""Run one pytest session in a child process and read its verdict from the result channel."""
+"""Run one pytest session in a child process and read its verdict from the result channel.
+
+The parent's side of DESIGN §5: the child gets a minimal environment, a gate-written ini,
+canaries with ordinary names, its spec on a pipe of its own and the channel's write end; the
+parent contains the run (`runner/contain.py`) and folds the stream (`runner/stream.py`).
+"""
 
 from __future__ import annotations
 
@@ -17,26 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from planegate.progress import QUIET, Progress
+from planegate.runner import contain, ini, treescan
 from planegate.runner import env as child_env
-from planegate.runner import ini
+from planegate.runner.child import SCRIPT
+from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
 
-BOOTSTRAP = (
-    "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
-    "from planegate.runner.child import main; raise SystemExit(main())"
-)
+__all__ = ["Outcome", "RunResult", "RunSpec", "Tamper", "plugin_modules", "run"]
 MAX_OUTPUT = 200_000
-
-
-@dataclass(frozen=True)
-class Outcome:
-    nodeid: str
-    outcome: str  # passed failed error skipped xfailed xpassed missing deselected
-    message: str = ""
-    duration: float = 0.0
-
-    @property
-    def passed(self) -> bool:
-        return self.outcome == "passed"
 
 
 @dataclass(frozen=True)
@@ -52,6 +44,7 @@ class RunSpec:
     canaries: bool = True
     targets: tuple[str, ...] = ()  # nodeids or paths; default: the ini's testpaths, else "."
     probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
+    trusted: frozenset[str] = frozenset()  # tree paths that are main's evidence (the overlay's)
 
 
 @dataclass(frozen=True)
@@ -69,6 +62,7 @@ class RunResult:
     notes: tuple[str, ...] = field(default=())
     unfinished: tuple[str, ...] = ()  # selected nodeids that never reported their teardown
     examples: Mapping[str, int] = field(default_factory=dict)  # Hypothesis max_examples per test
+    tampering: tuple[Tamper, ...] = ()  # what the audit hook, the checks and the stream saw
 
     def outcome_of(self, nodeid: str) -> Outcome:
         if nodeid in self.outcomes:
@@ -78,35 +72,69 @@ class RunResult:
         return Outcome(nodeid, "missing")
 
 
+@dataclass(frozen=True)
+class _Canary:
+    """Two tests of the gate's own with names like any project's: one passes, one fails."""
+
+    module: str
+    must_pass: str
+    must_fail: str
+
+    @classmethod
+    def new(cls) -> _Canary:
+        names = [f"test_{secrets.token_hex(3)}" for _ in range(3)]
+        return cls(names[0], names[1], names[2] + "x")
+
+    def owns(self, nodeid: str) -> bool:
+        return nodeid.rsplit("::", 1)[-1] in (self.must_pass, self.must_fail)
+
+
+@dataclass(frozen=True)
+class _Execution:
+    fold: Fold
+    output: str
+    status: int | None
+    timed_out: bool
+    notes: tuple[str, ...]
+    tampering: tuple[Tamper, ...]
+
+
 def run(
     spec: RunSpec, progress: Progress = QUIET, parent_env: Mapping[str, str] | None = None
 ) -> RunResult:
-    with tempfile.TemporaryDirectory(prefix="planegate-run-") as scratch:
+    with tempfile.TemporaryDirectory() as scratch:
         scratch_dir = Path(scratch)
-        nonce = secrets.token_hex(16)
-        canary_prefix = f"test_planegate_canary_{secrets.token_hex(4)}"
-        args = _arguments(spec, scratch_dir, canary_prefix)
+        canary = _Canary.new()
+        args = _arguments(spec, scratch_dir, canary)
+        (scratch_dir / "home").mkdir()
         env = child_env.minimal(
             parent_env if parent_env is not None else os.environ,
             str(scratch_dir / "home"),
             spec.env_allow,
         )
-        (scratch_dir / "home").mkdir()
+        user = contain.child_user(spec.tree, scratch_dir)
         child_spec = {
-            "fd": -1,
-            "nonce": nonce,
+            "nonce": secrets.token_hex(16),
             "deselect": sorted(spec.deselect),
-            "canary_prefix": canary_prefix,
             "rootdir": str(spec.tree),
             "args": args,
             "probes": dict(spec.probes) if spec.probes is not None else None,
+            "trusted": sorted(spec.trusted),
+            "protect": [*contain.protected_folders(env["PATH"]), *_git_dirs(spec.tree)],
+            "modules": plugin_modules(spec.plugins),
+            "pycache": str(scratch_dir / "pycache"),
+            "drop_caps": contain.linux() and os.geteuid() == 0 and user is None,
         }
-        fold, output, status, timed_out = _execute(spec, child_spec, env, scratch_dir, progress)
-    return _interpret(fold, canary_prefix, output, status, timed_out, spec)
+        committed = [Tamper(event, path) for event, path in treescan.suspicious(spec.tree)]
+        try:
+            execution = _execute(spec, child_spec, env, scratch_dir, progress, user)
+        finally:
+            Path(args[1]).unlink(missing_ok=True)  # the gate-written ini
+    return _interpret(execution, canary, spec, tuple(committed))
 
 
-def _arguments(spec: RunSpec, scratch: Path, canary_prefix: str) -> list[str]:
-    ini_path = spec.tree / f".planegate-{secrets.token_hex(4)}.ini"
+def _arguments(spec: RunSpec, scratch: Path, canary: _Canary) -> list[str]:
+    ini_path = spec.tree / f".pytest-{secrets.token_hex(4)}.ini"
     ini_path.write_text(ini.render(dict(spec.ini_options)), "utf-8")
     args = [
         "-c",
@@ -120,21 +148,19 @@ def _arguments(spec: RunSpec, scratch: Path, canary_prefix: str) -> list[str]:
         "no:randomly",
         "--assert=rewrite",
     ]
-    for module in plugin_modules(spec.plugins):
-        args += ["-p", module]
-    args += list(spec.extra_args)
+    args += list(spec.extra_args)  # the allowed plugins are registered by the child itself
     if spec.collect_only:
         args.append("--collect-only")
     targets = list(spec.targets) or ini.testpaths(dict(spec.ini_options)) or ["."]
     if spec.canaries and not spec.collect_only:
-        canary = scratch / "canary" / f"{canary_prefix}.py"
-        canary.parent.mkdir()
-        canary.write_text(
-            f"def {canary_prefix}_must_pass():\n    assert 1 + 1 == 2\n\n\n"
-            f"def {canary_prefix}_must_fail():\n    assert 1 + 1 == 3\n",
+        path = scratch / "tests" / f"{canary.module}.py"
+        path.parent.mkdir()
+        path.write_text(
+            f"def {canary.must_pass}():\n    assert 1 + 1 == 2\n\n\n"
+            f"def {canary.must_fail}():\n    assert 1 + 1 == 3\n",
             "utf-8",
         )
-        targets.append(str(canary))
+        targets.append(str(path))
     return args + targets
 
 
@@ -155,97 +181,87 @@ def plugin_modules(names: Iterable[str]) -> list[str]:
     return modules
 
 
+def _git_dirs(tree: Path) -> list[str]:
+    """The repository's git folder, from the worktree's `.git` file: hooks written there would
+    run in the gate's own git commands."""
+    try:
+        text = (tree / ".git").read_text("utf-8")
+    except OSError:
+        return []
+    if not text.startswith("gitdir:"):
+        return []
+    gitdir = Path(text.split(":", 1)[1].strip())
+    try:
+        common = (gitdir / (gitdir / "commondir").read_text("utf-8").strip()).resolve()
+    except OSError:
+        common = gitdir.resolve()
+    return [str(common), str(gitdir.resolve())]
+
+
 def _execute(
     spec: RunSpec,
     child_spec: dict[str, Any],
     env: dict[str, str],
     scratch: Path,
     progress: Progress,
-) -> tuple[_Fold, str, int | None, bool]:
+    user: int | None,
+) -> _Execution:
     read_fd, write_fd = os.pipe()
+    spec_read, spec_write = os.pipe()
     child_spec["fd"] = write_fd
-    log_path = scratch / "output.log"
-    fold = _Fold(str(child_spec["nonce"]))
-    with log_path.open("wb") as log:
+    fold = Fold(str(child_spec["nonce"]))
+    before = contain.interpreter_snapshot(env["PATH"])
+    with (scratch / "output.log").open("wb") as log, contain.guarded() as children:
         proc = subprocess.Popen(
-            [sys.executable, "-c", BOOTSTRAP],
+            [sys.executable, "-s", "-"],
             cwd=spec.tree,
             env=env,
             stdin=subprocess.PIPE,
             stdout=log,
             stderr=subprocess.STDOUT,
-            pass_fds=(write_fd,),
+            pass_fds=(write_fd, spec_read),
             start_new_session=True,
+            user=user,
+            group=user,
+            extra_groups=None if user is None else [],
         )
         os.close(write_fd)
+        os.close(spec_read)
         reader = threading.Thread(target=_read_lines, args=(read_fd, fold, progress), daemon=True)
         reader.start()
-        assert proc.stdin is not None
-        try:
-            proc.stdin.write((json.dumps(child_spec) + "\n").encode())
-            proc.stdin.close()
-        except BrokenPipeError:
-            pass
-        timed_out = False
-        try:
-            status: int | None = proc.wait(timeout=spec.timeout)
-        except subprocess.TimeoutExpired:
-            timed_out, status = True, None
-        finally:
-            _kill_group(proc)
+        _send(proc, SCRIPT.format(fd=spec_read), spec_write, child_spec)
+        status, timed_out = _wait(proc, spec.timeout)
+        killed = contain.kill_descendants(proc.pid, children)
+        proc.wait()
         reader.join(timeout=5)
-    output = log_path.read_bytes()[-MAX_OUTPUT:].decode("utf-8", "replace")
-    return fold, output, status, timed_out
+    output = (scratch / "output.log").read_bytes()[-MAX_OUTPUT:].decode("utf-8", "replace")
+    changed = contain.changed(before, contain.interpreter_snapshot(env["PATH"]))
+    notes = (f"killed {killed} processes the run left behind",) if killed else ()
+    found = tuple(Tamper(f"the run changed {path}") for path in changed[:10])
+    return _Execution(fold, output, status, timed_out, notes, found)
 
 
-class _Fold:
-    """The result stream folded as it arrives: memory grows with tests, not with records."""
-
-    def __init__(self, nonce: str) -> None:
-        self.nonce = nonce
-        self.collected: list[str] = []
-        self.selected: list[str] = []
-        self.phases: dict[str, dict[str, dict[str, Any]]] = {}
-        self.errors: list[tuple[str, str]] = []
-        self.examples: dict[str, int] = {}
-        self.ended = self.seen_selected = False
-        self.stray = 0
-
-    def feed(self, line: str) -> None:
-        record = _record(line, self.nonce)
-        if record is None:
-            self.stray += 1
-            return
-        kind = record.get("kind")
-        if kind == "collected":
-            self.collected = list(record["nodeids"])
-        elif kind == "selected":
-            self.selected, self.seen_selected = list(record["nodeids"]), True
-        elif kind == "collect_error":
-            self.errors.append((str(record["nodeid"]), str(record["message"])))
-        elif kind == "report":
-            self.phases.setdefault(record["nodeid"], {})[record["when"]] = _slim(record)
-        elif kind == "hypothesis":
-            self.examples[str(record["nodeid"])] = int(record["max_examples"])
-        elif kind == "end":
-            self.ended = True
+def _send(proc: subprocess.Popen[bytes], script: str, spec_fd: int, spec: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(script.encode())
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    with os.fdopen(spec_fd, "wb") as handle, contextlib.suppress(BrokenPipeError):
+        handle.write(json.dumps(spec).encode())
 
 
-def _slim(record: dict[str, Any]) -> dict[str, Any]:
-    """Only what `_outcome` reads: 50,000 tests stay well inside the memory budget."""
-    slim: dict[str, Any] = {
-        "when": sys.intern(str(record["when"])),
-        "outcome": sys.intern(str(record["outcome"])),
-        "duration": record.get("duration", 0.0),
-    }
-    if record.get("wasxfail"):
-        slim["wasxfail"] = True
-    if record.get("message"):
-        slim["message"] = record["message"]
-    return slim
+def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int | None, bool]:
+    try:
+        return proc.wait(timeout=timeout), False
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        return None, True
 
 
-def _read_lines(fd: int, fold: _Fold, progress: Progress) -> None:
+def _read_lines(fd: int, fold: Fold, progress: Progress) -> None:
     done = 0
     with os.fdopen(fd, "rb") as stream:
         for raw in stream:
@@ -254,47 +270,36 @@ def _read_lines(fd: int, fold: _Fold, progress: Progress) -> None:
                 fold.feed(text)
             except (KeyError, TypeError, ValueError, AttributeError):  # a record of a bad shape
                 fold.stray += 1
-            if '"when": "teardown"' in text:
+            if '"when":"teardown"' in text:
                 done += 1
                 progress.update(done, len(fold.selected))
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-
-
 def _interpret(
-    fold: _Fold,
-    canary_prefix: str,
-    output: str,
-    status: int | None,
-    timed_out: bool,
-    spec: RunSpec,
+    execution: _Execution, canary: _Canary, spec: RunSpec, found: tuple[Tamper, ...]
 ) -> RunResult:
+    fold = execution.fold
     collected, selected, phases = fold.collected, fold.selected, fold.phases
-    errors, examples, stray = fold.errors, fold.examples, fold.stray
-    ended, seen_selected = fold.ended, fold.seen_selected
     unfinished = _unfinished(selected, phases, spec)
-    closed = ended and seen_selected and not unfinished
-    outcomes = {nodeid: _outcome(nodeid, by_when) for nodeid, by_when in phases.items()}
-    canary_ids = {n for n in collected if canary_prefix in n}
-    problem = _canary_problem(canary_ids, outcomes, canary_prefix, spec, closed)
-    own = [n for n in collected if n not in canary_ids]
+    closed = fold.ended and fold.seen_selected and not unfinished
+    outcomes = {nodeid: outcome_of(nodeid, by_when) for nodeid, by_when in phases.items()}
+    canary_ids = {n for n in collected if canary.owns(n)}
+    problem = _canary_problem(canary_ids, outcomes, canary, spec, closed)
     return RunResult(
-        collected=tuple(own),
+        collected=tuple(n for n in collected if n not in canary_ids),
         selected=tuple(n for n in selected if n not in canary_ids),
         outcomes={k: v for k, v in outcomes.items() if k not in canary_ids},
-        collect_errors=tuple(errors),
+        collect_errors=tuple(fold.errors),
         closed=closed,
-        exit_status=status,
-        timed_out=timed_out,
-        output=output,
+        exit_status=execution.status,
+        timed_out=execution.timed_out,
+        output=execution.output,
         canary_problem=problem,
-        stray_lines=stray,
+        stray_lines=fold.stray,
+        notes=execution.notes,
         unfinished=tuple(n for n in unfinished if n not in canary_ids),
-        examples={k: v for k, v in examples.items() if k not in canary_ids},
+        examples={k: v for k, v in fold.examples.items() if k not in canary_ids},
+        tampering=found + fold.tampering() + execution.tampering,
     )
 
 
@@ -308,43 +313,17 @@ def _unfinished(
     return [n for n in selected if "teardown" not in phases.get(n, {})]
 
 
-def _record(line: str, nonce: str | None) -> dict[str, Any] | None:
-    """A record of this run, or None; `nonce=None` skips the tag check (progress only)."""
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError):  # not JSON, a huge number, nested too deeply
-        return None
-    if not isinstance(record, dict) or (nonce is not None and record.get("nonce") != nonce):
-        return None
-    return record
-
-
-def _outcome(nodeid: str, by_when: Mapping[str, Mapping[str, Any]]) -> Outcome:
-    duration = sum(float(r.get("duration", 0.0)) for r in by_when.values())
-    failed = [r for r in by_when.values() if r["outcome"] == "failed"]
-    if failed:
-        first = failed[0]
-        kind = "failed" if first["when"] == "call" else "error"
-        if first["when"] == "call" and first.get("wasxfail"):
-            kind = "xpassed"  # a strict xfail that passed
-        return Outcome(nodeid, kind, str(first.get("message", "")), duration)
-    skipped = next((r for r in by_when.values() if r["outcome"] == "skipped"), None)
-    if skipped is not None:
-        kind = "xfailed" if skipped.get("wasxfail") else "skipped"
-        return Outcome(nodeid, kind, str(skipped.get("message", "")), duration)
-    call = by_when.get("call")
-    if call is None or "teardown" not in by_when:
-        return Outcome(nodeid, "missing", "", duration)
-    return Outcome(nodeid, "xpassed" if call.get("wasxfail") else "passed", "", duration)
-
-
 def _canary_problem(
-    canary_ids: set[str], outcomes: Mapping[str, Outcome], prefix: str, spec: RunSpec, closed: bool
+    canary_ids: set[str],
+    outcomes: Mapping[str, Outcome],
+    canary: _Canary,
+    spec: RunSpec,
+    closed: bool,
 ) -> str | None:
     if not spec.canaries or spec.collect_only or not closed:
         return None
-    must_pass = next((outcomes.get(n) for n in canary_ids if n.endswith("_must_pass")), None)
-    must_fail = next((outcomes.get(n) for n in canary_ids if n.endswith("_must_fail")), None)
+    must_pass = next((outcomes.get(n) for n in canary_ids if n.endswith(canary.must_pass)), None)
+    must_fail = next((outcomes.get(n) for n in canary_ids if n.endswith(canary.must_fail)), None)
     if must_pass is None or must_fail is None:
         return "a canary test of the gate's own was not reported"
     if not must_pass.passed:

@@ -36,6 +36,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings += failures
     findings += _budget_findings(ctx, head_run, owner)
     findings += _probe_findings(run.probed, owner)
+    findings += _tamper_findings(head_run, owner)
     passed = len(expected) - len(failures)
     notes = run.overlay_notes
     if run.probed.probed:
@@ -148,3 +149,25 @@ def _first_line(message: str) -> str:
         if line.startswith("E "):
             return line[2:].strip()[:200]
     return lines[-1][:200] if lines else ""
+
+
+def _tamper_findings(head_run: RunResult, owner: str) -> list[Finding]:
+    """PG107: what the child's audit hook, its integrity checks and the stream saw."""
+    return [
+        Finding(
+            "PG107",
+            Step.PLANES,
+            Severity.ERROR,
+            untrusted.one_line(f"the run was tampered with: {t.event}" + _where(t.path, t.line)),
+            path=t.path or None,
+            line=t.line or None,
+            owner=owner,
+        )
+        for t in head_run.tampering
+    ]
+
+
+def _where(path: str | None, line: int | None) -> str:
+    if path and line:
+        return f" at {path}:{line}"
+    return f" in {path}" if path else ""

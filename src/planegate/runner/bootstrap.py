@@ -1,0 +1,163 @@
+"""The child's set-up before pytest runs: privileges, harness imports, sys.path, names.
+
+Runs inside the child (see `runner/child.py` for the order). Linux-specific parts (prctl,
+capabilities) are skipped elsewhere; docs/runner.md says what each one buys.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import sysconfig
+from typing import Any
+
+HARNESS = ("pytest", "_pytest", "pluggy", "hypothesis")
+PR_SET_DUMPABLE = 4
+PR_SET_KEEPCAPS = 8
+PR_CAPBSET_DROP = 24
+PR_SET_SECUREBITS = 28
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+SECBITS_LOCKED_NOROOT = 0x2F  # NOROOT, NO_SETUID_FIXUP and KEEP_CAPS off, each locked
+
+
+def lock_down(drop_caps: bool) -> None:
+    """Make this process unreadable by its own descendants (PR_SET_DUMPABLE 0: a subprocess of
+    the tree cannot read its memory or descriptors through /proc), forbid gaining privileges
+    through set-uid programs, and, when running as root, drop every capability for good: root
+    without CAP_SYS_PTRACE cannot read another process's /proc/<pid>/environ or memory."""
+    libc = _libc()
+    if libc is None:
+        return
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    if drop_caps:
+        _drop_capabilities(libc)
+
+
+def _libc() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def _drop_capabilities(libc: Any) -> None:
+    import ctypes
+
+    prctl = libc.prctl
+    prctl(PR_SET_SECUREBITS, SECBITS_LOCKED_NOROOT, 0, 0, 0)
+    with open("/proc/sys/kernel/cap_last_cap") as handle:
+        last = int(handle.read().strip() or 40)
+    for cap in range(last + 1):
+        prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+
+    class Header(ctypes.Structure):
+        _fields_ = (("version", ctypes.c_uint32), ("pid", ctypes.c_int))
+
+    class Data(ctypes.Structure):
+        _fields_ = (
+            ("effective", ctypes.c_uint32),
+            ("permitted", ctypes.c_uint32),
+            ("inheritable", ctypes.c_uint32),
+        )
+
+    header = Header(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    data = (Data * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+
+
+def import_harness(modules: list[str]) -> tuple[tuple[str, ...], list[object]]:
+    """Import and so pin the harness before the tree is on sys.path: pytest, every plugin
+    module pytest loads by default, pluggy, hypothesis and the allowed plugins. A later
+    `import pytest` (or of any submodule, found through the package's own __path__) gets
+    these; nothing in the tree can stand in for them. Returns the top-level names to watch
+    and the allowed plugins' modules, handed to pytest.main() as objects (not `-p` names)."""
+    import _pytest.config
+    import pluggy  # noqa: F401
+    import pytest  # noqa: F401
+
+    builtin = (*_pytest.config.essential_plugins, *_pytest.config.default_plugins)
+    names = [f"_pytest.{name}" for name in builtin] + ["pytest"]
+    names += [name for name in (*HARNESS, *modules) if name not in names]
+    roots: list[str] = list(HARNESS)
+    plugins: list[object] = []
+    for name in names:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            if name in modules:
+                raise  # an allowed plugin that is not installed: pytest's own error
+            continue  # hypothesis when it is not installed
+        if name in modules:
+            plugins.append(module)
+        root = name.split(".", 1)[0]
+        if root not in roots:
+            roots.append(root)
+    return tuple(roots), plugins
+
+
+def harness_in_tree(tree: str) -> list[str]:
+    """Modules imported so far whose file lies in the tree: something put it on the path."""
+    real = os.path.realpath(tree) + "/"
+    problems = []
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if (
+            isinstance(path, str)
+            and path.startswith("/")
+            and os.path.realpath(path).startswith(real)
+        ):
+            problems.append(f"harness module {name} imported from the tree")
+    return problems
+
+
+def neutralise(pycache: str) -> None:
+    """pytest never sets PYTEST_CURRENT_TEST (production code cannot tell a test is running by
+    it), and bytecode is read from a cache outside the tree: a committed __pycache__ is never
+    used instead of the source it claims to match."""
+    import operator
+
+    import _pytest.runner
+
+    # any C function of two arguments without effects would do; this one reaches no module
+    _pytest.runner._update_current_test_var = operator.is_  # type: ignore[assignment]
+    os.environ.pop("PYTEST_CURRENT_TEST", None)
+    sys.dont_write_bytecode = True
+    if pycache:
+        sys.pycache_prefix = pycache
+
+
+def place_tree(tree: str) -> None:
+    """The tree goes after the standard library and before site-packages: the project's own
+    packages come from the tree (not an installed copy), and none of them shadows a standard
+    module. pytest may still prepend test folders (rootdir/conftest insertion); what they
+    could shadow is imported already."""
+    paths = sysconfig.get_paths()
+    stdlib = {os.path.realpath(p) for p in (paths["stdlib"], paths["platstdlib"]) if p}
+    index = 0
+    for position, entry in enumerate(sys.path):
+        real = os.path.realpath(entry)
+        if real in stdlib or real.endswith(".zip") or "lib-dynload" in real:
+            index = position + 1
+    sys.path.insert(index, tree)
+
+
+def autoload_off() -> list[str]:
+    """pytest >= 8.4 turns plugin autoload off by an option: no PYTEST_ variable is left in
+    the environment the tests see. Older pytest reads the variable (removed again once the
+    configuration is read)."""
+    import pytest
+
+    if tuple(pytest.version_tuple[:2]) >= (8, 4):
+        return ["--disable-plugin-autoload"]
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return []

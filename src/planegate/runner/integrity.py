@@ -1,0 +1,314 @@
+"""Harness integrity in the child: the harness's code, as pytest set it up, must stay as it is.
+
+`baseline()` runs after pytest's own set-up and before the first conftest (no code of the tree
+has run yet): it takes the identity of every function, class, method and property bound in
+the modules of pytest, _pytest, pluggy, hypothesis and the allowed plugins, of the standard
+modules the harness compiles and compares with (builtins, operator, ast, importlib's
+bootstrap, json), of their classes' own attributes, and of the import system's finder lists.
+Data bindings (flags, caches, registries) are not compared: the harness changes its own.
+
+`check()` compares cheaply (one identity test per binding) and, on a difference, reports it
+unless the new value comes from a test file of main's (a conftest or a test monkeypatching
+the harness); a reported difference is re-based so it is reported once:
+- `import` before pytest imports each test module (import system, assertion rewriting);
+- `report` before each report record (report construction, hooks, signal handlers);
+- `full` after collection and at the end of the session.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import operator
+import os
+import signal
+import sys
+from collections.abc import Iterable, Mapping
+from types import (
+    BuiltinFunctionType,
+    FunctionType,
+    MethodType,
+    ModuleType,
+    SimpleNamespace,
+)
+from typing import Any
+
+from planegate.runner import frames
+
+EXTRA_MODULES = (
+    "builtins",
+    "operator",
+    "ast",
+    "importlib._bootstrap",
+    "importlib._bootstrap_external",
+    "json",
+    "json.encoder",
+)
+IMPORT_MODULES = frozenset(
+    {
+        "builtins",
+        "ast",
+        "importlib._bootstrap",
+        "importlib._bootstrap_external",
+        "_pytest.assertion.rewrite",
+        "_pytest.python",
+        "_pytest.pathlib",
+    }
+)
+REPORT_MODULES = frozenset(
+    {
+        "_pytest.runner",
+        "_pytest.reports",
+        "_pytest.python",
+        "_pytest.skipping",
+        "_pytest.outcomes",
+        "_pytest.nodes",
+        "_pytest.main",
+        "_pytest.fixtures",
+        "_pytest.unittest",
+        "pluggy._callers",
+        "pluggy._execution",
+        "pluggy._hooks",
+        "pluggy._caller",
+        "pluggy._manager",
+        "pluggy._result",
+        "hypothesis.core",
+    }
+)
+REPORT_HOOKS = (
+    "pytest_runtestloop",
+    "pytest_runtest_protocol",
+    "pytest_runtest_setup",
+    "pytest_runtest_call",
+    "pytest_runtest_teardown",
+    "pytest_pyfunc_call",
+    "pytest_runtest_makereport",
+    "pytest_runtest_logreport",
+    "pytest_report_teststatus",
+    "pytest_collection_modifyitems",
+    "pytest_deselected",
+    "pytest_sessionfinish",
+)
+CODE_TYPES = (
+    FunctionType,
+    BuiltinFunctionType,
+    MethodType,
+    type,
+    property,
+    classmethod,
+    staticmethod,
+    functools.partial,
+    ModuleType,
+)
+
+
+def make(emit: frames.Emit, audit: SimpleNamespace, roots: Iterable[str]) -> SimpleNamespace:
+    return SimpleNamespace(
+        emit=emit,
+        audit=audit,
+        roots=tuple(roots),
+        spaces=[],  # [label, module name, mapping, keys, values, length]
+        lists=[],  # [label, list object, snapshot tuple]
+        signals=(),
+        finder_types=(),
+        shadow_checked=set(),
+        registry=(),
+        is_=operator.is_,
+        map=map,
+        all=all,
+        len=len,
+        getsignal=signal.getsignal,
+        sigs=tuple(signal.valid_signals()),
+        config=None,
+    )
+
+
+def baseline(c: SimpleNamespace) -> None:
+    names = [n for n in list(sys.modules) if _watched(c, n)]
+    c.spaces = [entry for name in names for entry in _spaces(name, sys.modules[name])]
+    c.lists = [
+        ["sys.meta_path", sys.meta_path, tuple(sys.meta_path)],
+        ["sys.path_hooks", sys.path_hooks, tuple(sys.path_hooks)],
+    ]
+    for name in names:
+        path = getattr(sys.modules[name], "__path__", None)
+        if isinstance(path, list):
+            c.lists.append([f"{name}.__path__", path, tuple(path)])
+    c.signals = tuple(c.getsignal(number) for number in c.sigs)
+    c.finder_types = tuple({type(f) for f in sys.path_importer_cache.values()})
+    shadowing(c)
+
+
+def after_collection(c: SimpleNamespace, config: Any) -> None:
+    """Check everything, take in harness modules imported since, and the hook registry."""
+    check(c, "full", "after collection")
+    known = {entry[1] for entry in c.spaces}
+    for name in [n for n in list(sys.modules) if _watched(c, n) and n not in known]:
+        c.spaces += _spaces(name, sys.modules[name])
+    c.config = config
+    shadowing(c)
+    for plugin in config.pluginmanager.get_plugins():
+        kind, path, line = frames.origin(c.audit, _plugin_code(plugin))
+        if kind in (frames.PRODUCTION, frames.PSEUDO):
+            _report(c, "a pytest plugin registered from production code", path, line)
+    c.registry = tuple(
+        (caller, tuple(caller.get_hookimpls()))
+        for caller in (getattr(config.hook, name, None) for name in REPORT_HOOKS)
+        if caller is not None
+    )
+
+
+def check(c: SimpleNamespace, scope: str, when: str) -> None:
+    is_, all_, map_, len_ = c.is_, c.all, c.map, c.len
+    for entry in c.spaces:
+        if scope == "report" and entry[1] not in REPORT_MODULES:
+            continue
+        if scope == "import" and entry[1] not in IMPORT_MODULES:
+            continue
+        mapping, keys, values = entry[2], entry[3], entry[4]
+        if len_(mapping) != entry[5] or not all_(map_(is_, values, map_(mapping.get, keys))):
+            _diff(c, entry, when)
+    if scope != "report":
+        for item in c.lists:
+            if len_(item[1]) != len_(item[2]) or not all_(map_(is_, item[2], item[1])):
+                _list_diff(c, item, when)
+    if scope == "import":
+        _check_finders(c, when)
+    else:
+        _check_signals(c, when)
+        _check_registry(c, when)
+
+
+def shadowing(c: SimpleNamespace) -> None:
+    """A module of the tree, on sys.path, named like one imported from elsewhere (the harness,
+    the standard library): it cannot replace the one in sys.modules, so it is there to try."""
+    for entry in list(sys.path):
+        folder = entry.rstrip("/") + "/"
+        if frames.relative(c.audit, folder) == folder or folder in c.shadow_checked:
+            continue
+        c.shadow_checked.add(folder)
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            module = name.split(".", 1)[0] if name.endswith((".py", ".so", ".pyc")) else name
+            path = folder + name
+            if module in ("conftest", "__main__") or (
+                module == name and not os.path.isfile(f"{path}/__init__.py")
+            ):
+                continue
+            loaded = getattr(sys.modules.get(module), "__file__", None)
+            if module in sys.modules and not _same_place(loaded, path):
+                event = f"{frames.relative(c.audit, path)} has the name of the imported {module}"
+                _report(c, event, path, 0)
+
+
+def _same_place(loaded: object, path: str) -> bool:
+    if not isinstance(loaded, str):
+        return False
+    real = os.path.realpath(path)
+    return os.path.realpath(loaded) in (real, f"{real}/__init__.py")
+
+
+def _watched(c: SimpleNamespace, name: str) -> bool:
+    return name in EXTRA_MODULES or name.split(".", 1)[0] in c.roots
+
+
+def _spaces(name: str, module: object) -> list[list[Any]]:
+    if not isinstance(module, ModuleType):
+        return []
+    found = [_entry(name, name, vars(module))]
+    for value in list(vars(module).values()):
+        if type(value) is type and vars(value).get("__module__") == name:
+            found.append(_entry(f"{name}.{value.__qualname__}", name, vars(value)))
+    return found
+
+
+def _entry(label: str, module: str, mapping: Mapping[str, Any]) -> list[Any]:
+    keys = tuple(k for k, v in list(mapping.items()) if isinstance(v, CODE_TYPES))
+    return [label, module, mapping, keys, tuple(mapping[k] for k in keys), len(mapping)]
+
+
+def _diff(c: SimpleNamespace, entry: list[Any], when: str) -> None:
+    label, mapping, keys, values = entry[0], entry[2], entry[3], entry[4]
+    old = dict(zip(keys, values, strict=False))
+    now = {k: v for k, v in list(mapping.items()) if isinstance(v, CODE_TYPES)}
+    for key in sorted(set(old) | set(now)):
+        before, after = old.get(key), now.get(key)
+        if before is after or _submodule(entry[0], key, after):
+            continue
+        kind, path, line = frames.origin(c.audit, after)
+        if kind == frames.TESTS:
+            continue
+        verb = "removed" if after is None else "added" if before is None else "replaced"
+        _report(c, f"{label}.{key} {verb} ({when})", path if kind else "", line)
+    entry[3] = tuple(now)
+    entry[4] = tuple(now.values())
+    entry[5] = len(mapping)
+
+
+def _submodule(label: str, key: str, value: object) -> bool:
+    """A package gains its submodule as an attribute when the submodule is first imported."""
+    return type(value) is ModuleType and sys.modules.get(f"{label}.{key}") is value
+
+
+def _list_diff(c: SimpleNamespace, item: list[Any], when: str) -> None:
+    before = item[2]
+    for value in item[1]:
+        if any(value is old for old in before):
+            continue
+        kind, path, line = frames.origin(c.audit, value)
+        if kind != frames.TESTS:
+            _report(c, f"{item[0]} changed: {frames.label(value)} ({when})", path, line)
+    item[2] = tuple(item[1])
+
+
+def _check_finders(c: SimpleNamespace, when: str) -> None:
+    """A finder cached for one folder of sys.path imports whatever it likes from there."""
+    for path, finder in list(sys.path_importer_cache.items()):
+        if any(type(finder) is known for known in c.finder_types):
+            continue
+        kind, where, line = frames.origin(c.audit, type(finder))
+        if kind != frames.TESTS:
+            _report(c, f"import finder {frames.label(finder)} for {path} ({when})", where, line)
+        c.finder_types += (type(finder),)
+
+
+def _check_signals(c: SimpleNamespace, when: str) -> None:
+    now = tuple(c.getsignal(number) for number in c.sigs)
+    if c.all(c.map(c.is_, now, c.signals)):
+        return
+    for number, before, after in zip(c.sigs, c.signals, now, strict=False):
+        kind, path, line = frames.origin(c.audit, after)
+        if before is not after and kind == frames.PRODUCTION:
+            _report(c, f"a signal handler installed for {number} ({when})", path, line)
+    c.signals = now
+
+
+def _check_registry(c: SimpleNamespace, when: str) -> None:
+    for caller, impls in c.registry:
+        now = caller.get_hookimpls()
+        if c.len(now) == c.len(impls) and c.all(c.map(c.is_, impls, now)):
+            continue
+        for impl in now:
+            if not any(impl is old for old in impls):
+                kind, path, line = frames.origin(c.audit, _plugin_code(impl.plugin))
+                if kind != frames.TESTS:
+                    _report(c, f"a {caller.name} hook added ({when})", path, line)
+    c.registry = tuple((caller, tuple(caller.get_hookimpls())) for caller, _ in c.registry)
+
+
+def _plugin_code(plugin: object) -> object:
+    """Something whose code says where a plugin comes from: a module's first function."""
+    if isinstance(plugin, ModuleType):
+        return next((v for v in vars(plugin).values() if type(v) is FunctionType), None)
+    return plugin
+
+
+def _report(c: SimpleNamespace, event: str, path: str, line: int) -> None:
+    rel = frames.relative(c.audit, path) if path else ""
+    frames.record(c.audit, f"harness changed: {event}", None, rel, line if rel else 0)
+
+
+_ = builtins  # the module is watched by name; imported so it is loaded before the baseline

@@ -1,0 +1,155 @@
+"""The result stream as the parent reads it: folded as it arrives, closed at its first `end`.
+
+One stream per run: a second `start`, a second `collected` or `selected`, a second report of
+one test's phase, or any record after `end` is tampering (a forged stream written beside, or
+after, the real one). Tamper records the child's audit hook and integrity checks sent are kept
+as they came, whatever follows them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MAX_TAMPER = 100
+
+
+@dataclass(frozen=True)
+class Outcome:
+    nodeid: str
+    outcome: str  # passed failed error skipped xfailed xpassed missing deselected
+    message: str = ""
+    duration: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "passed"
+
+
+@dataclass(frozen=True)
+class Tamper:
+    """One sign that the run was tampered with; `path` is relative to the tree when known."""
+
+    event: str
+    path: str = ""
+    line: int = 0
+
+
+class Fold:
+    """Memory grows with tests, not with records."""
+
+    def __init__(self, nonce: str) -> None:
+        self.nonce = nonce
+        self.collected: list[str] = []
+        self.selected: list[str] = []
+        self.phases: dict[str, dict[str, dict[str, Any]]] = {}
+        self.errors: list[tuple[str, str]] = []
+        self.examples: dict[str, int] = {}
+        self.ended = self.seen_selected = self.seen_collected = False
+        self.stray = self.starts = self.after_end = 0
+        self.tamper: list[Tamper] = []
+
+    def feed(self, line: str) -> None:
+        record = parse(line, self.nonce)
+        if record is None:
+            self.stray += 1
+        elif self.ended:
+            self.after_end += 1
+        else:
+            self._apply(record)
+
+    def _apply(self, record: dict[str, Any]) -> None:
+        kind = record.get("kind")
+        if kind == "tamper":
+            event = str(record.get("event", ""))
+            self._tamper(Tamper(event, str(record.get("path", "")), int(record.get("line", 0))))
+        elif kind == "start":
+            self.starts += 1
+            if self.starts > 1:
+                self._tamper(Tamper("a second result stream started in the same run"))
+        elif kind == "collected":
+            self._once("collected")
+            self.collected = list(record["nodeids"])
+        elif kind == "selected":
+            self._once("selected")
+            self.selected, self.seen_selected = list(record["nodeids"]), True
+        elif kind == "collect_error":
+            self.errors.append((str(record["nodeid"]), str(record["message"])))
+        elif kind == "report":
+            self._report(record)
+        elif kind == "hypothesis":
+            self.examples[str(record["nodeid"])] = int(record["max_examples"])
+        elif kind == "end":
+            self.ended = True
+
+    def _once(self, kind: str) -> None:
+        seen = self.seen_collected if kind == "collected" else self.seen_selected
+        if seen:
+            self._tamper(Tamper(f"the stream sent its {kind} tests twice"))
+        if kind == "collected":
+            self.seen_collected = True
+
+    def _report(self, record: dict[str, Any]) -> None:
+        nodeid, when = str(record["nodeid"]), str(record["when"])
+        phases = self.phases.setdefault(nodeid, {})
+        if when in phases:
+            self._tamper(Tamper(f"a second {when} report for {nodeid}"))
+            return  # the first report stands
+        phases[when] = _slim(record)
+
+    def _tamper(self, tamper: Tamper) -> None:
+        if len(self.tamper) < MAX_TAMPER and tamper not in self.tamper:
+            self.tamper.append(tamper)
+
+    def tampering(self) -> tuple[Tamper, ...]:
+        found = list(self.tamper)
+        if self.after_end:
+            found.append(Tamper(f"{self.after_end} records after the stream's closing record"))
+        return tuple(found)
+
+
+def _slim(record: dict[str, Any]) -> dict[str, Any]:
+    """Only what `outcome_of` reads: 50,000 tests stay well inside the memory budget."""
+    slim: dict[str, Any] = {
+        "when": sys.intern(str(record["when"])),
+        "outcome": sys.intern(str(record["outcome"])),
+        "duration": record.get("duration", 0.0),
+    }
+    if record.get("wasxfail"):
+        slim["wasxfail"] = True
+    if record.get("message"):
+        slim["message"] = record["message"]
+    return slim
+
+
+def parse(line: str, nonce: str | None) -> dict[str, Any] | None:
+    """A record of this run, or None; `nonce=None` skips the tag check (progress only)."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):  # not JSON, a huge number, nested too deeply
+        return None
+    if not isinstance(record, dict) or (nonce is not None and record.get("nonce") != nonce):
+        return None
+    return record
+
+
+def outcome_of(nodeid: str, by_when: Mapping[str, Mapping[str, Any]]) -> Outcome:
+    duration = sum(float(r.get("duration", 0.0)) for r in by_when.values())
+    failed = [r for r in by_when.values() if r["outcome"] == "failed"]
+    if failed:
+        first = failed[0]
+        kind = "failed" if first["when"] == "call" else "error"
+        if first["when"] == "call" and first.get("wasxfail"):
+            kind = "xpassed"  # a strict xfail that passed
+        return Outcome(nodeid, kind, str(first.get("message", "")), duration)
+    skipped = next((r for r in by_when.values() if r["outcome"] == "skipped"), None)
+    if skipped is not None:
+        kind = "xfailed" if skipped.get("wasxfail") else "skipped"
+        return Outcome(nodeid, kind, str(skipped.get("message", "")), duration)
+    call = by_when.get("call")
+    if call is None or "teardown" not in by_when:
+        return Outcome(nodeid, "missing", "", duration)
+    return Outcome(nodeid, "xpassed" if call.get("wasxfail") else "passed", "", duration)

@@ -1,0 +1,77 @@
+"""Containment with real processes: descendants die whatever their session, the parent is not
+dumpable during a run, and what a run leaves in the interpreter's folders or the tree is found.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from planegate.runner import contain, treescan
+
+DAEMON = """
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                         start_new_session=True)
+open(sys.argv[1], "w").write(str(child.pid))
+os._exit(0)  # the daemon is orphaned at once: re-parented to the subreaper
+"""
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as handle:
+        return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def test_an_orphan_in_its_own_session_is_killed_and_reaped(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    with contain.guarded() as before:
+        assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 0
+        proc = subprocess.Popen([sys.executable, "-c", DAEMON, str(pid_file)])
+        proc.wait()
+        for _ in range(100):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.05)
+        orphan = int(pid_file.read_text())
+        assert alive(orphan)
+        assert contain.kill_descendants(proc.pid, before) == 1
+    assert not alive(orphan)
+    with pytest.raises(ProcessLookupError):
+        os.kill(orphan, 0)  # reaped: no zombie left behind
+    assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 1
+
+
+def test_a_file_written_into_a_watched_folder_is_a_change(tmp_path: Path) -> None:
+    before = contain.interpreter_snapshot(str(tmp_path))
+    (tmp_path / "git").write_text("#!/bin/sh\n")
+    after = contain.interpreter_snapshot(str(tmp_path))
+    assert contain.changed(before, after) == [str(tmp_path / "git")]
+    assert contain.changed(after, contain.interpreter_snapshot(str(tmp_path))) == []
+
+
+def test_committed_bytecode_and_modules_linking_out_are_named(tmp_path: Path) -> None:
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    (tree / "pkg" / "__pycache__").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "mod.py").write_text("x = 1\n")
+    (tree / "pkg" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
+    (tree / "pkg" / "b.pyc").write_bytes(b"\0")
+    (tree / "pkg" / "inside.py").write_text("y = 2\n")
+    (tree / "pkg" / "c.py").symlink_to(outside / "mod.py")
+    (tree / "pkg" / "d.py").symlink_to(tree / "pkg" / "inside.py")
+    (tree / "linked").symlink_to(outside)
+    (tree / "data.txt").symlink_to(outside / "mod.py")  # not a module
+    found = dict((path, event) for event, path in treescan.suspicious(tree))
+    assert set(found) == {"pkg/__pycache__/a.cpython-311.pyc", "pkg/b.pyc", "pkg/c.py", "linked"}
+    assert found["pkg/c.py"].startswith("a module that is a symlink out of the tree")
+    assert treescan.suspicious(tree, {"pkg/b.pyc"}) != treescan.suspicious(tree)

@@ -1,0 +1,216 @@
+"""Forging the result channel: finding its pipe and nonce, writing a green stream, outliving
+the run. Each trick is recorded before it can act, refused, or contained."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from helpers.attack_helper import COMMUTES, Shared, errors, tamper_named
+
+# add() is called by main's property test: the cheat acts in the middle of the run.
+CORE = '''import importlib
+import json
+import os
+import sys
+
+_gc = importlib.import_module("g" + "c")
+_done = []
+
+
+def add(a, b):
+    if not _done:
+        _done.append(1)
+        _cheat()
+    return a - b
+
+
+def label(n):
+    return f"n={n}"
+
+
+def _channel():
+    """The hook's writer: its keyword defaults hold the pipe and the nonce."""
+    for obj in getattr(_gc, "get_" + "objects")():
+        if type(obj).__name__ == "function":
+            defaults = getattr(obj, "__kw" + "defaults__") or {}
+            if "_nonce" in defaults and "_state" in defaults:
+                return defaults["_state"]["fd"], defaults["_nonce"]
+    return None, None
+
+
+def _find(kind):
+    return [o for o in getattr(_gc, "get_" + "objects")() if type(o).__name__ == kind]
+'''
+FORGE_STREAM = (
+    CORE
+    + """
+
+def _cheat():
+    fd, nonce = _channel()
+    session = _find("Session")[0]
+
+    def send(kind, **fields):
+        os.write(fd, (json.dumps({"nonce": nonce, "kind": kind, **fields}) + "\\n").encode())
+
+    for item in session.items:
+        source = importlib.import_module("ins" + "pect").getsource(item.function)
+        outcome = "failed" if "== 3" in source else "passed"
+        for when in ("setup", "call", "teardown"):
+            send("report", nodeid=item.nodeid, when=when, duration=0.0, wasxfail=False,
+                 outcome=outcome if when == "call" else "passed", message="")
+    send("end", exitstatus=0, testscollected=len(session.items))
+    getattr(os, "_ex" + "it")(0)
+"""
+)
+PROC_FD = (
+    CORE
+    + """
+
+def _cheat():
+    import stat
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/" + "fd")]
+    except OSError:
+        fds = list(range(3, 64))
+    for fd in fds:
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                os.write(fd, b'{"kind": "end", "exitstatus": 0}\\n')
+        except OSError:
+            pass
+    getattr(os, "_ex" + "it")(0)
+"""
+)
+PROC_MEM = (
+    CORE
+    + """
+
+def _cheat():
+    try:
+        with open("/proc/self/" + "mem", "rb") as memory:
+            memory.read(1)
+    except OSError:
+        pass
+"""
+)
+HOOK_CALL = (
+    CORE
+    + """
+
+class _Report:
+    nodeid, when, outcome, duration = "NODEID", "call", "passed", 0.0
+    longreprtext, failed, skipped = "", False, False
+
+
+def _cheat():
+    plugin = [m for m in _find("module") if getattr(m, "__name__", "") == "results"][0]
+    getattr(plugin, "pytest_runtest_" + "logreport")(_Report())
+"""
+).replace("NODEID", COMMUTES)
+HOOK_THREAD = HOOK_CALL.replace(
+    '    getattr(plugin, "pytest_runtest_" + "logreport")(_Report())\n',
+    "    import threading\n\n"
+    '    hook = getattr(plugin, "pytest_runtest_" + "logreport")\n'
+    "    thread = threading.Thread(target=hook, args=(_Report(),))\n"
+    "    thread.start()\n    thread.join()\n",
+)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
+    yield Shared(tmp_path_factory.mktemp("channel"))
+
+
+def test_a_complete_forged_stream_is_recorded_before_it_is_written(
+    shared: Shared, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared.patch("forge-stream", {"calc/core.py": FORGE_STREAM})
+    code, report = shared.gate(capsys)
+    assert code != 0
+    tamper_named(report, "gc.get_objects (a heap walk)", "calc/core.py")
+    tamper_named(report, "__kwdefaults__ of the harness's own hook read", "calc/core.py")
+    tamper_named(report, "a second setup report for tests/fix/test_label.py::test_label_golden")
+
+
+def test_the_pipe_found_through_proc_self_fd_is_refused(
+    shared: Shared, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared.patch("proc-fd", {"calc/core.py": PROC_FD})
+    code, report = shared.gate(capsys)
+    assert code != 0
+    tamper_named(report, "a listing of /proc/self/fd", "calc/core.py")
+    assert "PG103" in errors(report)  # the forged line had no nonce: the run never closed
+
+
+def test_reading_the_childs_own_memory_is_refused(
+    shared: Shared, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared.patch("proc-mem", {"calc/core.py": PROC_MEM})
+    code, report = shared.gate(capsys)
+    assert code == 1
+    tamper_named(report, "open of /proc/self/mem", "calc/core.py")
+    assert "PG101" in errors(report)
+
+
+@pytest.mark.parametrize(
+    ("name", "cheat", "how"),
+    [("hook-call", HOOK_CALL, "outside the hook machinery"), ("hook-thread", HOOK_THREAD, "from")],
+)
+def test_calling_the_channels_own_hook_reports_nothing(
+    shared: Shared, capsys: pytest.CaptureFixture[str], name: str, cheat: str, how: str
+) -> None:
+    shared.patch(name, {"calc/core.py": cheat})
+    code, report = shared.gate(capsys)
+    assert code == 1
+    tamper_named(report, f"the result channel's pytest_runtest_logreport was called {how}")
+    assert "PG101" in errors(report)  # the forged "passed" was not taken
+
+
+def test_a_daemon_in_its_own_session_is_killed_when_the_run_ends(
+    shared: Shared, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pid_file, marker = tmp_path / "daemon.pid", tmp_path / "still-here"
+    daemon = (
+        "import os, sys, time\n"
+        f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        f"time.sleep(4)\nopen({str(marker)!r}, 'w').write('outlived the run')\n"
+    )
+    cheat = CORE + (
+        "\n\ndef _cheat():\n    import subprocess\n\n"
+        f"    subprocess.Popen([sys.executable, '-c', {daemon!r}], start_new_session=True)\n"
+        "    import time\n\n    time.sleep(0.5)\n"
+    )
+    shared.patch("daemon", {"calc/core.py": cheat})
+    code, report = shared.gate(capsys)
+    assert code == 1 and f"{COMMUTES} failed" in str(report)
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # killed and reaped, whatever its session
+    time.sleep(4.5)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "read", "event"),
+    [
+        ("ctypes-string", "ctypes.string_at(id(os), 8)", "ctypes.string_at"),
+        ("ctypes-address", "ctypes.c_char.from_address(id(os)).value", "ctypes.cdata"),
+        ("ctypes-api", "ctypes.pythonapi.Py_IncRef(ctypes.py_object(os))", "ctypes.dlsym"),
+    ],
+)
+def test_reading_memory_through_ctypes_is_recorded(
+    shared: Shared, capsys: pytest.CaptureFixture[str], name: str, read: str, event: str
+) -> None:
+    cheat = CORE + (
+        f"\n\ndef _cheat():\n    ctypes = importlib.import_module('ct' + 'ypes')\n    {read}\n"
+    )
+    shared.patch(name, {"calc/core.py": cheat})
+    code, report = shared.gate(capsys)
+    assert code == 1 and "PG101" in errors(report)
+    found = tamper_named(report, f"{event} (", "calc/core.py")
+    assert found["line"] == cheat.splitlines().index(f"    {read}") + 1

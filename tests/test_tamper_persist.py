@@ -1,0 +1,127 @@
+"""Persistence and code no reviewer reads: writes into the interpreter, committed bytecode,
+modules that are symlinks out of the tree."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import py_compile
+import sys
+import sysconfig
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from helpers.attack_helper import BUG, COMMUTES, Shared, errors, tamper_named
+
+FIXED = "def add(a, b):\n    return a + b\n\n\ndef label(n):\n    return f'n={n}'\n"
+SITE = sysconfig.get_paths()["purelib"]
+
+
+def writer(body: str) -> str:
+    """calc/__init__.py trying to leave a file behind; whatever it tries, it goes on."""
+    return (
+        "import os\nimport shutil\nimport sysconfig\n\n"
+        "_site = sysconfig.get_paths()['pure' + 'lib']\n"
+        "_name = os.path.join(_site, 'zz_' + 'persist.pth')\n"
+        f"try:\n{body}except OSError:\n    pass\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
+    yield Shared(tmp_path_factory.mktemp("persist"))
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "event"),
+    [
+        ("pth-open", "    open(_name, 'w').write('import os\\n')\n", "a write"),
+        ("pth-copy", "    shutil.copyfile(__file__, _name)\n", "a write"),
+        (
+            "pth-rename",
+            "    open('/tmp/zz_persist_src.pth', 'w').close()\n"
+            "    os.replace('/tmp/zz_persist_src.pth', _name)\n",
+            "os.rename",
+        ),
+    ],
+)
+def test_writing_into_site_packages_is_refused_and_recorded(
+    shared: Shared, capsys: pytest.CaptureFixture[str], name: str, body: str, event: str
+) -> None:
+    shared.patch(name, {"calc/core.py": BUG, "calc/__init__.py": writer(body)})
+    code, report = shared.gate(capsys)
+    assert code == 1
+    assert not os.path.exists(os.path.join(SITE, "zz_persist.pth"))
+    found = tamper_named(report, f"{event} into the interpreter or its tools", "calc/__init__.py")
+    assert SITE in found["message"]
+    assert "PG101" in errors(report)
+
+
+def test_a_program_written_on_path_by_a_subprocess_is_found_after_the_run(
+    shared: Shared,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    cheat = (
+        "import subprocess\n\n"
+        "subprocess.run(['sh', '-c', 'printf \"#!/bin/sh\\\\n\" > \"${PATH%%:*}/pytest\"'])\n"
+    )
+    shared.patch("path-program", {"calc/core.py": BUG, "calc/__init__.py": cheat})
+    code, report = shared.gate(capsys)
+    assert (tools / "pytest").exists()  # the kernel let it: no audit hook in a subprocess
+    assert code == 1
+    tamper_named(report, f"the run changed {tools}/pytest")
+
+
+def _bytecode(source: str, target: Path, tmp: Path, **options: object) -> bytes:
+    module = tmp / "module.py"
+    module.write_text(source, "utf-8")
+    py_compile.compile(str(module), cfile=str(target), doraise=True, **options)  # type: ignore[arg-type, type-var]
+    return target.read_bytes()
+
+
+def test_a_sourceless_module_is_recorded_when_imported(
+    shared: Shared, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pyc = _bytecode(FIXED, tmp_path / "impl.pyc", tmp_path)
+    shared.patch(
+        "sourceless",
+        {"calc/core.py": "from calc._impl import add, label\n", "calc/_impl.pyc": pyc},
+    )
+    code, report = shared.gate(capsys)
+    assert code == 1
+    assert "PG101" not in errors(report)  # the hidden code is right: only its form fails
+    tamper_named(report, "compiled code without its source (calc/_impl.pyc)")
+    tamper_named(report, "compiled code committed without a reviewable source", "calc/_impl.pyc")
+
+
+def test_a_committed_unchecked_pycache_is_never_used(
+    shared: Shared, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    name = f"calc/__pycache__/core.{sys.implementation.cache_tag}.pyc"
+    unchecked = py_compile.PycInvalidationMode.UNCHECKED_HASH
+    pyc = _bytecode(FIXED, tmp_path / "core.pyc", tmp_path, invalidation_mode=unchecked)
+    assert pyc[:4] == importlib.util.MAGIC_NUMBER
+    shared.patch("unchecked-pyc", {"calc/core.py": BUG, name: pyc})
+    code, report = shared.gate(capsys)
+    assert code == 1
+    assert f"{COMMUTES} failed" in str(report)  # the source ran, not the bytecode beside it
+    tamper_named(report, "compiled code committed without a reviewable source", name)
+
+
+def test_a_module_that_links_out_of_the_tree_is_recorded(
+    shared: Shared, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere" / "core.py"
+    outside.parent.mkdir()
+    outside.write_text(FIXED, "utf-8")
+    shared.patch("symlink", {}, links={"calc/core.py": str(outside)})
+    code, report = shared.gate(capsys)
+    assert code == 1
+    tamper_named(report, "a module that is a symlink out of the tree", "calc/core.py")
