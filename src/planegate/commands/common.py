@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planegate import exitcodes
-from planegate.config import load as config_mod
-from planegate.config import manifest as fixtures
 from planegate.errors import ConfigError, UsageError
 from planegate.progress import Progress
+
+if TYPE_CHECKING:  # the configuration's loaders are imported by the verbs that read one
+    from planegate.config.load import Config
+    from planegate.config.manifest import Manifest
 
 
 def root_of(args: argparse.Namespace) -> Path:
@@ -24,8 +27,10 @@ def progress_of(args: argparse.Namespace) -> Progress:
     return Progress(quiet=bool(getattr(args, "quiet", False)))
 
 
-def load_worktree_config(root: Path, requested: str | None) -> config_mod.Config:
+def load_worktree_config(root: Path, requested: str | None) -> Config:
     """The configuration as it is on disk (for commands a person runs in a checkout)."""
+    from planegate.config import load as config_mod
+
     existing = {p.name for p in root.iterdir() if p.is_file()}
     name = config_mod.find_config_name(existing, requested)
     if name is None and requested is not None and (root / requested).is_file():
@@ -35,7 +40,7 @@ def load_worktree_config(root: Path, requested: str | None) -> config_mod.Config
     return config_mod.parse((root / name).read_bytes(), name)
 
 
-def data_hashes(root: Path, cfg: config_mod.Config) -> dict[str, str]:
+def data_hashes(root: Path, cfg: Config) -> dict[str, str]:
     """sha256 of every fixture-plane data file in the checkout."""
     from planegate.config.planemap import data_files
     from planegate.repo.hashing import file_sha256
@@ -48,7 +53,9 @@ def data_hashes(root: Path, cfg: config_mod.Config) -> dict[str, str]:
     return {path: file_sha256(root / path) for path in sorted(data_files(cfg, files))}
 
 
-def read_manifest(root: Path, cfg: config_mod.Config) -> fixtures.Manifest | None:
+def read_manifest(root: Path, cfg: Config) -> Manifest | None:
+    from planegate.config import manifest as fixtures
+
     path = root / cfg.manifest
     if not path.is_file():
         return None
@@ -57,6 +64,8 @@ def read_manifest(root: Path, cfg: config_mod.Config) -> fixtures.Manifest | Non
 
 def emit_config(root: Path, text: str, notes: list[str], write: bool) -> int:
     """Print a proposed planegate.yml, or write it when asked and none exists."""
+    from planegate.config import load as config_mod
+
     for note in notes:
         print(f"planegate: {note}", file=sys.stderr)
     config_mod.parse(text, "planegate.yml")  # what we write must load

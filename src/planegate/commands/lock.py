@@ -7,11 +7,12 @@ from datetime import date
 
 from planegate import exitcodes
 from planegate.commands.common import data_hashes, load_worktree_config, read_manifest, root_of
-from planegate.config import manifest as fixtures
 from planegate.errors import UsageError
 
 
 def run(args: argparse.Namespace) -> int:
+    from planegate.config import manifest as fixtures
+
     root = root_of(args)
     cfg = load_worktree_config(root, args.config)
     covers = {}

@@ -7,11 +7,12 @@ import sys
 
 from planegate import exitcodes
 from planegate.commands.common import data_hashes, load_worktree_config, read_manifest, root_of
-from planegate.config import manifest as fixtures
 from planegate.errors import InputDataError
 
 
 def run(args: argparse.Namespace) -> int:
+    from planegate.config import manifest as fixtures
+
     root = root_of(args)
     cfg = load_worktree_config(root, args.config)
     manifest = read_manifest(root, cfg)

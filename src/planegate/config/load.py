@@ -15,7 +15,6 @@ from planegate import loading, untrusted
 from planegate.config import defaults
 from planegate.errors import ConfigError
 from planegate.vocabulary import PLANES, Plane
-from planegate.vocabulary import SCORING_PLANES as SCORING_PLANES  # gate.pipeline reads it here
 
 CONFIG_NAMES = ("planegate.yml", "planegate.yaml", "planegate.json")
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planegate.config.load import SCORING_PLANES
 from planegate.config.planemap import PlaneMap, data_files, file_of
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress
@@ -17,6 +16,7 @@ from planegate.report import ShadowResult
 from planegate.runner import fixture_probe as probe
 from planegate.runner import overlay, session, triage
 from planegate.runner.spec import Sessions
+from planegate.vocabulary import SCORING_PLANES
 
 
 @dataclass(frozen=True)

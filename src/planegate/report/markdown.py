@@ -116,7 +116,7 @@ def check_title(report: Report) -> str:
     return f"planegate: fail — {name} (exit {report.exit_code})"
 
 
-def _header(report: Report, ctx: MarkdownContext) -> list[str]:
+def _header(report: Report) -> list[str]:
     code = report.exit_code
     described = exitcodes.describe(code)
     verdict = "✅ pass" if code == exitcodes.PASS else "❌ fail"
@@ -186,7 +186,7 @@ class _Budget:
         return True
 
 
-def render(
+def render(  # noqa: PLR0913 - the report and its context; the limits keyword-only
     report: Report,
     ctx: MarkdownContext,
     *,
@@ -199,7 +199,7 @@ def render(
     """The report as markdown, `measure(result) <= limit`, cut by priority with a pointer
     (which names `stated_limit`, GitHub's number, when that differs from `limit`)."""
     budget = _Budget(measure, limit - _POINTER_RESERVE)
-    body = ([MARKER] if marker else []) + list(preface) + _header(report, ctx)
+    body = ([MARKER] if marker else []) + list(preface) + _header(report)
     findings = sorted(report.findings, key=priority)
     if findings:
         body += [f"### Findings ({_counts(findings)})", "", *_TABLE_HEAD]

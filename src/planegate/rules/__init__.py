@@ -26,7 +26,7 @@ def catalogue_markdown() -> str:
         "Every finding names a rule with a stable id: `PG` + the digit of its step's exit code",
         "(`PG2xx` inventory, `PG3xx` evidence, `PG4xx` ledger, `PG5xx` hunks, `PG1xx` planes).",
         "`planegate explain PGxxx` prints the same text. This file is generated from",
-        "`src/planegate/rules.py` by `make docs`; a test keeps the two in step.",
+        "`src/planegate/rules/` by `make docs`; a test keeps the two in step.",
         "The test-hunk rules have before/after examples in [findings-hunks.md](findings-hunks.md).",
     ]
     for step in Step:

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 from planegate import untrusted
 from planegate.config import load as config_mod
-from planegate.config.load import SCORING_PLANES
 from planegate.config.planemap import UNCLASSIFIED, PlaneMap, file_of, test_kinds
 from planegate.errors import ConfigError
 from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
 from planegate.steps.inputs import GitFacts, RunFacts, finished
+from planegate.vocabulary import SCORING_PLANES
 
 
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from planegate import untrusted
-from planegate.config.load import SCORING_PLANES
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
 from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.session import RunResult
 from planegate.steps.inputs import GitFacts, RunFacts
+from planegate.vocabulary import SCORING_PLANES
 
 
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:
