@@ -28,7 +28,7 @@ import _thread
 import os
 import sys
 from collections.abc import Callable, Iterable
-from types import FrameType, SimpleNamespace
+from types import FrameType, FunctionType, SimpleNamespace
 from typing import Any
 
 from planegate.runner.frames import (
@@ -107,7 +107,7 @@ def install(
     s = _state(emit, tree, trusted, protect)
     s.table = _table(s)
     s.hook = _make_hook(s)
-    s.ours.add(id(s.hook))
+    s.ours.add(s.hook)
     sys.addaudithook(s.hook)
     return s
 
@@ -153,36 +153,47 @@ def _state(
         getcwd=os.getcwd,
         fsdecode=os.fsdecode,
         pluggy_dir="",
+        bottom=None,  # pytest's test loop, once pytest is imported
         table={},
         hook=None,
     )
 
 
 def _make_hook(s: SimpleNamespace) -> Callable[[str, tuple[Any, ...]], None]:
+    # Positional defaults: CPython calls the hook with two arguments, and filling defaults from
+    # a tuple costs far less than keyword-only ones (the hook runs for every audit event).
+    pinned = (s.busy, _thread.get_ident, s, FRAME_ATTRS, FUNCTION_ATTRS, s.ours)
+
     def hook(
         event: str,
         args: tuple[Any, ...],
-        *,
         _get: Callable[[str], Any] = s.table.get,
-        _busy: set[int] = s.busy,
-        _ident: Callable[[], int] = _thread.get_ident,
-        _s: SimpleNamespace = s,
+        _getattr: Any = _on_getattr,
+        _pinned: tuple[Any, ...] = pinned,
     ) -> None:
         handler = _get(event)
         if handler is None:
             return
-        tid = _ident()
-        if tid in _busy:
+        busy, ident, state, frame_attrs, function_attrs, ours = _pinned
+        # `__code__` is read all the time: only the channel's own functions matter
+        if (
+            handler is _getattr
+            and args[1] not in frame_attrs
+            and (args[1] not in function_attrs or args[0] not in ours)
+        ):
+            return
+        tid = ident()
+        if tid in busy:
             return  # an event raised by this hook's own work
-        _busy.add(tid)
+        busy.add(tid)
         try:
-            handler(_s, event, args)
+            handler(state, event, args)
         except Denied:
             raise
         except Exception as error:
-            record(_s, f"the audit hook failed on {event}: {type(error).__name__}", None)
+            record(state, f"the audit hook failed on {event}: {type(error).__name__}", None)
         finally:
-            _busy.discard(tid)
+            busy.discard(tid)
 
     return hook
 
@@ -269,7 +280,8 @@ def _on_setattr(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:
 
 
 def _is_ours(s: SimpleNamespace, target: object) -> bool:
-    return id(target) in s.ours  # identity: no __hash__ of the patch runs here
+    """Only functions are hashed (by identity): no __hash__ of the patch runs here."""
+    return type(target) is FunctionType and target in s.ours
 
 
 def _on_import(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:

@@ -108,14 +108,16 @@ def import_harness(modules: list[str]) -> tuple[tuple[str, ...], list[object]]:
 def harness_in_tree(tree: str) -> list[str]:
     """Modules imported so far whose file lies in the tree: something put it on the path."""
     real = os.path.realpath(tree) + "/"
+    folders: dict[str, bool] = {}  # one realpath per folder, not per module
     problems = []
     for name, module in list(sys.modules.items()):
         path = getattr(module, "__file__", None)
-        if (
-            isinstance(path, str)
-            and path.startswith("/")
-            and os.path.realpath(path).startswith(real)
-        ):
+        if not isinstance(path, str) or not path.startswith("/"):
+            continue
+        folder = path.rpartition("/")[0]
+        if folder not in folders:
+            folders[folder] = (os.path.realpath(folder) + "/").startswith(real)
+        if folders[folder] or (os.path.islink(path) and os.path.realpath(path).startswith(real)):
             problems.append(f"harness module {name} imported from the tree")
     return problems
 

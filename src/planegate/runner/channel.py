@@ -90,7 +90,7 @@ def make_plugin(
     hooks.update(_run_hooks(emit, audit, checks))
     plugin = ModuleType("results")  # hashable, as pluggy needs; in no sys.modules
     for name, function in hooks.items():
-        audit.ours.add(id(function))
+        audit.ours.add(function)
         setattr(plugin, name, function)
     return plugin
 
@@ -197,7 +197,8 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
     ) -> None:
         if not _g(_a, "pytest_runtest_logreport"):
             return
-        _check(_c, "report", f"when {report.nodeid} reported its {report.when}")
+        if report.when == "call" or not report.passed:  # what decides the test's outcome
+            _check(_c, "report", f"when {report.nodeid} reported its {report.when}")
         _e("report", _report_fields(report))
 
     @pytest.hookimpl(trylast=True)

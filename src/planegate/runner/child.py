@@ -37,9 +37,11 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     emit("start", {"pid": os.getpid()})
     tree = str(spec["rootdir"])
     state = audit.install(emit, tree, spec.get("trusted", ()), spec.get("protect", ()))
-    os.register_at_fork(after_in_child=close)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=close)
     roots, allowed = bootstrap.import_harness(list(spec.get("modules", [])))
     state.pluggy_dir = os.path.dirname(sys.modules["pluggy"].__file__ or "") + "/"
+    state.bottom = sys.modules["_pytest.main"].pytest_runtestloop.__code__
     for problem in bootstrap.harness_in_tree(tree):
         frames.record(state, problem, None)
     bootstrap.neutralise(str(spec.get("pycache", "")))

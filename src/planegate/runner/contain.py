@@ -233,10 +233,13 @@ def changed(before: Snapshot, after: Snapshot) -> list[str]:
 
 
 def protected_folders(path_env: str) -> list[str]:
-    """Where production code may not write, in the child's audit hook."""
+    """Where production code may not write, in the child's audit hook: the interpreter and
+    the folders on PATH (not one that holds the temporary folder, `/` say)."""
     folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, *_site_folders()}
     folders |= {p for p in path_env.split(os.pathsep) if p.startswith("/")}
-    return sorted(os.path.realpath(p) for p in folders if p)
+    temp = os.path.realpath(tempfile.gettempdir()) + "/"
+    real = {os.path.realpath(p) for p in folders if p}
+    return sorted(p for p in real if not temp.startswith(p.rstrip("/") + "/"))
 
 
 def _site_folders() -> list[str]:

@@ -137,10 +137,31 @@ def record(
     s.emit("tamper", {"event": event, "path": path, "line": line})
 
 
+def _production_frame(s: SimpleNamespace, frame: FrameType | None) -> FrameType | None:
+    """The first production frame on the stack, down to pytest's test loop (below it lies only
+    pytest's own start-up): a walk on every record, so kept to dict lookups."""
+    get, bottom = s.cache.get, s.bottom
+    while frame is not None and frame.f_code is not bottom:
+        filename = frame.f_code.co_filename
+        if (get(filename) or classify(s, filename)) == PRODUCTION:
+            return frame
+        frame = frame.f_back
+    return None
+
+
 def guard(s: SimpleNamespace, hook_name: str) -> bool:
     """True when a channel hook is called by pluggy in the main thread, no production code on
     the stack; otherwise the call is recorded as tampering and must not report anything."""
-    caller = s.getframe(2)
+    tid = s.ident()
+    s.busy.add(tid)  # the audit hook has nothing to say about this function's own frame walk
+    try:
+        return _guard(s, hook_name)
+    finally:
+        s.busy.discard(tid)
+
+
+def _guard(s: SimpleNamespace, hook_name: str) -> bool:
+    caller = s.getframe(3)
     where: FrameType | None = None
     problem = ""
     if s.ident() != s.main_thread:
@@ -148,12 +169,8 @@ def guard(s: SimpleNamespace, hook_name: str) -> bool:
     elif not caller.f_code.co_filename.startswith(s.pluggy_dir or "\0"):
         problem, where = "outside the hook machinery", direct(s, caller)
     else:
-        frame: FrameType | None = caller
-        while frame is not None:
-            if classify(s, frame.f_code.co_filename) == PRODUCTION:
-                problem, where = "with production code on the stack", frame
-                break
-            frame = frame.f_back
+        where = _production_frame(s, caller)
+        problem = "with production code on the stack" if where is not None else ""
     if not problem:
         return True
     record(s, f"the result channel's {hook_name} was called {problem}", where)

@@ -11,14 +11,16 @@ Data bindings (flags, caches, registries) are not compared: the harness changes 
 unless the new value comes from a test file of main's (a conftest or a test monkeypatching
 the harness); a reported difference is re-based so it is reported once:
 - `import` before pytest imports each test module (import system, assertion rewriting);
-- `report` before each report record (report construction, hooks, signal handlers);
-- `full` after collection and at the end of the session.
+- `report` before each report record (report construction, the report hooks' registry);
+- `full` after collection and at the end of the session (and Python signal handlers).
 """
 
 from __future__ import annotations
 
 import builtins
 import functools
+import importlib
+import itertools
 import operator
 import os
 import signal
@@ -55,24 +57,29 @@ IMPORT_MODULES = frozenset(
         "_pytest.pathlib",
     }
 )
-REPORT_MODULES = frozenset(
+# What builds a test's report, from its call to the record: modules (their functions) and
+# the classes on that path. Checked before each outcome-deciding report, so kept small.
+REPORT_SPACES = frozenset(
     {
         "_pytest.runner",
+        "_pytest.runner.CallInfo",
         "_pytest.reports",
+        "_pytest.reports.BaseReport",
+        "_pytest.reports.TestReport",
         "_pytest.python",
+        "_pytest.python.Function",
         "_pytest.skipping",
         "_pytest.outcomes",
-        "_pytest.nodes",
-        "_pytest.main",
-        "_pytest.fixtures",
-        "_pytest.unittest",
+        "_pytest.nodes.Node",
+        "_pytest.nodes.Item",
         "pluggy._callers",
         "pluggy._execution",
         "pluggy._hooks",
-        "pluggy._caller",
-        "pluggy._manager",
-        "pluggy._result",
+        "pluggy._caller.HookCaller",
+        "pluggy._manager.PluginManager",
+        "pluggy._result.Result",
         "hypothesis.core",
+        "hypothesis.core.StateForActualGivenExecution",
     }
 )
 REPORT_HOOKS = (
@@ -108,16 +115,19 @@ def make(emit: frames.Emit, audit: SimpleNamespace, roots: Iterable[str]) -> Sim
         audit=audit,
         roots=tuple(roots),
         spaces=[],  # [label, module name, mapping, keys, values, length]
+        scopes={},  # scope -> the bindings flattened (see _compile)
         lists=[],  # [label, list object, snapshot tuple]
         signals=(),
         finder_types=(),
         shadow_checked=set(),
-        registry=(),
+        registry=(),  # (hook caller, its list of implementations, snapshot tuple)
         is_=operator.is_,
         map=map,
         all=all,
         len=len,
-        getsignal=signal.getsignal,
+        tuple=tuple,
+        chain=itertools.chain.from_iterable,
+        getsignal=importlib.import_module("_signal").getsignal,  # no enum per call
         sigs=tuple(signal.valid_signals()),
         config=None,
     )
@@ -126,6 +136,7 @@ def make(emit: frames.Emit, audit: SimpleNamespace, roots: Iterable[str]) -> Sim
 def baseline(c: SimpleNamespace) -> None:
     names = [n for n in list(sys.modules) if _watched(c, n)]
     c.spaces = [entry for name in names for entry in _spaces(name, sys.modules[name])]
+    _compile(c)
     c.lists = [
         ["sys.meta_path", sys.meta_path, tuple(sys.meta_path)],
         ["sys.path_hooks", sys.path_hooks, tuple(sys.path_hooks)],
@@ -145,38 +156,68 @@ def after_collection(c: SimpleNamespace, config: Any) -> None:
     known = {entry[1] for entry in c.spaces}
     for name in [n for n in list(sys.modules) if _watched(c, n) and n not in known]:
         c.spaces += _spaces(name, sys.modules[name])
+    _compile(c)
     c.config = config
     shadowing(c)
     for plugin in config.pluginmanager.get_plugins():
         kind, path, line = frames.origin(c.audit, _plugin_code(plugin))
         if kind in (frames.PRODUCTION, frames.PSEUDO):
             _report(c, "a pytest plugin registered from production code", path, line)
-    c.registry = tuple(
-        (caller, tuple(caller.get_hookimpls()))
-        for caller in (getattr(config.hook, name, None) for name in REPORT_HOOKS)
-        if caller is not None
-    )
+    callers = [getattr(config.hook, name, None) for name in REPORT_HOOKS]
+    c.registry = tuple(_registered(caller) for caller in callers if caller is not None)
 
 
 def check(c: SimpleNamespace, scope: str, when: str) -> None:
-    is_, all_, map_, len_ = c.is_, c.all, c.map, c.len
-    for entry in c.spaces:
-        if scope == "report" and entry[1] not in REPORT_MODULES:
-            continue
-        if scope == "import" and entry[1] not in IMPORT_MODULES:
-            continue
-        mapping, keys, values = entry[2], entry[3], entry[4]
-        if len_(mapping) != entry[5] or not all_(map_(is_, values, map_(mapping.get, keys))):
-            _diff(c, entry, when)
+    """One identity test per binding of the scope, in C; the slow path only on a difference."""
+    is_, map_, len_ = c.is_, c.map, c.len
+    flat = c.scopes[scope]
+    same = c.tuple(map_(len_, flat.mappings)) == flat.lens and c.all(
+        map_(is_, flat.values, c.chain(map_(map_, flat.gets, flat.keys)))
+    )
+    if not same:
+        for entry in flat.entries:
+            mapping, keys, values = entry[2], entry[3], entry[4]
+            if len_(mapping) != entry[5] or not c.all(map_(is_, values, map_(mapping.get, keys))):
+                _diff(c, entry, when)
+        _compile(c)
     if scope != "report":
         for item in c.lists:
-            if len_(item[1]) != len_(item[2]) or not all_(map_(is_, item[2], item[1])):
+            if len_(item[1]) != len_(item[2]) or not c.all(map_(is_, item[2], item[1])):
                 _list_diff(c, item, when)
     if scope == "import":
         _check_finders(c, when)
     else:
-        _check_signals(c, when)
         _check_registry(c, when)
+    if scope == "full":
+        _check_signals(c, when)
+
+
+def _compile(c: SimpleNamespace) -> None:
+    """Flatten each scope's bindings: a check is then a few passes of map() over tuples."""
+    for scope in ("full", "report", "import"):
+        entries = [e for e in c.spaces if _in_scope(scope, e)]
+        c.scopes[scope] = SimpleNamespace(
+            entries=entries,
+            mappings=tuple(e[2] for e in entries),
+            lens=tuple(e[5] for e in entries),
+            gets=tuple(e[2].get for e in entries),
+            keys=tuple(e[3] for e in entries),
+            values=tuple(itertools.chain.from_iterable(e[4] for e in entries)),
+        )
+
+
+def _in_scope(scope: str, entry: list[Any]) -> bool:
+    if scope == "report":
+        return entry[0] in REPORT_SPACES
+    return scope == "full" or entry[1] in IMPORT_MODULES
+
+
+def _registered(caller: Any) -> tuple[Any, list[Any], tuple[Any, ...]]:
+    """pluggy keeps a hook's implementations in a list; its public getter copies it."""
+    impls = getattr(caller, "_hookimpls", None)
+    if not isinstance(impls, list):
+        impls = caller.get_hookimpls()
+    return caller, impls, tuple(impls)
 
 
 def shadowing(c: SimpleNamespace) -> None:
@@ -287,16 +328,18 @@ def _check_signals(c: SimpleNamespace, when: str) -> None:
 
 
 def _check_registry(c: SimpleNamespace, when: str) -> None:
-    for caller, impls in c.registry:
-        now = caller.get_hookimpls()
-        if c.len(now) == c.len(impls) and c.all(c.map(c.is_, impls, now)):
+    changed = False
+    for caller, impls, before in c.registry:
+        if c.len(impls) == c.len(before) and c.all(c.map(c.is_, before, impls)):
             continue
-        for impl in now:
-            if not any(impl is old for old in impls):
+        changed = True
+        for impl in list(impls):
+            if not any(impl is old for old in before):
                 kind, path, line = frames.origin(c.audit, _plugin_code(impl.plugin))
                 if kind != frames.TESTS:
                     _report(c, f"a {caller.name} hook added ({when})", path, line)
-    c.registry = tuple((caller, tuple(caller.get_hookimpls())) for caller, _ in c.registry)
+    if changed:
+        c.registry = tuple(_registered(caller) for caller, _, _ in c.registry)
 
 
 def _plugin_code(plugin: object) -> object:

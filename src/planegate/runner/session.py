@@ -125,7 +125,8 @@ def run(
             "pycache": str(scratch_dir / "pycache"),
             "drop_caps": contain.linux() and os.geteuid() == 0 and user is None,
         }
-        committed = [Tamper(event, path) for event, path in treescan.suspicious(spec.tree)]
+        found = treescan.suspicious(spec.tree, spec.trusted)
+        committed = [Tamper(event, path) for event, path in found]
         try:
             execution = _execute(spec, child_spec, env, scratch_dir, progress, user)
         finally:
