@@ -121,4 +121,12 @@ def _run_result(run: dict[str, Any]) -> session.RunResult:
         notes=_strings(run["notes"]),
         unfinished=_strings(run["unfinished"]),
         examples={str(k): int(v) for k, v in run["examples"].items()},
+        extra=_extra(run.get("extra", {})),
     )
+
+
+def _extra(value: Any) -> dict[str, Any]:
+    """The child's extra records by kind (imports, repeat): objects, checked for shape only."""
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise TypeError("extra: expected an object of objects")
+    return {str(kind): dict(record) for kind, record in value.items()}

@@ -56,4 +56,14 @@ RULES: tuple[Rule, ...] = (
         "Find what makes the comparison always true (often an __eq__ in production code) "
         "and remove it.",
     ),
+    Rule(
+        "PG110",
+        Step.PLANES,
+        "code under test not imported from the patch's tree",
+        "A module of the project's own packages came from outside the tree under test (an "
+        "installed copy in site-packages, or a path put first at run time): the tests did not "
+        "run the patch's code, so their passes prove nothing about it.",
+        "Make the tree's package roots hold the package: `src/`, the tree's root, or the "
+        "pytest `pythonpath` option; install the project's dependencies only (docs/runner.md).",
+    ),
 )

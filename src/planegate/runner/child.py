@@ -10,6 +10,7 @@ import sys
 def main() -> int:
     spec = json.loads(sys.stdin.readline())
     from planegate.runner.channel import ChannelPlugin
+    from planegate.runner.extras import child_plugins
 
     plugin = ChannelPlugin(
         spec["fd"], spec["nonce"], frozenset(spec["deselect"]), spec["canary_prefix"]
@@ -20,6 +21,7 @@ def main() -> int:
     import pytest
 
     plugins: list[object] = [plugin]
+    plugins += child_plugins(plugin.send, spec)
     if spec.get("probes") is not None:
         from planegate.runner.sweep_probes import ProbesPlugin
 

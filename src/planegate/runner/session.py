@@ -18,7 +18,7 @@ from typing import Any
 
 from planegate.progress import QUIET, Progress
 from planegate.runner import env as child_env
-from planegate.runner import ini
+from planegate.runner import extras, ini, roots
 
 BOOTSTRAP = (
     "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
@@ -52,6 +52,7 @@ class RunSpec:
     canaries: bool = True
     targets: tuple[str, ...] = ()  # nodeids or paths; default: the ini's testpaths, else "."
     probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
+    repeat: int = 1  # run each selected test this many times (runner/repeat.py)
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class RunResult:
     notes: tuple[str, ...] = field(default=())
     unfinished: tuple[str, ...] = ()  # selected nodeids that never reported their teardown
     examples: Mapping[str, int] = field(default_factory=dict)  # Hypothesis max_examples per test
+    extra: Mapping[str, Any] = field(default_factory=dict)  # records of runner/extras.py by kind
 
     def outcome_of(self, nodeid: str) -> Outcome:
         if nodeid in self.outcomes:
@@ -100,6 +102,8 @@ def run(
             "rootdir": str(spec.tree),
             "args": args,
             "probes": dict(spec.probes) if spec.probes is not None else None,
+            "roots": roots.package_roots(spec.tree, spec.ini_options),
+            "repeat": spec.repeat,
         }
         fold, output, status, timed_out = _execute(spec, child_spec, env, scratch_dir, progress)
     return _interpret(fold, canary_prefix, output, status, timed_out, spec)
@@ -208,6 +212,7 @@ class _Fold:
         self.phases: dict[str, dict[str, dict[str, Any]]] = {}
         self.errors: list[tuple[str, str]] = []
         self.examples: dict[str, int] = {}
+        self.extra: dict[str, Any] = {}
         self.ended = self.seen_selected = False
         self.stray = 0
 
@@ -229,6 +234,8 @@ class _Fold:
             self.examples[str(record["nodeid"])] = int(record["max_examples"])
         elif kind == "end":
             self.ended = True
+        elif kind in extras.EXTRA_KINDS:
+            self.extra[str(kind)] = record
 
 
 def _slim(record: dict[str, Any]) -> dict[str, Any]:
@@ -292,6 +299,7 @@ def _interpret(
         stray_lines=stray,
         unfinished=tuple(n for n in unfinished if n not in canary_ids),
         examples={k: v for k, v in examples.items() if k not in canary_ids},
+        extra=fold.extra,
     )
 
 

@@ -10,6 +10,7 @@ from planegate.config.load import SCORING_PLANES
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
+from planegate.runner import provenance
 from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.session import RunResult
 from planegate.steps.inputs import GitFacts, RunFacts
@@ -35,6 +36,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings += failures
     findings += _budget_findings(ctx, head_run, owner)
     findings += _probe_findings(run.probed, owner)
+    findings += provenance_findings(head_run, ctx.who.of_plane_map())
     passed = len(expected) - len(failures)
     notes = run.overlay_notes
     if run.probed.probed:
@@ -144,3 +146,21 @@ def _first_line(message: str) -> str:
         if line.startswith("E "):
             return line[2:].strip()[:200]
     return lines[-1][:200] if lines else ""
+
+
+def provenance_findings(head_run: RunResult, owner: str) -> list[Finding]:
+    """PG110: modules of the project's own packages that were not imported from the tree."""
+    outside = provenance.foreign(provenance.imports_of(head_run.extra))
+    if not outside:
+        return []
+    shown = "; ".join(f"{name} from {path}" for name, path in outside[:5])
+    more = f" (and {len(outside) - 5} more)" if len(outside) > 5 else ""
+    return [
+        Finding(
+            "PG110",
+            Step.PLANES,
+            Severity.ERROR,
+            f"the code under test is not the patch's: {shown}{more}",
+            owner=owner,
+        )
+    ]
