@@ -3,7 +3,7 @@ base's collection, the shadow lane of frozen tests, the fixture probe, failure t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from planegate.repo.git import GitRepo
 from planegate.report import ShadowResult
 from planegate.runner import fixture_probe as probe
 from planegate.runner import overlay, session, triage
+from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 
 
@@ -30,20 +31,28 @@ class Execution:
     probed: probe.ProbeResult
     overlay_notes: tuple[str, ...]
     triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
+    on_base: Rerun | None = None  # the base's outcomes of the scoring tests not passing on head
 
 
-def execute(ctx: Context, progress: Progress = QUIET, *, collect_base: bool = True) -> Execution:
-    """Run main's evidence against the patch (and collect the base's inventory if asked)."""
-    base_inventory = None
-    if collect_base:
-        base_inventory = collect_inventory(
-            ctx.repo, ctx.base.commit, ctx.base_ini, ctx.plane_map, progress
-        )
+def execute(
+    ctx: Context,
+    progress: Progress = QUIET,
+    *,
+    collect_base: bool = True,
+    base_inventory: Mapping[str, list[str]] | None = None,
+) -> Execution:
+    """Run main's evidence against the patch, then one session on the base over the scoring
+    tests that did not pass (collecting the base's inventory in passing if asked)."""
     progress.step("planes", "running main's evidence against the patch")
     head_run, overlay_notes, probed = _run_head(ctx)
     shadow = _shadow(ctx, progress)
-    labels = _triage(ctx, head_run, progress)
-    return Execution(ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes, labels)
+    expected = [n for p in SCORING_PLANES for n in (base_inventory or {}).get(p, [])]
+    on_base = compare_on_base(ctx, head_run, progress, expected, whole_suite=collect_base)
+    collected = ctx.plane_map.inventory(on_base.collected) if collect_base else None
+    labels = _triage(ctx, head_run, progress, on_base)
+    return Execution(
+        ctx.commits, head_run, collected, shadow, probed, overlay_notes, labels, on_base
+    )
 
 
 def collect_inventory(
@@ -129,7 +138,7 @@ def _shadow(ctx: Context, progress: Progress) -> tuple[ShadowResult, ...]:
 
 
 def _triage(
-    ctx: Context, head_run: session.RunResult, progress: Progress
+    ctx: Context, head_run: session.RunResult, progress: Progress, base: Rerun | None = None
 ) -> dict[str, tuple[str, str]]:
     """Label failing scoring tests: regression, flaky under the patch, or failing on base."""
     if ctx.cfg.triage_runs == 0 or not head_run.closed or head_run.canary_problem:
@@ -152,6 +161,45 @@ def _triage(
         runs=ctx.cfg.triage_runs,
         environ=ctx.environ,
         progress=progress,
+        base=base,
     )
     labels = triage.triage(ctx.repo, ctx.base.commit, ctx.head.commit, failing, ctx.cfg, how)
     return {nodeid: (found.label, found.repro) for nodeid, found in labels.items()}
+
+
+def not_passing(ctx: Context, head_run: session.RunResult, expected: Iterable[str]) -> list[str]:
+    """Scoring nodeids the head's run collected, or main's digest expects, that did not pass;
+    none when the run itself cannot be trusted (it did not close, or its canaries)."""
+    if not head_run.closed or head_run.canary_problem:
+        return []
+    candidates = set(head_run.collected) | set(expected)
+    return sorted(
+        nodeid
+        for nodeid in candidates
+        if ctx.plane_map.plane_of(nodeid) in SCORING_PLANES
+        and not head_run.outcome_of(nodeid).passed
+    )
+
+
+def compare_on_base(
+    ctx: Context,
+    head_run: session.RunResult,
+    progress: Progress,
+    expected: Iterable[str] = (),
+    *,
+    whole_suite: bool,
+) -> Rerun:
+    """One session in the base's tree, same configuration and environment as the head's run,
+    over the scoring tests that did not pass on the head (their triage reruns included).
+    With `whole_suite` it also collects the base's whole suite (its inventory); with
+    nothing to compare and no inventory asked for, no session runs."""
+    nodeids = not_passing(ctx, head_run, expected)
+    if not nodeids and not whole_suite:
+        return Rerun(ctx.base.commit, 0)
+    failing = [n for n in nodeids if head_run.outcome_of(n).outcome in ("failed", "error")]
+    runs = ctx.cfg.triage_runs if 0 < len(failing) <= ctx.cfg.triage_max else 1
+    what = f"{len(nodeids)} tests that did not pass on the patch" if nodeids else "its tests"
+    progress.step("base", f"rerunning {what} on the base {ctx.base.commit[:12]}")
+    with ctx.repo.worktree(ctx.base.commit) as tree:
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
+        return rerun(sessions, ctx.base.commit, nodeids, max(1, runs), whole_suite=whole_suite)

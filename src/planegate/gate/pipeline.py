@@ -20,5 +20,7 @@ def run_in(ctx: Context, progress: Progress = QUIET) -> Report:
     """The whole gate on a context already built from git."""
     progress.step("inventory", f"base {ctx.base.commit[:12]}, head {ctx.head.commit[:12]}")
     digest = check_digest(ctx)
-    execution = execute(ctx, progress, collect_base=digest.inventory is None)
+    execution = execute(
+        ctx, progress, collect_base=digest.inventory is None, base_inventory=digest.inventory
+    )
     return judge(ctx, execution, digest)

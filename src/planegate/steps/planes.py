@@ -12,8 +12,12 @@ from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
 from planegate.runner import provenance
 from planegate.runner.fixture_probe import ProbeResult
-from planegate.runner.session import RunResult
+from planegate.runner.session import Outcome, RunResult
+from planegate.runner.triage import repro_command
+from planegate.steps import on_base
 from planegate.steps.inputs import GitFacts, RunFacts
+
+MAX_NOTES = 20
 
 
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:
@@ -32,13 +36,13 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
             )
         )
     expected = _expected(ctx.plane_map, run)
-    failures = _failures(expected, run, owner)
+    failures, same = _failures(ctx, expected, run, owner)
     findings += failures
     findings += _budget_findings(ctx, head_run, owner)
     findings += _probe_findings(run.probed, owner)
     findings += provenance_findings(head_run, ctx.who.of_plane_map())
-    passed = len(expected) - len(failures)
-    notes = run.overlay_notes
+    passed = len(expected) - len(failures) - len(same)
+    notes = (*_same_notes(same), *run.overlay_notes)
     if run.probed.probed:
         notes = (*notes, f"probed {len(run.probed.probed)} fixture tests with their data perturbed")
     return StepResult(
@@ -56,30 +60,70 @@ def _expected(plane_map: PlaneMap, run: RunFacts) -> dict[str, str]:
     return expected
 
 
-def _failures(expected: Mapping[str, str], run: RunFacts, owner: str) -> list[Finding]:
-    """PG101/PG102: an expected nodeid that did not pass, with its triage label if any."""
-    findings = []
+def _failures(
+    ctx: GitFacts, expected: Mapping[str, str], run: RunFacts, owner: str
+) -> tuple[list[Finding], list[str]]:
+    """PG101/PG102: an expected nodeid that did not pass, with its triage label if any;
+    PG111 when it fails on the base too; a note when the base is in the same state."""
+    findings, same = [], []
     for nodeid in sorted(expected):
         outcome = run.head_run.outcome_of(nodeid)
         if outcome.passed:
             continue
-        rule = "PG101" if outcome.outcome in ("failed", "error") else "PG102"
-        detail = _first_line(outcome.message)
-        triage = run.triage
-        label = f" [{triage[nodeid][0]}; repro: {triage[nodeid][1]}]" if nodeid in triage else ""
-        findings.append(
-            Finding(
-                rule,
-                Step.PLANES,
-                Severity.ERROR,
-                f"{nodeid} {outcome.outcome}{': ' + detail if detail else ''}{label}",
-                path=file_of(nodeid),
-                owner=owner,
-                plane=expected[nodeid],
-                nodeid=nodeid,
-            )
-        )
-    return findings
+        base = run.on_base.outcome_of(nodeid) if run.on_base is not None else None
+        verdict = on_base.compare(outcome, base)
+        if verdict is on_base.Verdict.MAIN:
+            same.append(on_base.describe(outcome))
+        elif verdict is on_base.Verdict.BROKEN and run.on_base is not None:
+            findings.append(_broken(ctx, expected[nodeid], outcome, run.on_base.commit))
+        else:
+            findings.append(_failure(expected[nodeid], outcome, run, owner))
+    return findings, same
+
+
+def _failure(plane: str, outcome: Outcome, run: RunFacts, owner: str) -> Finding:
+    nodeid = outcome.nodeid
+    rule = "PG101" if outcome.outcome in ("failed", "error") else "PG102"
+    detail = _first_line(outcome.message)
+    triage = run.triage
+    label = f" [{triage[nodeid][0]}; repro: {triage[nodeid][1]}]" if nodeid in triage else ""
+    return Finding(
+        rule,
+        Step.PLANES,
+        Severity.ERROR,
+        f"{nodeid} {outcome.outcome}{': ' + detail if detail else ''}{label}",
+        path=file_of(nodeid),
+        owner=owner,
+        plane=plane,
+        nodeid=nodeid,
+    )
+
+
+def _broken(ctx: GitFacts, plane: str, outcome: Outcome, base_commit: str) -> Finding:
+    """PG111: failing on the base as on the head, in the same environment and mode."""
+    nodeid = outcome.nodeid
+    detail = _first_line(outcome.message)
+    repro = repro_command(base_commit, nodeid, ctx.cfg)
+    return Finding(
+        "PG111",
+        Step.PLANES,
+        Severity.WARNING,
+        f"{nodeid} {outcome.outcome} on main too{': ' + detail if detail else ''} "
+        f"(the base is broken, not the patch) [repro: {repro}]",
+        path=file_of(nodeid),
+        owner=ctx.who.of_plane(plane, file_of(nodeid)),
+        plane=plane,
+        nodeid=nodeid,
+    )
+
+
+def _same_notes(same: list[str]) -> tuple[str, ...]:
+    if not same:
+        return ()
+    shown = [f"in the same state on main, not counted against the patch: {line}" for line in same]
+    if len(shown) > MAX_NOTES:
+        shown = [*shown[:MAX_NOTES], f"... and {len(shown) - MAX_NOTES} more in main's state"]
+    return tuple(shown)
 
 
 def _probe_findings(probed: ProbeResult, owner: str) -> list[Finding]:
