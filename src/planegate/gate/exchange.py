@@ -122,6 +122,7 @@ def _rerun(value: Any) -> Rerun | None:
         collected=_strings(value["collected"]),
         closed=bool(value["closed"]),
         problem=str(value["problem"]),
+        refused=str(value.get("refused", "")),
     )
 
 

@@ -10,12 +10,13 @@ from typing import Any
 
 from planegate.config.load import SCORING_PLANES
 from planegate.config.planemap import PlaneMap, data_files, file_of
+from planegate.errors import ConfigError
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress
 from planegate.repo.git import GitRepo
 from planegate.report import ShadowResult
 from planegate.runner import fixture_probe as probe
-from planegate.runner import overlay, session, triage
+from planegate.runner import overlay, session, startup, triage
 from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 
@@ -67,7 +68,22 @@ def collect_inventory(
     progress.step("inventory", "collecting the base's tests")
     with repo.worktree(commit) as tree:
         result = Sessions(tree, plane_map.config, ini_options).run(collect_only=True)
+    if not result.collected:
+        raise nothing_collected(commit, result)
     return plane_map.inventory(result.collected)
+
+
+def nothing_collected(commit: str, result: session.RunResult) -> ConfigError:
+    """A base that collects no test has no evidence to lock: pytest's own words say why."""
+    if result.collect_errors:
+        nodeid, message = result.collect_errors[0]
+        why = f"{nodeid or 'collection'}: {startup.pytest_message(message)}"
+    else:
+        why = startup.pytest_message(result.output) or f"pytest exited {result.exit_status}"
+    return ConfigError(
+        f"pytest collected no test at {commit[:12]} with its configuration: {why}",
+        "fix the pytest configuration (pytest.ini, pyproject.toml, planegate.yml pytest.args)",
+    )
 
 
 def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
@@ -77,6 +93,7 @@ def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
         ctx.protection.select(ctx.base.files),
         ctx.protection.select(ctx.head.files),
         ctx.base.read,
+        ctx.base_links,
     )
 
 
@@ -194,7 +211,8 @@ def compare_on_base(
     With `whole_suite` it also collects the base's whole suite (its inventory); with
     nothing to compare and no inventory asked for, no session runs."""
     nodeids = not_passing(ctx, head_run, expected)
-    if not nodeids and not whole_suite:
+    refused = startup.refusal(head_run) is not None  # the base says whose refusal it is
+    if not nodeids and not whole_suite and not refused:
         return Rerun(ctx.base.commit, 0)
     failing = [n for n in nodeids if head_run.outcome_of(n).outcome in ("failed", "error")]
     runs = ctx.cfg.triage_runs if 0 < len(failing) <= ctx.cfg.triage_max else 1
@@ -202,4 +220,6 @@ def compare_on_base(
     progress.step("base", f"rerunning {what} on the base {ctx.base.commit[:12]}")
     with ctx.repo.worktree(ctx.base.commit) as tree:
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
-        return rerun(sessions, ctx.base.commit, nodeids, max(1, runs), whole_suite=whole_suite)
+        return rerun(
+            sessions, ctx.base.commit, nodeids, max(1, runs), whole_suite=whole_suite or refused
+        )

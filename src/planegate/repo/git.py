@@ -115,6 +115,16 @@ class GitRepo:
         with _translated("git ls-tree"):
             return sorted(str(item.path) for item in tree.traverse() if item.type == "blob")  # type: ignore[union-attr]
 
+    def symlinks(self, commit: str) -> frozenset[str]:
+        """Paths the commit stores as symlinks (their blob is the link's target path)."""
+        tree = self._tree(commit)
+        with _translated("git ls-tree"):
+            return frozenset(
+                str(item.path)  # type: ignore[union-attr]
+                for item in tree.traverse()
+                if item.type == "blob" and item.mode == _SYMLINK  # type: ignore[union-attr]
+            )
+
     def read(self, commit: str, path: str) -> bytes | None:
         tree = self._tree(commit)
         with _translated("git cat-file"):

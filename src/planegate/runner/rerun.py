@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from planegate.config.planemap import file_of
-from planegate.runner import repeat
+from planegate.runner import repeat, startup
 from planegate.runner.session import Outcome, RunResult
 from planegate.runner.spec import Sessions
 
@@ -24,12 +24,12 @@ class Rerun:
     collected: tuple[str, ...] = ()
     closed: bool = True
     problem: str = ""  # why the session tells nothing (it did not close), else ""
+    refused: str = ""  # pytest's message when it refused to start (a usage error), else ""
 
     def outcome_of(self, nodeid: str) -> Outcome | None:
-        """The nodeid's outcome when the session closed; None when it tells nothing."""
-        if not self.closed:
-            return None
-        return self.outcomes.get(nodeid, Outcome(nodeid, "missing"))
+        """The nodeid's outcome when it was rerun and the session closed; else None (the
+        rerun tells nothing about it)."""
+        return self.outcomes.get(nodeid) if self.closed else None
 
 
 def rerun(
@@ -70,13 +70,11 @@ def _read(commit: str, runs: int, nodeids: Sequence[str], result: RunResult) -> 
         result.collected,
         result.closed,
         problem,
+        startup.refusal(result) or "",
     )
 
 
 def _why(result: RunResult) -> str:
     if result.timed_out:
         return "timed out"
-    lines = [line for line in result.output.strip().splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("ERROR")]
-    last = (errors or lines or [f"exited {result.exit_status}"])[-1]
-    return f"exited {result.exit_status}: {last[:300]}"
+    return f"exited {result.exit_status}: {startup.pytest_message(result.output)}"

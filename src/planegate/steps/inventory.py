@@ -13,12 +13,16 @@ from planegate.config.planemap import UNCLASSIFIED, PlaneMap, file_of, test_kind
 from planegate.errors import ConfigError
 from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
+from planegate.steps import on_base
 from planegate.steps.inputs import GitFacts, RunFacts
 
 
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     owner = ctx.who.of_plane_map()
     head_run = run.head_run
+    refused = on_base.config_refusal(head_run, run.on_base)
+    if refused is not None:
+        return StepResult(Step.INVENTORY, (_refusal(refused, owner),), ("pytest did not start",))
     if not head_run.closed and not head_run.collected and not head_run.collect_errors:
         # the child died before collection finished: the planes step reports it (PG103)
         return StepResult(Step.INVENTORY, (), ("the head's collection did not finish",))
@@ -37,6 +41,18 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     note = ", ".join(f"{len(ids)} {plane}" for plane, ids in counts.items())
     return StepResult(
         Step.INVENTORY, tuple(findings), (f"{len(head_run.collected)} nodeids: {note}",)
+    )
+
+
+def _refusal(message: str, owner: str) -> Finding:
+    """PG210: pytest stopped before collecting, with the base's configuration, on both sides."""
+    return Finding(
+        "PG210",
+        Step.INVENTORY,
+        Severity.ERROR,
+        f"pytest refused to start with the base's configuration, on the base as on the patch: "
+        f"{message}",
+        owner=owner,
     )
 
 

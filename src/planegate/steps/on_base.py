@@ -12,7 +12,9 @@ from __future__ import annotations
 import ast
 import enum
 
-from planegate.runner.session import Outcome
+from planegate.runner import startup
+from planegate.runner.rerun import Rerun
+from planegate.runner.session import Outcome, RunResult
 
 FAILED = frozenset({"failed", "error"})
 SAME_STATE = frozenset({"skipped", "xfailed", "xpassed", "deselected", "missing"})
@@ -60,3 +62,12 @@ def describe(head: Outcome) -> str:
     why = reason(head)
     said = f": {why}" if why else ""
     return f"{head.nodeid} {head.outcome} on main too{said}"
+
+
+def config_refusal(head_run: RunResult, base: Rerun | None) -> str | None:
+    """pytest's message when it refused to start with the base's configuration and the base's
+    own session was refused too (or was not tried): the configuration's, not the patch's."""
+    message = startup.refusal(head_run)
+    if message is None or (base is not None and base.runs > 0 and not base.refused):
+        return None
+    return message

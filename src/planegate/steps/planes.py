@@ -10,7 +10,7 @@ from planegate.config.load import SCORING_PLANES
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
-from planegate.runner import provenance
+from planegate.runner import provenance, startup
 from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.session import Outcome, RunResult
 from planegate.runner.triage import repro_command
@@ -23,7 +23,7 @@ MAX_NOTES = 20
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     head_run, owner = run.head_run, ctx.author
     findings: list[Finding] = []
-    if not head_run.closed:
+    if _blame_unclosed(head_run, run):
         findings.append(_unclosed(head_run, owner))
     if head_run.canary_problem:
         findings.append(
@@ -36,7 +36,10 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
             )
         )
     expected = _expected(ctx.plane_map, run)
-    failures, same = _failures(ctx, expected, run, owner)
+    failures: list[Finding] = []
+    same: list[str] = []
+    if startup.refusal(head_run) is None and not startup.interrupted_by_collection(head_run):
+        failures, same = _failures(ctx, expected, run, owner)  # else no test ran at all
     findings += failures
     findings += _budget_findings(ctx, head_run, owner)
     findings += _probe_findings(run.probed, owner)
@@ -143,9 +146,20 @@ def _probe_findings(probed: ProbeResult, owner: str) -> list[Finding]:
     ]
 
 
+def _blame_unclosed(head_run: RunResult, run: RunFacts) -> bool:
+    """PG103 unless pytest's own refusal or collection errors explain the unclosed run: the
+    inventory step reports those (PG210, PG206) with pytest's message."""
+    if head_run.closed or startup.interrupted_by_collection(head_run):
+        return False
+    return on_base.config_refusal(head_run, run.on_base) is None
+
+
 def _unclosed(head_run: RunResult, owner: str) -> Finding:
     tail = head_run.output.strip().splitlines()[-1:] or [""]
-    if head_run.timed_out:
+    refused = startup.refusal(head_run)
+    if refused is not None:
+        why = f"pytest refused to start on the patch, while the base's run starts: {refused}"
+    elif head_run.timed_out:
         why = "timed out"
     elif head_run.unfinished:
         why = (
