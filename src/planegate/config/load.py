@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -62,32 +63,46 @@ def schema() -> dict[str, Any]:
 
 
 def parse(text: str, path: str) -> Config:
-    """Parse and validate configuration text; every error names file, line and key path."""
-    data, lines = _load_with_lines(text, path)
-    _validate(data, lines, path)
+    """Parse and validate configuration text; every error names file, line and key path.
+    Line numbers are only worked out when there is an error to place."""
+    data = _load(text, path)
+    errors = _schema_errors(data)
+    if errors:
+        _raise_first(errors, _lines_of(text), path)
     return _build(data, path)
 
 
-def _load_with_lines(text: str, path: str) -> tuple[Any, dict[str, int]]:
+# libyaml's loader when PyYAML was built with it (as its wheels are): many times faster on a
+# configuration that lists thousands of nodeids
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _load(text: str, path: str) -> Any:
     if path.endswith(".json"):
         try:
             json.loads(text)
         except json.JSONDecodeError as error:
             raise ConfigError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise ConfigError(f"{path}{line}: not valid YAML: {problem}") from None
-    if node is None:
+    if data is None and yaml.compose(text, Loader=_LOADER) is None:
         raise ConfigError(
             f"{path}:1: the file is empty", "see docs/configuration.md for a minimal file"
         )
+    return data
+
+
+def _lines_of(text: str) -> dict[str, int]:
     lines: dict[str, int] = {}
-    _record_lines(node, "", lines)
-    return yaml.safe_load(text), lines
+    node = yaml.compose(text, Loader=_LOADER)
+    if node is not None:
+        _record_lines(node, "", lines)
+    return lines
 
 
 def _record_lines(node: yaml.Node, key_path: str, lines: dict[str, int]) -> None:
@@ -109,15 +124,20 @@ def key_path_of(parts: list[str | int] | tuple[str | int, ...]) -> str:
     return text
 
 
-def _validate(data: Any, lines: dict[str, int], path: str) -> None:
+@functools.cache
+def _validator() -> Any:
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(schema())
-    errors = sorted(
-        validator.iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path))
+    return jsonschema.Draft202012Validator(schema())
+
+
+def _schema_errors(data: Any) -> list[Any]:
+    return sorted(
+        _validator().iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path))
     )
-    if not errors:
-        return
+
+
+def _raise_first(errors: list[Any], lines: dict[str, int], path: str) -> None:
     error = errors[0]
     parts = list(error.absolute_path)
     key_path = key_path_of(parts)

@@ -36,6 +36,7 @@ def to_json(execution: Execution) -> str:
         "overlay_notes": list(execution.overlay_notes),
         "triage": {nodeid: list(pair) for nodeid, pair in execution.triage.items()},
         "on_base": None if execution.on_base is None else asdict(execution.on_base),
+        "timings": dict(execution.timings),
     }
     return json.dumps(data) + "\n"
 
@@ -99,6 +100,7 @@ def _execution(data: Any) -> Execution:
         overlay_notes=_strings(data["overlay_notes"]),
         triage={str(n): (str(pair[0]), str(pair[1])) for n, pair in data["triage"].items()},
         on_base=_rerun(data.get("on_base")),
+        timings={str(k): float(v) for k, v in (data.get("timings") or {}).items()},
     )
 
 

@@ -12,7 +12,7 @@ from planegate.config.load import SCORING_PLANES
 from planegate.config.planemap import PlaneMap, data_files, file_of
 from planegate.errors import ConfigError
 from planegate.gate.context import Commits, Context
-from planegate.progress import QUIET, Progress
+from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.git import GitRepo
 from planegate.report import ShadowResult
 from planegate.runner import fixture_probe as probe
@@ -33,6 +33,7 @@ class Execution:
     overlay_notes: tuple[str, ...]
     triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
     on_base: Rerun | None = None  # the base's outcomes of the scoring tests not passing on head
+    timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part
 
 
 def execute(
@@ -44,15 +45,28 @@ def execute(
 ) -> Execution:
     """Run main's evidence against the patch, then one session on the base over the scoring
     tests that did not pass (collecting the base's inventory in passing if asked)."""
+    watch = Stopwatch()
     progress.step("planes", "running main's evidence against the patch")
-    head_run, overlay_notes, probed = _run_head(ctx)
-    shadow = _shadow(ctx, progress)
+    with watch.time("head run"):
+        head_run, overlay_notes, probed = _run_head(ctx)
+    with watch.time("shadow lane"):
+        shadow = _shadow(ctx, progress)
     expected = [n for p in SCORING_PLANES for n in (base_inventory or {}).get(p, [])]
-    on_base = compare_on_base(ctx, head_run, progress, expected, whole_suite=collect_base)
+    with watch.time("base"):
+        on_base = compare_on_base(ctx, head_run, progress, expected, whole_suite=collect_base)
     collected = ctx.plane_map.inventory(on_base.collected) if collect_base else None
-    labels = _triage(ctx, head_run, progress, on_base)
+    with watch.time("triage"):
+        labels = _triage(ctx, head_run, progress, on_base)
     return Execution(
-        ctx.commits, head_run, collected, shadow, probed, overlay_notes, labels, on_base
+        ctx.commits,
+        head_run,
+        collected,
+        shadow,
+        probed,
+        overlay_notes,
+        labels,
+        on_base,
+        watch.seconds,
     )
 
 

@@ -6,6 +6,7 @@ from planegate.errors import InternalError
 from planegate.gate.context import Context
 from planegate.gate.digest_check import DigestCheck
 from planegate.gate.execute import Execution
+from planegate.progress import Stopwatch
 from planegate.report import Report, StepResult
 from planegate.steps import evidence, hunks, inventory, ledger, planes
 from planegate.steps.inputs import RunFacts, StepCheck
@@ -33,7 +34,8 @@ def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
         digest_findings=digest.findings,
         on_base=execution.on_base,
     )
-    steps = tuple(check(ctx, run) for check in STEPS)
+    watch = Stopwatch()
+    steps = tuple(_timed(watch, check, ctx, run) for check in STEPS)
     return Report(
         base=ctx.commits.base_tip,
         head=ctx.commits.head,
@@ -43,7 +45,13 @@ def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
         steps=steps,
         shadow=execution.shadow,
         base_broken=base_broken(steps),
+        timings={**execution.timings, **watch.seconds},
     )
+
+
+def _timed(watch: Stopwatch, check: StepCheck, ctx: Context, run: RunFacts) -> StepResult:
+    with watch.time("step " + check.__module__.rsplit(".", 1)[-1]):
+        return check(ctx, run)
 
 
 def base_broken(steps: tuple[StepResult, ...]) -> tuple[str, ...]:

@@ -84,7 +84,18 @@ def report_from_dict(data: Any, where: str = "report") -> Report:
         shadow=shadow,
         notes=tuple(str(note) for note in data.get("notes") or ()),
         base_broken=tuple(str(n) for n in data.get("base_broken") or ()),
+        timings=_timings(data.get("timings")),
     )
+
+
+def _timings(value: Any) -> dict[str, float]:
+    if not isinstance(value, Mapping):
+        return {}
+    return {
+        str(k): float(v)
+        for k, v in value.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
 
 
 def load_report(text: str, where: str) -> Report:

@@ -56,6 +56,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         ],
         "notes": list(report.notes),
         "base_broken": list(report.base_broken),
+        "timings": dict(report.timings),
     }
 
 

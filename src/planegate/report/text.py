@@ -27,13 +27,16 @@ def render(report: Report) -> str:
                 f"{finding.message} [owner: {finding.owner}]"
             )
     if report.base_broken:
-        lines += ["", "base broken (failed every run on the base, and alone):"]
+        lines += ["", "base broken (failing on the base too; the patch is not blamed):"]
         lines += [f"  {nodeid}" for nodeid in report.base_broken]
     if report.notes:
         lines += ["", *report.notes]
     if report.shadow:
         lines += ["", "shadow lane (frozen tests, diagnostics only, never vote):"]
         lines += [f"  {s.outcome:<10} {s.nodeid} [owner: {s.owner}]" for s in report.shadow]
+    if report.timings:
+        spent = ", ".join(f"{name} {seconds:.2f}" for name, seconds in report.timings.items())
+        lines += ["", f"seconds: {spent}"]
     return "\n".join(lines) + "\n"
 
 
