@@ -3,7 +3,9 @@ base's collection, the shadow lane of frozen tests, the fixture probe, failure t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,18 +45,21 @@ def execute(
     collect_base: bool = True,
     base_inventory: Mapping[str, list[str]] | None = None,
 ) -> Execution:
-    """Run main's evidence against the patch, then one session on the base over the scoring
-    tests that did not pass (collecting the base's inventory in passing if asked)."""
+    """Run main's evidence against the patch (the base's collection, when asked for, running
+    alongside), then one session on the base over the scoring tests that did not pass."""
     watch = Stopwatch()
-    progress.step("planes", "running main's evidence against the patch")
-    with watch.time("head run"):
-        head_run, overlay_notes, probed = _run_head(ctx)
-    with watch.time("shadow lane"):
-        shadow = _shadow(ctx, progress)
-    expected = [n for p in SCORING_PLANES for n in (base_inventory or {}).get(p, [])]
+    with collecting_base(ctx, collect_base, progress) as base_collection:
+        progress.step("planes", "running main's evidence against the patch")
+        with watch.time("head run"):
+            head_run, overlay_notes, probed = _run_head(ctx)
+        with watch.time("shadow lane"):
+            shadow = _shadow(ctx, progress)
+        with watch.time("base collection (alongside)"):
+            base_collected = base_collection()
+    collected = None if base_collected is None else ctx.plane_map.inventory(base_collected)
+    expected = [n for p in SCORING_PLANES for n in (base_inventory or collected or {}).get(p, [])]
     with watch.time("base"):
-        on_base = compare_on_base(ctx, head_run, progress, expected, whole_suite=collect_base)
-    collected = ctx.plane_map.inventory(on_base.collected) if collect_base else None
+        on_base = compare_on_base(ctx, head_run, progress, expected, whole_suite=False)
     with watch.time("triage"):
         labels = _triage(ctx, head_run, progress, on_base)
     return Execution(
@@ -68,6 +73,24 @@ def execute(
         on_base,
         watch.seconds,
     )
+
+
+@contextlib.contextmanager
+def collecting_base(
+    ctx: Context, wanted: bool, progress: Progress
+) -> Iterator[Callable[[], tuple[str, ...] | None]]:
+    """The base's collection in its own tree, in a thread waiting on its own pytest process
+    while the head's run goes on (git is only used by this thread before it starts); the
+    yielded function waits for the nodeids (None when not wanted)."""
+    if not wanted:
+        yield lambda: None
+        return
+    progress.step("inventory", "collecting the base's tests alongside")
+    with ctx.repo.worktree(ctx.base.commit) as tree:
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            future = pool.submit(sessions.run, collect_only=True, canaries=False)
+            yield lambda: future.result().collected
 
 
 def collect_inventory(

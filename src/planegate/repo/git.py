@@ -86,6 +86,7 @@ class GitRepo:
             raise UsageError(f"{root}: a bare repository has no working tree")
         self.root = Path(self._repo.working_tree_dir)
         self._indexes: dict[str, dict[str, tuple[bytes, int]]] = {}
+        self._hashes: dict[bytes, str] = {}
 
     def resolve(self, ref: str) -> str:
         return str(self._commit(ref).hexsha)
@@ -129,15 +130,21 @@ class GitRepo:
             return bytes(stream.read())
 
     def sha256(self, commit: str, path: str) -> str | None:
-        """Hash a blob without holding it in memory."""
-        stream = self._stream(commit, path)
-        if stream is None:
+        """Hash a blob without holding it in memory; a blob is hashed once, whichever commits
+        and paths hold it (its git id names its bytes)."""
+        entry = self._index(commit).get(path)
+        if entry is None:
             return None
+        known = self._hashes.get(entry[0])
+        if known is not None:
+            return known
         digest = hashlib.sha256()
         with _translated("git cat-file"):
+            stream = self._repo.odb.stream(entry[0])
             while chunk := stream.read(_CHUNK):
                 digest.update(chunk)
-        return digest.hexdigest()
+        self._hashes[entry[0]] = digest.hexdigest()
+        return self._hashes[entry[0]]
 
     def changes(self, base: str, head: str) -> list[Change]:
         before, after = self._commit(base), self._commit(head)
