@@ -6,9 +6,11 @@ import shlex
 from pathlib import Path
 
 import iniconfig
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from planegate.errors import ConfigError
 from planegate.runner import ini
 from planegate.runner.ini import LINELIST, render
 
@@ -39,7 +41,11 @@ def test_list_items_of_shell_split_options_come_back_whole(options: dict[str, li
         assert as_pytest_reads(key, back[key]) == items
 
 
-@given(st.lists(ITEM.filter(lambda t: t.strip() == t and t), max_size=4))
+def comment_like(text: str) -> bool:
+    return text.strip().startswith(("#", ";"))
+
+
+@given(st.lists(ITEM.filter(lambda t: t.strip() == t and t and not comment_like(t)), max_size=4))
 def test_line_list_items_stay_one_a_line(items: list[str]) -> None:
     back = read_back(render({"markers": items, "filterwarnings": items}))
     assert as_pytest_reads("markers", back["markers"]) == items
@@ -74,3 +80,11 @@ def test_real_pytest_runs_with_the_rendered_marker_expression(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed, 1 deselected" in done.stdout
+
+
+@given(st.sampled_from(["#", ";"]), ITEM)
+def test_a_line_list_item_an_ini_file_would_read_as_a_comment_is_refused(
+    start: str, rest: str
+) -> None:
+    with pytest.raises(ConfigError, match="'markers' has an item starting with"):
+        render({"markers": [f"{start}{rest}"]})

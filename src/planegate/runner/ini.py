@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from planegate.config.protection import parse_toml, pytest_table
+from planegate.errors import ConfigError
 
 Reader = Callable[[str], "bytes | None"]
 
@@ -73,9 +74,17 @@ def render(options: dict[str, Any]) -> str:
 
 def _item(key: str, item: Any) -> str:
     text = "true" if item is True else "false" if item is False else str(item)
-    if key in LINELIST:
-        return " ".join(text.split("\n"))
-    return shlex.quote(text)
+    if key not in LINELIST:
+        return shlex.quote(text)
+    line = " ".join(text.split("\n"))
+    if line.strip().startswith(("#", ";")):
+        # an ini file reads such a line as a comment: the option cannot be reproduced
+        raise ConfigError(
+            f"the base's pytest option {key!r} has an item starting with "
+            f"{line.strip()[0]!r} ({line.strip()[:40]!r}), which an ini file reads as a comment",
+            "reword the item in the base's pytest configuration",
+        )
+    return line
 
 
 def testpaths(options: dict[str, Any]) -> list[str]:
