@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import git
 import git.exc
@@ -84,6 +85,8 @@ class GitRepo:
         if self._repo.working_tree_dir is None:
             raise UsageError(f"{root}: a bare repository has no working tree")
         self.root = Path(self._repo.working_tree_dir)
+        self._indexes: dict[str, dict[str, tuple[bytes, int]]] = {}
+        self._hashes: dict[bytes, str] = {}
 
     def resolve(self, ref: str) -> str:
         return str(self._commit(ref).hexsha)
@@ -111,28 +114,37 @@ class GitRepo:
             return bool(self._repo.is_ancestor(self._commit(ancestor), self._commit(descendant)))
 
     def files(self, commit: str) -> list[str]:
-        tree = self._tree(commit)
-        with _translated("git ls-tree"):
-            return sorted(str(item.path) for item in tree.traverse() if item.type == "blob")  # type: ignore[union-attr]
+        return sorted(self._index(commit))
+
+    def symlinks(self, commit: str) -> frozenset[str]:
+        """Paths the commit stores as symlinks (their blob is the link's target path)."""
+        return frozenset(
+            path for path, (_, mode) in self._index(commit).items() if mode == _SYMLINK
+        )
 
     def read(self, commit: str, path: str) -> bytes | None:
-        tree = self._tree(commit)
+        stream = self._stream(commit, path)
+        if stream is None:
+            return None
         with _translated("git cat-file"):
-            blob = _blob(tree, path)
-            return None if blob is None else bytes(blob.data_stream.read())
+            return bytes(stream.read())
 
     def sha256(self, commit: str, path: str) -> str | None:
-        """Hash a blob without holding it in memory."""
-        tree = self._tree(commit)
+        """Hash a blob without holding it in memory; a blob is hashed once, whichever commits
+        and paths hold it (its git id names its bytes)."""
+        entry = self._index(commit).get(path)
+        if entry is None:
+            return None
+        known = self._hashes.get(entry[0])
+        if known is not None:
+            return known
+        digest = hashlib.sha256()
         with _translated("git cat-file"):
-            blob = _blob(tree, path)
-            if blob is None:
-                return None
-            digest = hashlib.sha256()
-            stream = blob.data_stream
+            stream = self._repo.odb.stream(entry[0])
             while chunk := stream.read(_CHUNK):
                 digest.update(chunk)
-            return digest.hexdigest()
+        self._hashes[entry[0]] = digest.hexdigest()
+        return self._hashes[entry[0]]
 
     def changes(self, base: str, head: str) -> list[Change]:
         before, after = self._commit(base), self._commit(head)
@@ -170,6 +182,29 @@ class GitRepo:
         with _translated("git cat-file"):
             return commit.tree
 
+    def _index(self, rev: str) -> dict[str, tuple[bytes, int]]:
+        """path -> (blob id, mode) of every blob of the commit, listed once per commit (a
+        commit's tree never changes): each read is then one object, not a walk of trees."""
+        cached = self._indexes.get(rev)
+        if cached is not None:
+            return cached
+        commit = self._commit(rev)
+        with _translated("git ls-tree"):
+            index = {
+                str(item.path): (item.binsha, int(item.mode))  # type: ignore[union-attr]
+                for item in commit.tree.traverse()
+                if item.type == "blob"  # type: ignore[union-attr]
+            }
+        self._indexes[str(commit.hexsha)] = index
+        return index
+
+    def _stream(self, rev: str, path: str) -> Any | None:
+        entry = self._index(rev).get(path)
+        if entry is None:
+            return None
+        with _translated("git cat-file"):
+            return self._repo.odb.stream(entry[0])
+
 
 def _entries(tree: git.Tree) -> Iterator[export.TreeEntry]:
     for item in tree.traverse():
@@ -184,14 +219,6 @@ def _entries(tree: git.Tree) -> Iterator[export.TreeEntry]:
             yield export.TreeEntry(path, "symlink", data)
         else:
             yield export.TreeEntry(path, "executable" if mode == _EXECUTABLE else "file", data)
-
-
-def _blob(tree: git.Tree, path: str) -> git.Blob | None:
-    try:
-        item = tree / path
-    except KeyError:
-        return None
-    return item if isinstance(item, git.Blob) else None
 
 
 def _unavailable(what: str, error: git.exc.GitCommandError) -> ServiceUnavailable:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_TAMPER = 100
+# records of the channel's companions (runner/extras.py), one of each kind per run, by kind
+EXTRA_KINDS = frozenset({"imports", "repeat"})
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class Fold:
         self.ended = self.seen_selected = self.seen_collected = False
         self.stray = self.starts = self.after_end = 0
         self.tamper: list[Tamper] = []
+        self.extra: dict[str, dict[str, Any]] = {}
 
     def feed(self, line: str) -> None:
         record = parse(line, self.nonce)
@@ -63,13 +66,8 @@ class Fold:
 
     def _apply(self, record: dict[str, Any]) -> None:
         kind = record.get("kind")
-        if kind == "tamper":
-            event = str(record.get("event", ""))
-            self._tamper(Tamper(event, str(record.get("path", "")), int(record.get("line", 0))))
-        elif kind == "start":
-            self.starts += 1
-            if self.starts > 1:
-                self._tamper(Tamper("a second result stream started in the same run"))
+        if kind in ("tamper", "start"):
+            self._control(str(kind), record)
         elif kind == "collected":
             self._once("collected")
             self.collected = list(record["nodeids"])
@@ -84,6 +82,17 @@ class Fold:
             self.examples[str(record["nodeid"])] = int(record["max_examples"])
         elif kind == "end":
             self.ended = True
+        elif kind in EXTRA_KINDS:
+            self._extra(str(kind), record)
+
+    def _control(self, kind: str, record: dict[str, Any]) -> None:
+        if kind == "tamper":
+            event = str(record.get("event", ""))
+            self._tamper(Tamper(event, str(record.get("path", "")), int(record.get("line", 0))))
+            return
+        self.starts += 1
+        if self.starts > 1:
+            self._tamper(Tamper("a second result stream started in the same run"))
 
     def _once(self, kind: str) -> None:
         seen = self.seen_collected if kind == "collected" else self.seen_selected
@@ -91,6 +100,12 @@ class Fold:
             self._tamper(Tamper(f"the stream sent its {kind} tests twice"))
         if kind == "collected":
             self.seen_collected = True
+
+    def _extra(self, kind: str, record: dict[str, Any]) -> None:
+        if kind in self.extra:
+            self._tamper(Tamper(f"the stream sent its {kind} record twice"))
+            return  # the first record stands
+        self.extra[kind] = {k: v for k, v in record.items() if k not in ("nonce", "kind")}
 
     def _report(self, record: dict[str, Any]) -> None:
         nodeid, when = str(record["nodeid"]), str(record["when"])
