@@ -69,14 +69,16 @@ def parse(text: str | bytes, path: str) -> Config:
     document = _load(text, path)
     errors = _schema_errors(document.value)
     if errors:
-        _raise_first(errors, _lines_of(document.node), path)
+        _raise_first(errors, _lines_of(_load(text, path, exact_marks=True).node), path)
     return _build(document.value, path)
 
 
-def _load(text: str | bytes, path: str) -> loading.YamlDocument:
+def _load(text: str | bytes, path: str, *, exact_marks: bool = False) -> loading.YamlDocument:
     if path.endswith(".json"):
         loading.load_json(text, path, error=ConfigError, limits=loading.CONFIG)
-    document = loading.load_yaml(text, path, error=ConfigError, limits=loading.CONFIG)
+    document = loading.load_yaml(
+        text, path, error=ConfigError, limits=loading.CONFIG, exact_marks=exact_marks
+    )
     if document.node is None:
         raise ConfigError(
             f"{path}:1: the file is empty", "see docs/configuration.md for a minimal file"
