@@ -19,6 +19,7 @@ COMMENT_MODES: tuple[CommentMode, ...] = ("always", "on-failure", "off")
 class CommentOutcome:
     action: Literal["created", "updated", "skipped", "failed"]
     comment_id: int | None = None
+    html_url: str | None = None
     forbidden: bool = False
     error: str | None = None
     reason: str = ""
@@ -56,8 +57,8 @@ def upsert_comment(
             return CommentOutcome("skipped", reason="comment: on-failure, and the gate passed")
         if existing is not None:
             existing.edit(body)
-            return CommentOutcome("updated", existing.id)
+            return CommentOutcome("updated", existing.id, existing.html_url)
         created = issue.create_comment(body)
-        return CommentOutcome("created", created.id)
+        return CommentOutcome("created", created.id, created.html_url)
     except CALL_ERRORS as error:
         return CommentOutcome("failed", forbidden=is_forbidden(error), error=describe(error))
