@@ -9,7 +9,7 @@ from github.IssueComment import IssueComment
 from github.Repository import Repository
 
 from planegate.github.client import CALL_ERRORS, describe, is_forbidden
-from planegate.report.markdown import MARKER
+from planegate.report.markdown import COMMENT_LIMIT, MARKER, cut_to
 
 CommentMode = Literal["always", "on-failure", "off"]
 COMMENT_MODES: tuple[CommentMode, ...] = ("always", "on-failure", "off")
@@ -50,6 +50,7 @@ def upsert_comment(
         return CommentOutcome("skipped", reason="comment: off")
     if not body.lstrip().startswith(MARKER):
         body = f"{MARKER}\n{body}"
+    body = cut_to(body, COMMENT_LIMIT)
     try:
         issue = repo.get_issue(number)
         existing = find_sticky(list(issue.get_comments()))
