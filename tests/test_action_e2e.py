@@ -111,9 +111,15 @@ def test_cheat_in_two_phases_fails_with_annotations_and_the_run_phase_holds_no_t
         assert run_action(monkeypatch, judge_env) == 3
         (check,) = gh.check_runs.values()
         assert check["conclusion"] == "failure"
-        titles = {a["title"] for a in gh.annotations[next(iter(gh.check_runs))]}
+        annotations = gh.annotations[next(iter(gh.check_runs))]
+        titles = {a["title"] for a in annotations}
         assert "PG301 · @demo/properties" in titles
         assert "PG501 · coder[bot]" in titles  # the pull request author owns step 5
+        # the failing property test is annotated at its failing assert, not at line 1
+        (failed,) = [a for a in annotations if a["title"].startswith("PG101")]
+        source = (root / failed["path"]).read_text().splitlines()
+        assert failed["start_line"] > 1
+        assert "assert" in source[failed["start_line"] - 1]
         assert len(gh.comments_on(1)) == 1
 
 

@@ -108,20 +108,30 @@ def evaluate(options: ActionOptions, environ: Mapping[str, str], progress: Progr
     if options.mode == "sweep":
         return _sweep(options, environ, phase, progress)
     opts = gate_options(options)
-    if phase == "all":
-        return gate.run(opts, progress)
     ctx = gate.context(opts)
+    digest_result = gate.check_digest(opts, ctx.repo, ctx.cfg, ctx.plane_map, ctx.base)
+    if phase == "all":
+        execution = gate.execute(ctx, opts, progress, collect_base=digest_result[1] is None)
+        return _placed(gate.judge(ctx, opts, execution, digest_result), ctx, execution)
     execution = exchange.read(exchange_folder(environ))
     if execution.commits != ctx.commits:
         raise InputDataError(
             f"{exchange.FILE_NAME}: made for commits {execution.commits}, not {ctx.commits}"
         )
-    digest_result = gate.check_digest(opts, ctx.repo, ctx.cfg, ctx.plane_map, ctx.base)
-    report = gate.judge(ctx, opts, execution, digest_result)
+    report = _placed(gate.judge(ctx, opts, execution, digest_result), ctx, execution)
     run_exit = (environ.get("PLANEGATE_RUN_EXIT") or "0").strip()
     if report.exit_code == exitcodes.PASS and run_exit != "0":
         raise InternalError(f"the run phase exited {run_exit} but left a passing result")
     return report
+
+
+def _placed(report: Report, ctx: gate.Context, execution: gate.Execution) -> Report:
+    """Failing tests annotated at their failing line (github/locate.py), not line 1."""
+    from planegate.github.locate import place_failures
+
+    return place_failures(
+        report, lambda nodeid: execution.head_run.outcome_of(nodeid).message, ctx.base.read
+    )
 
 
 def _digest(
