@@ -175,8 +175,15 @@ def test_versions_agree_with_what_the_release_checks() -> None:
     # release.yml reads both with these exact patterns and compares them to the tag.
     assert """sed -n 's/^version = "\\(.*\\)"$/\\1/p' pyproject.toml""" in RELEASE
     assert """sed -n 's/^__version__ = "\\(.*\\)"$/\\1/p' src/planegate/__init__.py""" in RELEASE
-    assert 'tags: ["v[0-9]+.[0-9]+.[0-9]+"]' in RELEASE
+    assert "workflow_dispatch:" in RELEASE
     assert re.fullmatch(r"\d+\.\d+\.\d+", version)
+
+
+def test_the_release_tag_is_put_on_the_commit_that_pins_the_image() -> None:
+    pin = RELEASE.index('git commit -q -am "release v$VERSION: pin the image by digest"')
+    tag = RELEASE.index('git tag -a "v$VERSION"')
+    assert RELEASE.index("PLANEGATE_IMAGE_PIN") < pin < tag
+    assert "-pinned" not in RELEASE
 
 
 def test_every_input_is_named_in_the_readme() -> None:
