@@ -15,7 +15,26 @@ RUN python -m pip install --no-cache-dir --disable-pip-version-check --prefix /i
     && python -m pip install --no-cache-dir --disable-pip-version-check --prefix /install \
         --no-index --no-deps /wheelhouse/planegate-*.whl
 
-# Stage 2: the image.
+# Stage 2: git without Perl. Debian's git package pulls in Perl (about 50 MB) for commands
+# planegate never runs (send-email, svn, the Perl-based helpers) and libcurl for remotes it
+# never fetches. Only the git binary, its helper directory without those, and the templates
+# are copied on; the image's own check below proves git runs and links.
+FROM ${PYTHON_BASE} AS git
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git \
+    && mkdir -p /opt/git/usr/bin /opt/git/usr/lib /opt/git/usr/share/git-core \
+    && cp -a /usr/bin/git /opt/git/usr/bin/ \
+    && cp -a /usr/lib/git-core /opt/git/usr/lib/ \
+    && cp -a /usr/share/git-core/templates /opt/git/usr/share/git-core/ \
+    && core=/opt/git/usr/lib/git-core \
+    && rm -rf "$core"/git-remote-http* "$core"/git-remote-ftp* "$core"/git-http-* \
+        "$core"/git-imap-send "$core"/git-daemon "$core"/git-instaweb "$core"/mergetools \
+    && grep -l -E '^#!.*perl' -- "$core"/* | xargs -r rm -f \
+    && rm -rf /var/lib/apt/lists/*
+
+# Stage 3: the image.
 FROM ${PYTHON_BASE}
 
 LABEL org.opencontainers.image.title="planegate" \
@@ -24,19 +43,17 @@ LABEL org.opencontainers.image.title="planegate" \
 
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 
-# git is the only system package planegate needs. The base digest pins the distribution;
-# git is Debian bookworm's current security-supported build.
-# hadolint ignore=DL3008
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends git \
-    && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
+# git is the only system program planegate needs: Debian bookworm's build (the base digest
+# pins the distribution), without Perl, from the stage above.
+COPY --from=git /opt/git/ /
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1
 
 COPY --from=install /install /usr/local
-RUN python -m pip check && planegate --version
+RUN python -m pip check && planegate --version && git --version \
+    && git init -q /tmp/probe && git -C /tmp/probe worktree list && rm -rf /tmp/probe
 
 # The gated project's test dependencies go to a prefix of their own, outside the
 # interpreter's root-owned site-packages: a root-owned .pth adds it *after* planegate's
