@@ -656,7 +656,9 @@ def test_is_test_file() -> None:
 def _emitted_rules() -> set[str]:
     source = "".join(
         path.read_text("utf-8")
-        for path in (Path(__file__).resolve().parent.parent / "src/planegate/analysis/hunks").rglob("*.py")
+        for path in (Path(__file__).resolve().parent.parent / "src/planegate/analysis/hunks").rglob(
+            "*.py"
+        )
     )
     return set(re.findall(r'"(PG5\d\d)"', source))
 
