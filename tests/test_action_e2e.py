@@ -13,6 +13,8 @@ from helpers.github_support import action_env, read_outputs
 from helpers.repo_helper import TestRepo
 from planegate import demo
 from planegate.cli import main
+from planegate.gate.digest_check import build_digest
+from planegate.repo import digest_format
 from planegate.repo import git as gitrepo
 
 
@@ -89,6 +91,26 @@ def test_a_stray_artifact_for_a_commit_the_clone_lacks_is_refused_and_the_patch_
         assert report["digest_source"].startswith("recomputed from git at the merge base")
         (comment,) = gh.comments_on(1)
         assert "PG306" in comment["body"]
+
+
+def test_main_digest_artifact_reaches_the_gate_in_memory_and_matches_git(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, shas = shop
+    made = build_digest(gitrepo.GitRepo(root), shas["main"], None)
+    with running() as gh:
+        env = pull_env(gh, tmp_path, root, shas["honest-fix"], shas["main"])
+        env["INPUT_REPORT-FILE"] = str(tmp_path / "report.json")
+        artifact = gh.add_artifact(
+            head_sha=shas["main"], payload=digest_format.to_json(made).encode()
+        )
+
+        assert run_action(monkeypatch, env) == 0
+
+        report = json.loads((tmp_path / "report.json").read_text())
+        source = report["digest_source"]
+        assert source.startswith(f"artifact planegate-digest #{artifact} from push run ")
+        assert source.endswith(f"(the merge base) (commit {shas['main'][:12]}); matches git")
 
 
 def test_cheat_in_two_phases_fails_with_annotations_and_the_run_phase_holds_no_token(

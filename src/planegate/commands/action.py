@@ -17,7 +17,7 @@ from planegate.config.from_git import load_config
 from planegate.config.load import Config
 from planegate.errors import InputDataError, InternalError, ServiceUnavailable, UsageError
 from planegate.gate import context, exchange, pipeline
-from planegate.gate.context import Context, GateOptions
+from planegate.gate.context import Context, DigestInput, GateOptions
 from planegate.gate.digest_check import build_digest, check_digest, compute_digest
 from planegate.gate.execute import Execution, execute
 from planegate.gate.judge import judge
@@ -56,11 +56,19 @@ def gate_options(options: ActionOptions, agent: bool = True) -> GateOptions:
         root=Path(options.working_directory),
         base=options.base,
         head=options.head,
-        digest_file=Path(options.digest_file) if options.digest_file else None,
+        digest=_digest_input(options),
         config_path=options.config,
         agent=agent,
         author=options.author or "the patch author",
     )
+
+
+def _digest_input(options: ActionOptions) -> DigestInput | None:
+    """Main's digest artifact, handed to the gate in memory (never through a file)."""
+    if options.digest is None:
+        return None
+    origin = options.digest_source or f"artifact {options.digest_artifact}"
+    return DigestInput(options.digest, f"{digest_mod.FILE_NAME} of {origin}", origin)
 
 
 def gate_context(options: ActionOptions, agent: bool | None = None) -> Context:

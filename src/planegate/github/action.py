@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-import tempfile
 import traceback
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -116,12 +115,7 @@ def fetch_main_digest(
         return _recomputed(
             options, f"recomputed at the merge base {merge_base[:12]}", error.message
         )
-    digest_file = None
-    if fetch.data is not None:
-        folder = Path(tempfile.mkdtemp(prefix="planegate-digest-"))
-        digest_file = str(folder / artifacts.DIGEST_MEMBER)
-        Path(digest_file).write_bytes(fetch.data)
-    return dataclasses.replace(options, digest_file=digest_file, digest_source=fetch.source), fetch
+    return dataclasses.replace(options, digest=fetch.data, digest_source=fetch.source), fetch
 
 
 def with_findings(report: Report, findings: tuple[Finding, ...]) -> Report:

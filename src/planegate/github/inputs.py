@@ -40,8 +40,8 @@ class ActionOptions:
     agent_labels: tuple[str, ...] | None = None
     config: str | None = None
     digest_artifact: str = DEFAULT_ARTIFACT
-    digest_file: str | None = None  # main's digest, when an artifact was accepted
-    digest_source: str | None = None
+    digest: bytes | None = None  # main's digest in memory, when an artifact was accepted
+    digest_source: str | None = None  # which artifact it was
     comment: comments.CommentMode = "always"
     annotations: bool = True
     mention_owners: bool = False
