@@ -129,6 +129,8 @@ def test_colour_only_on_a_terminal_and_never_with_no_color() -> None:
     assert colour_wanted(Tty(), {"NO_COLOR": "1"}) is False
     assert colour_wanted(io.StringIO(), {}) is False
     assert colour_wanted(io.StringIO(), {"FORCE_COLOR": "1"}) is True
+    assert colour_wanted(None, {}) is False  # `--output FILE`: never a terminal
+    assert colour_wanted(None, {"FORCE_COLOR": "1"}) is True
     report = report_of([finding(1)])
     assert "\x1b[31m" in text.render(report, color=True)
     plain = text.render(report, color=False)

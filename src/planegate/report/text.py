@@ -21,7 +21,8 @@ _CODES = {"red": "31", "green": "32", "yellow": "33", "dim": "2", "bold": "1"}
 _SEVERITY = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.NOTICE: "dim"}
 
 
-def colour_wanted(stream: TextIO, environ: Mapping[str, str]) -> bool:
+def colour_wanted(stream: TextIO | None, environ: Mapping[str, str]) -> bool:
+    """`stream` None: the text goes to a file (`--output`), never a terminal."""
     if environ.get("NO_COLOR"):
         return False
     if environ.get("FORCE_COLOR"):
