@@ -49,6 +49,7 @@ class Config:
     seed: int = defaults.SEED
     max_frozen_fraction: float = defaults.MAX_FROZEN_FRACTION
     fixture_probe: bool = defaults.FIXTURE_PROBE
+    evidence_exclude: tuple[str, ...] = ()
 
 
 def schema() -> dict[str, Any]:
@@ -215,6 +216,7 @@ def _build(data: dict[str, Any], path: str) -> Config:
     freeze = raw_planes.get("freeze") or {}
     agents = data.get("agents") or {}
     pytest_section = data.get("pytest") or {}
+    evidence = data.get("evidence") or {}
     return Config(
         path=path,
         owner=map_owner,
@@ -235,6 +237,7 @@ def _build(data: dict[str, Any], path: str) -> Config:
         seed=int(prop.get("seed", defaults.SEED)),
         max_frozen_fraction=float(freeze.get("max_fraction", defaults.MAX_FROZEN_FRACTION)),
         fixture_probe=bool(fixture.get("probe", defaults.FIXTURE_PROBE)),
+        evidence_exclude=_strings(evidence, "exclude"),
     )
 
 

@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from planegate.config import owners
+from planegate.config import evidence, owners
 from planegate.config.from_git import load_config
 from planegate.config.load import Config
 from planegate.config.planemap import PlaneMap, file_of
@@ -70,6 +70,7 @@ class Context:
     frozen: Mapping[str, str]
     plane_map: PlaneMap
     protection: Protection
+    evidence: evidence.DefaultEvidence = field(default_factory=evidence.DefaultEvidence)
 
     @property
     def agent(self) -> bool:
@@ -104,6 +105,30 @@ class Context:
         return replace(self, options=replace(self.options, agent=agent))
 
 
+def pythonpath(ini_options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The base ini's `pythonpath` entries (a list in TOML, whitespace-separated in ini)."""
+    value = ini_options.get("pythonpath")
+    if value is None:
+        return ()
+    return tuple(value) if isinstance(value, list) else tuple(str(value).split())
+
+
+def protection_at(
+    snap: Snapshot, cfg: Config, frozen: Mapping[str, str]
+) -> tuple[Protection, evidence.DefaultEvidence]:
+    """What is protected in one commit: the configured patterns, the frozen nodeids' files and
+    the default evidence (listed nodeids' files, test helpers, `__init__.py` files)."""
+    frozen_files = sorted({file_of(n) for n in frozen})
+    found = evidence.collect(
+        cfg,
+        snap.files,
+        snap.read,
+        frozen_files=frozen_files,
+        pythonpath=pythonpath(ini.base_options(snap.read)),
+    )
+    return Protection(cfg, tuple(sorted({*frozen_files, *found.paths}))), found
+
+
 def build(options: GateOptions) -> Context:
     repo = GitRepo(options.root)
     head = repo.resolve(options.head)
@@ -113,6 +138,7 @@ def build(options: GateOptions) -> Context:
     cfg = load_config(repo, base.commit, options.config_path, set(base.files))
     ledger_base = base.text(cfg.ledger)
     frozen = ledger.frozen_nodeids(ledger_base, cfg.ledger)
+    protection, found = protection_at(base, cfg, frozen)
     return Context(
         options=options,
         repo=repo,
@@ -124,5 +150,6 @@ def build(options: GateOptions) -> Context:
         ledger_base=ledger_base,
         frozen=frozen,
         plane_map=PlaneMap(cfg, frozenset(frozen)),
-        protection=Protection(cfg, tuple(sorted({file_of(n) for n in frozen}))),
+        protection=protection,
+        evidence=found,
     )

@@ -12,7 +12,7 @@ from planegate.config.planemap import PlaneMap
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 from planegate.freeze import ledger
-from planegate.gate.context import Context, DigestInput, GateOptions
+from planegate.gate.context import Context, DigestInput, GateOptions, protection_at
 from planegate.gate.execute import collect_inventory
 from planegate.progress import QUIET, Progress
 from planegate.repo import digest_format
@@ -51,7 +51,9 @@ def protected_hashes(snap: Snapshot, protection: protect.Protection) -> dict[str
 def compute_digest(
     snap: Snapshot, config: Config, inventory: Mapping[str, Iterable[str]]
 ) -> Digest:
-    hashes = protected_hashes(snap, protect.Protection(config))
+    frozen = ledger.frozen_nodeids(snap.text(config.ledger), config.ledger)
+    protection, _ = protection_at(snap, config, frozen)
+    hashes = protected_hashes(snap, protection)
     return Digest(snap.commit, hashes, {k: tuple(v) for k, v in inventory.items()})
 
 
