@@ -46,9 +46,14 @@ class GateOptions:
 
 @dataclass(frozen=True)
 class Commits:
+    """The base's tip (evidence, configuration, digest), the patch's head, their merge base,
+    and the tree of the head merged onto the tip (empty when the merge conflicts)."""
+
     base_tip: str
     head: str
     merge_base: str
+    merged: str = ""
+    conflicts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,8 +67,8 @@ class Context:
     options: GateOptions
     repo: GitRepo
     commits: Commits
-    base: Snapshot  # at the merge base
-    head: Snapshot
+    base: Snapshot  # the base's tip
+    head: Snapshot  # the head merged onto the base's tip (the head itself on a conflict)
     cfg: Config
     who: owners.Owners
     ledger_base: str | None
@@ -99,6 +104,7 @@ class Context:
 
     @cached_property
     def changes(self) -> tuple[Change, ...]:
+        """What the patch changes on the base: the base's tip against the merged tree."""
         return tuple(self.repo.changes(self.base.commit, self.head.commit))
 
     def with_agent(self, agent: bool) -> Context:
@@ -133,8 +139,10 @@ def build(options: GateOptions) -> Context:
     repo = GitRepo(options.root)
     head = repo.resolve(options.head)
     base_tip = repo.resolve(options.base)
-    commits = Commits(base_tip, head, repo.merge_base(base_tip, head))
-    base = snapshot(repo, commits.merge_base)
+    merge_base = repo.merge_base(base_tip, head)
+    merged = repo.merge(base_tip, head)
+    commits = Commits(base_tip, head, merge_base, merged.tree or "", merged.conflicts)
+    base = snapshot(repo, base_tip)
     cfg = load_config(repo, base.commit, options.config_path, set(base.files))
     ledger_base = base.text(cfg.ledger)
     frozen = ledger.frozen_nodeids(ledger_base, cfg.ledger)
@@ -144,7 +152,7 @@ def build(options: GateOptions) -> Context:
         repo=repo,
         commits=commits,
         base=base,
-        head=snapshot(repo, head),
+        head=snapshot(repo, merged.tree or head),
         cfg=cfg,
         who=owners.load(cfg, {p: base.read(p) for p in owners.CODEOWNERS_PATHS}),
         ledger_base=ledger_base,

@@ -77,7 +77,14 @@ def _strings(value: Any) -> tuple[str, ...]:
 def _execution(data: Any) -> Execution:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError(f"schema is not {SCHEMA!r}")
-    commits = Commits(**{k: str(data["commits"][k]) for k in ("base_tip", "head", "merge_base")})
+    raw = data["commits"]
+    commits = Commits(
+        base_tip=str(raw["base_tip"]),
+        head=str(raw["head"]),
+        merge_base=str(raw["merge_base"]),
+        merged=str(raw["merged"]),
+        conflicts=_strings(raw["conflicts"]),
+    )
     inventory = data["base_inventory"]
     if inventory is not None:
         inventory = {str(plane): list(_strings(ids)) for plane, ids in inventory.items()}

@@ -10,6 +10,7 @@ from typing import Any
 
 from planegate.config.load import SCORING_PLANES
 from planegate.config.planemap import PlaneMap, data_files, file_of
+from planegate.gate import merge
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress
 from planegate.repo.git import GitRepo
@@ -34,6 +35,8 @@ class Execution:
 
 def execute(ctx: Context, progress: Progress = QUIET, *, collect_base: bool = True) -> Execution:
     """Run main's evidence against the patch (and collect the base's inventory if asked)."""
+    if ctx.commits.conflicts:
+        return unmerged(ctx)
     base_inventory = None
     if collect_base:
         base_inventory = collect_inventory(
@@ -44,6 +47,19 @@ def execute(ctx: Context, progress: Progress = QUIET, *, collect_base: bool = Tr
     shadow = _shadow(ctx, progress)
     labels = _triage(ctx, head_run, progress)
     return Execution(ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes, labels)
+
+
+def unmerged(ctx: Context) -> Execution:
+    """A patch that does not merge onto the base's tip runs nothing (PG107)."""
+    return Execution(ctx.commits, merge.unmerged_run(), None, (), probe.ProbeResult(), ())
+
+
+def checkout_command(commits: Commits) -> str:
+    """How a person gets the tree the gate ran: the head, merged onto the base's tip when the
+    head does not contain it."""
+    if commits.merge_base == commits.base_tip:
+        return f"git checkout {commits.head[:12]}"
+    return f"git checkout {commits.base_tip[:12]} && git merge --no-edit {commits.head[:12]}"
 
 
 def collect_inventory(
@@ -152,6 +168,7 @@ def _triage(
         runs=ctx.cfg.triage_runs,
         environ=ctx.environ,
         progress=progress,
+        checkout=checkout_command(ctx.commits),
     )
     labels = triage.triage(ctx.repo, ctx.base.commit, ctx.head.commit, failing, ctx.cfg, how)
     return {nodeid: (found.label, found.repro) for nodeid, found in labels.items()}

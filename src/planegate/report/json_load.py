@@ -84,6 +84,7 @@ def report_from_dict(data: Any, where: str = "report") -> Report:
         shadow=shadow,
         notes=tuple(str(note) for note in data.get("notes") or ()),
         base_broken=tuple(str(n) for n in data.get("base_broken") or ()),
+        merged=str(data.get("merged_tree") or ""),
     )
 
 

@@ -37,6 +37,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         "base": report.base,
         "head": report.head,
         "merge_base": report.merge_base,
+        "merged_tree": report.merged or None,
         "agent": report.agent,
         "digest_source": report.digest_source,
         "steps": [

@@ -10,8 +10,9 @@ from planegate.report import Report
 def render(report: Report) -> str:
     lines = [
         _verdict(report),
-        f"base {report.base[:12]} (merge base {report.merge_base[:12]}), "
-        f"head {report.head[:12]}, {'agent' if report.agent else 'human'} patch",
+        f"base {report.base[:12]} (its tip: evidence, configuration, digest; merge base "
+        f"{report.merge_base[:12]}), head {report.head[:12]} {_merged(report)}, "
+        f"{'agent' if report.agent else 'human'} patch",
         f"digest: {report.digest_source}",
         "",
     ]
@@ -35,6 +36,12 @@ def render(report: Report) -> str:
         lines += ["", "shadow lane (frozen tests, diagnostics only, never vote):"]
         lines += [f"  {s.outcome:<10} {s.nodeid} [owner: {s.owner}]" for s in report.shadow]
     return "\n".join(lines) + "\n"
+
+
+def _merged(report: Report) -> str:
+    if report.merged:
+        return f"merged onto it (tree {report.merged[:12]})"
+    return "(does not merge onto the base)"
 
 
 def _verdict(report: Report) -> str:
