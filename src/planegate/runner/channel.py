@@ -64,6 +64,7 @@ class ChannelPlugin:
             duration=round(report.duration, 6),
             wasxfail=hasattr(report, "wasxfail"),
             message=_text(report.longreprtext) if report.failed or report.skipped else "",
+            subtest=subtest_label(report),
         )
 
     @pytest.hookimpl(trylast=True)
@@ -82,6 +83,22 @@ def hypothesis_budget(test: object) -> int | None:
     except (TypeError, ValueError):
         return 0
     return examples if "generate" in phases else 0
+
+
+def subtest_label(report: pytest.TestReport) -> str | None:
+    """A subtest's report (pytest 9's `subtests` fixture, the pytest-subtests plugin) carries
+    a `context`: its label as pytest prints it, else None for the test's own reports."""
+    context = getattr(report, "context", None)
+    if context is None:
+        return None
+    parts = []
+    msg = getattr(context, "msg", None)
+    if msg is not None:
+        parts.append(f"[{msg}]")
+    kwargs = getattr(context, "kwargs", None) or {}
+    if kwargs:
+        parts.append("(" + ", ".join(f"{k}={v}" for k, v in kwargs.items()) + ")")
+    return " ".join(parts) or "(<subtest>)"
 
 
 def _text(text: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 from planegate.progress import QUIET, Progress
 from planegate.runner import env as child_env
-from planegate.runner import ini
+from planegate.runner import ini, subtests
 
 BOOTSTRAP = (
     "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
@@ -208,6 +208,7 @@ class _Fold:
         self.phases: dict[str, dict[str, dict[str, Any]]] = {}
         self.errors: list[tuple[str, str]] = []
         self.examples: dict[str, int] = {}
+        self.subtests: dict[str, list[dict[str, Any]]] = {}  # failed or skipped subtests
         self.ended = self.seen_selected = False
         self.stray = 0
 
@@ -223,6 +224,9 @@ class _Fold:
             self.selected, self.seen_selected = list(record["nodeids"]), True
         elif kind == "collect_error":
             self.errors.append((str(record["nodeid"]), str(record["message"])))
+        elif kind == "report" and record.get("subtest") is not None:
+            if record["outcome"] != "passed":
+                self.subtests.setdefault(str(record["nodeid"]), []).append(_slim(record))
         elif kind == "report":
             self.phases.setdefault(record["nodeid"], {})[record["when"]] = _slim(record)
         elif kind == "hypothesis":
@@ -242,6 +246,8 @@ def _slim(record: dict[str, Any]) -> dict[str, Any]:
         slim["wasxfail"] = True
     if record.get("message"):
         slim["message"] = record["message"]
+    if record.get("subtest") is not None:
+        slim["subtest"] = str(record["subtest"])
     return slim
 
 
@@ -275,7 +281,10 @@ def _interpret(
     ended, seen_selected = fold.ended, fold.seen_selected
     unfinished = _unfinished(selected, phases, spec)
     closed = ended and seen_selected and not unfinished
-    outcomes = {nodeid: _outcome(nodeid, by_when) for nodeid, by_when in phases.items()}
+    outcomes = {
+        nodeid: _with_subtests(_outcome(nodeid, by_when), fold.subtests.get(nodeid, ()))
+        for nodeid, by_when in phases.items()
+    }
     canary_ids = {n for n in collected if canary_prefix in n}
     problem = _canary_problem(canary_ids, outcomes, canary_prefix, spec, closed)
     own = [n for n in collected if n not in canary_ids]
@@ -333,6 +342,11 @@ def _outcome(nodeid: str, by_when: Mapping[str, Mapping[str, Any]]) -> Outcome:
     if call is None or "teardown" not in by_when:
         return Outcome(nodeid, "missing", "", duration)
     return Outcome(nodeid, "xpassed" if call.get("wasxfail") else "passed", "", duration)
+
+
+def _with_subtests(outcome: Outcome, subs: Iterable[Mapping[str, Any]]) -> Outcome:
+    kind, message = subtests.verdict(outcome.outcome, outcome.message, subs)
+    return Outcome(outcome.nodeid, kind, message, outcome.duration)
 
 
 def _canary_problem(
