@@ -24,6 +24,9 @@ def main() -> int:
         from planegate.runner.sweep_probes import ProbesPlugin
 
         plugins.append(ProbesPlugin(spec["probes"]))
+    from planegate.runner import reads
+
+    plugins += reads.plugins(plugin.send, rootdir, spec.get("reads"))
     _forget_planegate()
     return int(pytest.main(spec["args"], plugins=plugins))
 

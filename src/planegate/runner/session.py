@@ -18,7 +18,7 @@ from typing import Any
 
 from planegate.progress import QUIET, Progress
 from planegate.runner import env as child_env
-from planegate.runner import ini, subtests
+from planegate.runner import ini, subtests, traced
 
 BOOTSTRAP = (
     "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
@@ -52,6 +52,7 @@ class RunSpec:
     canaries: bool = True
     targets: tuple[str, ...] = ()  # nodeids or paths; default: the ini's testpaths, else "."
     probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
+    trace: traced.TraceSpec | None = None  # trace the files each test opens (runner.reads)
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class RunResult:
     notes: tuple[str, ...] = field(default=())
     unfinished: tuple[str, ...] = ()  # selected nodeids that never reported their teardown
     examples: Mapping[str, int] = field(default_factory=dict)  # Hypothesis max_examples per test
+    reads: Mapping[str, traced.Reads] = field(default_factory=dict)  # traced opens per test
 
     def outcome_of(self, nodeid: str) -> Outcome:
         if nodeid in self.outcomes:
@@ -100,6 +102,7 @@ def run(
             "rootdir": str(spec.tree),
             "args": args,
             "probes": dict(spec.probes) if spec.probes is not None else None,
+            "reads": spec.trace.to_json() if spec.trace is not None else None,
         }
         fold, output, status, timed_out = _execute(spec, child_spec, env, scratch_dir, progress)
     return _interpret(fold, canary_prefix, output, status, timed_out, spec)
@@ -209,6 +212,7 @@ class _Fold:
         self.errors: list[tuple[str, str]] = []
         self.examples: dict[str, int] = {}
         self.subtests: dict[str, list[dict[str, Any]]] = {}  # failed or skipped subtests
+        self.reads: dict[str, traced.Reads] = {}
         self.ended = self.seen_selected = False
         self.stray = 0
 
@@ -229,6 +233,10 @@ class _Fold:
                 self.subtests.setdefault(str(record["nodeid"]), []).append(_slim(record))
         elif kind == "report":
             self.phases.setdefault(record["nodeid"], {})[record["when"]] = _slim(record)
+        elif kind == "reads":
+            self.reads[str(record["nodeid"])] = traced.Reads(
+                tuple(map(str, record["test"])), tuple(map(str, record["prod"]))
+            )
         elif kind == "hypothesis":
             self.examples[str(record["nodeid"])] = int(record["max_examples"])
         elif kind == "end":
@@ -301,6 +309,7 @@ def _interpret(
         stray_lines=stray,
         unfinished=tuple(n for n in unfinished if n not in canary_ids),
         examples={k: v for k, v in examples.items() if k not in canary_ids},
+        reads=fold.reads,
     )
 
 
