@@ -111,14 +111,6 @@ class Context:
         return replace(self, options=replace(self.options, agent=agent))
 
 
-def pythonpath(ini_options: Mapping[str, Any]) -> tuple[str, ...]:
-    """The base ini's `pythonpath` entries (a list in TOML, whitespace-separated in ini)."""
-    value = ini_options.get("pythonpath")
-    if value is None:
-        return ()
-    return tuple(value) if isinstance(value, list) else tuple(str(value).split())
-
-
 def protection_at(
     snap: Snapshot, cfg: Config, frozen: Mapping[str, str]
 ) -> tuple[Protection, evidence.DefaultEvidence]:
@@ -130,7 +122,7 @@ def protection_at(
         snap.files,
         snap.read,
         frozen_files=frozen_files,
-        pythonpath=pythonpath(ini.base_options(snap.read)),
+        pythonpath=ini.pythonpath(ini.base_options(snap.read)),
     )
     return Protection(cfg, tuple(sorted({*frozen_files, *found.paths}))), found
 
