@@ -16,7 +16,7 @@ from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
 from planegate.report import ShadowResult
 from planegate.runner import fixture_probe as probe
-from planegate.runner import session
+from planegate.runner import session, traced
 
 SCHEMA = "planegate-run/1"
 FILE_NAME = "run.json"
@@ -128,4 +128,8 @@ def _run_result(run: dict[str, Any]) -> session.RunResult:
         notes=_strings(run["notes"]),
         unfinished=_strings(run["unfinished"]),
         examples={str(k): int(v) for k, v in run["examples"].items()},
+        reads={
+            str(key): traced.Reads(_strings(r["test"]), _strings(r["prod"]))
+            for key, r in run.get("reads", {}).items()
+        },
     )

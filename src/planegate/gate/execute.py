@@ -4,7 +4,7 @@ base's collection, the shadow lane of frozen tests, the fixture probe, failure t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,8 @@ from planegate.report import ShadowResult
 from planegate.runner import fixture_probe as probe
 from planegate.runner import overlay, session, triage
 from planegate.runner.spec import Sessions
+from planegate.runner.traced import TraceSpec
+from planegate.steps import observed
 
 
 @dataclass(frozen=True)
@@ -91,9 +93,10 @@ def _run_head(ctx: Context) -> tuple[session.RunResult, tuple[str, ...], probe.P
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
-        result = sessions.run(deselect=frozenset(ctx.frozen))
+        result = sessions.run(deselect=frozenset(ctx.frozen), trace=trace_spec(ctx))
+        result, reran = with_mains_bytes(ctx, sessions, result)
         probed = _probe(ctx, sessions, result)
-    notes = []
+    notes = list(reran)
     if applied.restored:
         notes.append(f"restored {len(applied.restored)} protected files from the base")
     if applied.removed:
@@ -102,6 +105,32 @@ def _run_head(ctx: Context) -> tuple[session.RunResult, tuple[str, ...], probe.P
             + ", ".join(applied.removed[:5])
         )
     return result, tuple(notes), probed
+
+
+def trace_spec(ctx: Context) -> TraceSpec:
+    """What the child needs to tell test-side frames from production ones."""
+    return TraceSpec(ctx.evidence.test_side, ctx.evidence.roots)
+
+
+def with_mains_bytes(
+    ctx: Context, sessions: Sessions, result: session.RunResult
+) -> tuple[session.RunResult, tuple[str, ...]]:
+    """Scoring tests that read files the patch changed and nothing protects run again with
+    main's bytes of those files; their outcomes are what the planes step judges (PG308)."""
+    if not result.closed:
+        return result, ()
+    unlocked = observed.unlocked_changes(ctx, result)
+    if not unlocked:
+        return result, ()
+    on_base = set(ctx.base.files)
+    overlay.apply(sessions.tree, [p for p in unlocked if p in on_base], unlocked, ctx.base.read)
+    nodeids = sorted({nodeid for tests in unlocked.values() for nodeid in tests})
+    rerun = sessions.run(targets=tuple(nodeids), deselect=frozenset(ctx.frozen))
+    outcomes = {**result.outcomes, **{nodeid: rerun.outcome_of(nodeid) for nodeid in nodeids}}
+    note = (
+        f"reran {len(nodeids)} tests with main's bytes of {len(unlocked)} unlocked files they read"
+    )
+    return replace(result, outcomes=outcomes), (note,)
 
 
 def _probe(ctx: Context, sessions: Sessions, result: session.RunResult) -> probe.ProbeResult:

@@ -17,6 +17,7 @@ from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
+from planegate.steps import observed
 from planegate.steps.inputs import GitFacts, RunFacts
 from planegate.vocabulary import Plane
 
@@ -30,6 +31,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
         changes, ctx.cfg, ctx.who, agent=ctx.agent, why=ctx.evidence
     )
     findings += manifest_findings(ctx.cfg, ctx.base, ctx.head, ctx.who)
+    findings += observed.evidence_findings(ctx, run)
     findings += run.digest_findings
     return StepResult(
         Step.EVIDENCE, tuple(findings), (f"{len(changed)} changed paths, {len(changes)} protected",)
