@@ -41,7 +41,9 @@ FILES = {
         "def test_production_peeks_at_a_golden_by_another_name():\n"
         "    assert peek(os.path.join('tests', 'data', '..', 'data', 'a.txt')) == 'a'\n\n\n"
         "def test_reads_nothing():\n"
-        "    assert 1 + 1 == 2\n"
+        "    import inspect\n\n"
+        "    import calc.core\n\n"
+        "    assert 'def peek' in inspect.getsource(calc.core)\n"
     ),
 }
 

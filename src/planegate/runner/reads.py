@@ -5,8 +5,9 @@ An audit hook sees each `open` event. The file is resolved to its real path (any
 frame of the tree on the stack, whatever library code lies between (`json.load(open(p))`
 and `pandas.read_csv(p)` are read by their caller): a *test-side* frame is a plane test
 module, a conftest, a test helper or any module under a test root; any other file of the
-tree is *production* code. Imports are not reads: when the import system sits between the
-open and the first frame of the tree, the event is left out.
+tree is *production* code. Imports are not reads, nor are source lookups: when the import
+system, `linecache` or `tokenize` (tracebacks, `inspect.getsource`) sits between the open and
+the first frame of the tree, the event is left out.
 
 Reads are attributed to the test whose protocol is running; reads outside any test (module
 code at collection, a session fixture's first set-up) are keyed by the reading module's own
@@ -26,6 +27,9 @@ import pytest
 from planegate.runner.traced import PROD, TEST
 
 Send = Callable[..., None]
+# Modules that read source code to show it (tracebacks, inspect, Hypothesis' reports): their
+# opens are not the test reading data.
+SOURCE_LOOKUPS = frozenset({"linecache", "tokenize"})
 _WRITE_ONLY = ("w", "a", "x")
 
 
@@ -34,6 +38,10 @@ def plugins(send: Send, tree: str, spec: Mapping[str, Any] | None) -> list[objec
     if spec is None:
         return []
     return [ReadsPlugin(send, tree, spec.get("test_files", ()), spec.get("test_roots", ()))]
+
+
+def _looks_up_source(frame: FrameType) -> bool:
+    return frame.f_globals.get("__name__") in SOURCE_LOOKUPS
 
 
 class ReadsPlugin:
@@ -92,7 +100,7 @@ class ReadsPlugin:
         and for opens no code of the tree asked for."""
         while frame is not None:
             filename = frame.f_code.co_filename
-            if filename.startswith("<frozen importlib"):
+            if filename.startswith("<frozen importlib") or _looks_up_source(frame):
                 return None
             side = self._side(filename)
             if side is not None:
