@@ -18,7 +18,7 @@ def run(options: GateOptions, progress: Progress = QUIET) -> Report:
 
 def run_in(ctx: Context, progress: Progress = QUIET) -> Report:
     """The whole gate on a context already built from git."""
-    progress.step("inventory", f"base {ctx.base.commit[:12]}, head {ctx.head.commit[:12]}")
+    progress.step("inventory", f"base {ctx.base.commit[:12]}, head {ctx.commits.head[:12]}")
     digest = check_digest(ctx)
     execution = execute(ctx, progress, collect_base=digest.inventory is None)
     return judge(ctx, execution, digest)
