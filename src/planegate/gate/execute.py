@@ -4,11 +4,12 @@ base's collection, the shadow lane of frozen tests, the fixture probe, failure t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
+from planegate.gate import merge
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress
 from planegate.repo.git import GitRepo
@@ -16,6 +17,8 @@ from planegate.report import ShadowResult
 from planegate.runner import fixture_probe as probe
 from planegate.runner import overlay, session, triage
 from planegate.runner.spec import Sessions
+from planegate.runner.traced import TraceSpec
+from planegate.steps import observed
 from planegate.vocabulary import SCORING_PLANES
 
 
@@ -34,6 +37,8 @@ class Execution:
 
 def execute(ctx: Context, progress: Progress = QUIET, *, collect_base: bool = True) -> Execution:
     """Run main's evidence against the patch (and collect the base's inventory if asked)."""
+    if ctx.commits.conflicts:
+        return unmerged(ctx)
     base_inventory = None
     if collect_base:
         base_inventory = collect_inventory(
@@ -44,6 +49,19 @@ def execute(ctx: Context, progress: Progress = QUIET, *, collect_base: bool = Tr
     shadow = _shadow(ctx, progress)
     labels = _triage(ctx, head_run, progress)
     return Execution(ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes, labels)
+
+
+def unmerged(ctx: Context) -> Execution:
+    """A patch that does not merge onto the base's tip runs nothing (PG108)."""
+    return Execution(ctx.commits, merge.unmerged_run(), None, (), probe.ProbeResult(), ())
+
+
+def checkout_command(commits: Commits) -> str:
+    """How a person gets the tree the gate ran: the head, merged onto the base's tip when the
+    head does not contain it."""
+    if commits.merge_base == commits.base_tip:
+        return f"git checkout {commits.head[:12]}"
+    return f"git checkout {commits.base_tip[:12]} && git merge --no-edit {commits.head[:12]}"
 
 
 def collect_inventory(
@@ -75,9 +93,12 @@ def _run_head(ctx: Context) -> tuple[session.RunResult, tuple[str, ...], probe.P
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
-        result = sessions.run(deselect=frozenset(ctx.frozen), trusted=applied.kept)
+        result = sessions.run(
+            deselect=frozenset(ctx.frozen), trusted=applied.kept, trace=trace_spec(ctx)
+        )
+        result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
         probed = _probe(ctx, sessions, result)
-    notes = []
+    notes = list(reran)
     if applied.restored:
         notes.append(f"restored {len(applied.restored)} protected files from the base")
     if applied.removed:
@@ -86,6 +107,32 @@ def _run_head(ctx: Context) -> tuple[session.RunResult, tuple[str, ...], probe.P
             + ", ".join(applied.removed[:5])
         )
     return result, tuple(notes), probed
+
+
+def trace_spec(ctx: Context) -> TraceSpec:
+    """What the child needs to tell test-side frames from production ones."""
+    return TraceSpec(ctx.evidence.test_side, ctx.evidence.roots)
+
+
+def with_mains_bytes(
+    ctx: Context, sessions: Sessions, result: session.RunResult, trusted: frozenset[str]
+) -> tuple[session.RunResult, tuple[str, ...]]:
+    """Scoring tests that read files the patch changed and nothing protects run again with
+    main's bytes of those files; their outcomes are what the planes step judges (PG308)."""
+    if not result.closed:
+        return result, ()
+    unlocked = observed.unlocked_changes(ctx, result)
+    if not unlocked:
+        return result, ()
+    on_base = set(ctx.base.files)
+    overlay.apply(sessions.tree, [p for p in unlocked if p in on_base], unlocked, ctx.base.read)
+    nodeids = sorted({nodeid for tests in unlocked.values() for nodeid in tests})
+    rerun = sessions.run(targets=tuple(nodeids), deselect=frozenset(ctx.frozen), trusted=trusted)
+    outcomes = {**result.outcomes, **{nodeid: rerun.outcome_of(nodeid) for nodeid in nodeids}}
+    note = (
+        f"reran {len(nodeids)} tests with main's bytes of {len(unlocked)} unlocked files they read"
+    )
+    return replace(result, outcomes=outcomes, tampering=result.tampering + rerun.tampering), (note,)
 
 
 def _probe(ctx: Context, sessions: Sessions, result: session.RunResult) -> probe.ProbeResult:
@@ -152,6 +199,7 @@ def _triage(
         runs=ctx.cfg.triage_runs,
         environ=ctx.environ,
         progress=progress,
+        checkout=checkout_command(ctx.commits),
     )
     labels = triage.triage(ctx.repo, ctx.base.commit, ctx.head.commit, failing, ctx.cfg, how)
     return {nodeid: (found.label, found.repro) for nodeid, found in labels.items()}

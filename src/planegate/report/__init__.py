@@ -41,6 +41,7 @@ class Report:
     shadow: tuple[ShadowResult, ...] = ()
     notes: tuple[str, ...] = field(default=())
     base_broken: tuple[str, ...] = ()  # a sweep's tests that failed every run, and alone
+    merged: str = ""  # the tree of the head merged onto the base's tip: what ran
 
     @property
     def exit_code(self) -> int:
