@@ -16,8 +16,9 @@ REPORT = Report(
     base="a" * 40,
     head="b" * 40,
     merge_base="c" * 40,
+    merged="d" * 40,
     agent=True,
-    digest_source="recomputed from git at the merge base cccccccccccc",
+    digest_source="recomputed from git at the base tip aaaaaaaaaaaa",
     steps=(
         StepResult(
             Step.INVENTORY,
@@ -98,7 +99,7 @@ REPORT = Report(
 
 
 def test_text_report_matches_golden() -> None:
-    assert text.render(REPORT) == (GOLDEN / "report.txt").read_text("utf-8")
+    assert text.render(REPORT, color=False) == (GOLDEN / "report.txt").read_text("utf-8")
 
 
 def test_json_report_matches_golden() -> None:

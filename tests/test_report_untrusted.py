@@ -26,8 +26,9 @@ REPORT = Report(
     base="a" * 40,
     head="b" * 40,
     merge_base="c" * 40,
+    merged="d" * 40,
     agent=True,
-    digest_source="recomputed from git at the merge base cccccccccccc",
+    digest_source="recomputed from git at the base tip aaaaaaaaaaaa",
     steps=(
         StepResult(
             Step.PLANES,
@@ -54,7 +55,7 @@ CTX = MarkdownContext(repository="octo/demo", head_sha="b" * 40)
 
 def renderings() -> dict[str, str]:
     return {
-        "text": text.render(REPORT),
+        "text": text.render(REPORT, color=False),
         "markdown": render_comment(REPORT, CTX),
         "sarif": json.dumps(sarif.to_sarif(REPORT)["runs"][0]["results"], indent=2) + "\n",
         "json": json_report.render(REPORT),

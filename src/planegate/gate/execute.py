@@ -6,12 +6,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
 from planegate.errors import ConfigError
+from planegate.gate import merge
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.git import GitRepo
@@ -20,6 +21,8 @@ from planegate.runner import fixture_probe as probe
 from planegate.runner import overlay, session, startup, triage
 from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
+from planegate.runner.traced import TraceSpec
+from planegate.steps import observed
 from planegate.vocabulary import SCORING_PLANES
 
 
@@ -47,6 +50,8 @@ def execute(
 ) -> Execution:
     """Run main's evidence against the patch (the base's collection, when asked for, running
     alongside), then one session on the base over the scoring tests that did not pass."""
+    if ctx.commits.conflicts:
+        return unmerged(ctx)
     watch = Stopwatch()
     with collecting_base(ctx, collect_base, progress) as base_collection:
         progress.step("planes", "running main's evidence against the patch")
@@ -91,6 +96,19 @@ def collecting_base(
         with ThreadPoolExecutor(max_workers=1) as pool:
             future = pool.submit(sessions.run, collect_only=True, canaries=False)
             yield lambda: future.result().collected
+
+
+def unmerged(ctx: Context) -> Execution:
+    """A patch that does not merge onto the base's tip runs nothing (PG108)."""
+    return Execution(ctx.commits, merge.unmerged_run(), None, (), probe.ProbeResult(), ())
+
+
+def checkout_command(commits: Commits) -> str:
+    """How a person gets the tree the gate ran: the head, merged onto the base's tip when the
+    head does not contain it."""
+    if commits.merge_base == commits.base_tip:
+        return f"git checkout {commits.head[:12]}"
+    return f"git checkout {commits.base_tip[:12]} && git merge --no-edit {commits.head[:12]}"
 
 
 def collect_inventory(
@@ -138,9 +156,12 @@ def _run_head(ctx: Context) -> tuple[session.RunResult, tuple[str, ...], probe.P
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
-        result = sessions.run(deselect=frozenset(ctx.frozen), trusted=applied.kept)
+        result = sessions.run(
+            deselect=frozenset(ctx.frozen), trusted=applied.kept, trace=trace_spec(ctx)
+        )
+        result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
         probed = _probe(ctx, sessions, result)
-    notes = []
+    notes = list(reran)
     if applied.restored:
         notes.append(f"restored {len(applied.restored)} protected files from the base")
     if applied.removed:
@@ -149,6 +170,32 @@ def _run_head(ctx: Context) -> tuple[session.RunResult, tuple[str, ...], probe.P
             + ", ".join(applied.removed[:5])
         )
     return result, tuple(notes), probed
+
+
+def trace_spec(ctx: Context) -> TraceSpec:
+    """What the child needs to tell test-side frames from production ones."""
+    return TraceSpec(ctx.evidence.test_side, ctx.evidence.roots)
+
+
+def with_mains_bytes(
+    ctx: Context, sessions: Sessions, result: session.RunResult, trusted: frozenset[str]
+) -> tuple[session.RunResult, tuple[str, ...]]:
+    """Scoring tests that read files the patch changed and nothing protects run again with
+    main's bytes of those files; their outcomes are what the planes step judges (PG308)."""
+    if not result.closed:
+        return result, ()
+    unlocked = observed.unlocked_changes(ctx, result)
+    if not unlocked:
+        return result, ()
+    on_base = set(ctx.base.files)
+    overlay.apply(sessions.tree, [p for p in unlocked if p in on_base], unlocked, ctx.base.read)
+    nodeids = sorted({nodeid for tests in unlocked.values() for nodeid in tests})
+    rerun = sessions.run(targets=tuple(nodeids), deselect=frozenset(ctx.frozen), trusted=trusted)
+    outcomes = {**result.outcomes, **{nodeid: rerun.outcome_of(nodeid) for nodeid in nodeids}}
+    note = (
+        f"reran {len(nodeids)} tests with main's bytes of {len(unlocked)} unlocked files they read"
+    )
+    return replace(result, outcomes=outcomes, tampering=result.tampering + rerun.tampering), (note,)
 
 
 def _probe(ctx: Context, sessions: Sessions, result: session.RunResult) -> probe.ProbeResult:
@@ -216,6 +263,7 @@ def _triage(
         environ=ctx.environ,
         progress=progress,
         base=base,
+        checkout=checkout_command(ctx.commits),
     )
     labels = triage.triage(ctx.repo, ctx.base.commit, ctx.head.commit, failing, ctx.cfg, how)
     return {nodeid: (found.label, found.repro) for nodeid, found in labels.items()}

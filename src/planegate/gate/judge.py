@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from planegate.errors import InternalError
+from planegate.gate import merge
 from planegate.gate.context import Context
 from planegate.gate.digest_check import DigestCheck
 from planegate.gate.execute import Execution
@@ -22,6 +23,8 @@ STEPS: tuple[StepCheck, ...] = (
 
 
 def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
+    if ctx.commits.conflicts:
+        return merge.conflict_report(ctx, digest.source)
     base_inventory = digest.inventory or execution.base_inventory
     if base_inventory is None:
         raise InternalError("no inventory of the base: neither a digest nor a collection")
@@ -44,6 +47,7 @@ def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
         digest_source=digest.source,
         steps=steps,
         shadow=execution.shadow,
+        merged=ctx.commits.merged,
         base_broken=base_broken(steps),
         timings={**execution.timings, **watch.seconds},
     )

@@ -8,7 +8,7 @@ from dataclasses import replace
 from planegate.gate import context
 from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import check_digest
-from planegate.gate.execute import execute
+from planegate.gate.execute import Execution, execute
 from planegate.gate.judge import judge
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.report import Report
@@ -27,7 +27,13 @@ def run(options: GateOptions, progress: Progress = QUIET) -> Report:
 
 def run_in(ctx: Context, progress: Progress = QUIET) -> Report:
     """The whole gate on a context already built from git."""
-    progress.step("inventory", f"base {ctx.base.commit[:12]}, head {ctx.head.commit[:12]}")
+    return execute_and_judge(ctx, progress)[1]
+
+
+def execute_and_judge(ctx: Context, progress: Progress = QUIET) -> tuple[Execution, Report]:
+    """The whole gate on a context, with the execution the report was judged from (the action
+    reads the failing tests' failure text from it)."""
+    progress.step("inventory", f"base {ctx.base.commit[:12]}, head {ctx.commits.head[:12]}")
     watch = Stopwatch()
     with watch.time("digest"):
         digest = check_digest(ctx)
@@ -35,4 +41,4 @@ def run_in(ctx: Context, progress: Progress = QUIET) -> Report:
         ctx, progress, collect_base=digest.inventory is None, base_inventory=digest.inventory
     )
     report = judge(ctx, execution, digest)
-    return replace(report, timings={**watch.seconds, **report.timings})
+    return execution, replace(report, timings={**watch.seconds, **report.timings})

@@ -39,7 +39,7 @@ class Ancestry(Protocol):
     """The git facts the choice needs (planegate.repo.git.GitRepo has this shape); none of
     them raises for a commit the clone does not hold."""
 
-    def merge_base(self, base: str, head: str) -> str: ...
+    def resolve(self, ref: str) -> str: ...
 
     def has_commit(self, sha: str) -> bool: ...
 
@@ -48,13 +48,13 @@ class Ancestry(Protocol):
 
 @dataclass(frozen=True)
 class DigestRequest:
-    """Which artifact is main's: this repository's, its default branch's, at the merge base
+    """Which artifact is main's: this repository's, its default branch's, at the base's tip
     (or its newest ancestor that has one)."""
 
     token: str
     repository_id: int
     default_branch: str
-    merge_base: str
+    base: str  # the base's tip, a full sha
     name: str = DEFAULT_NAME
 
 
@@ -193,13 +193,13 @@ def run_refusal(
 def screen(
     refs: Iterable[ArtifactRef], request: DigestRequest, ancestry: Ancestry
 ) -> tuple[list[ArtifactRef], list[Refusal]]:
-    """The candidates, merge base's first then its ancestors' newest first, and the refused.
+    """The candidates, the base tip's first then its ancestors' newest first, and the refused.
     Git is asked only about artifacts the listing did not already rule out."""
     kept: list[ArtifactRef] = []
     refused: list[Refusal] = []
     for ref in refs:
         reason = artifact_refusal(ref, request)
-        at_base = ref.head_sha == request.merge_base
+        at_base = ref.head_sha == request.base
         if reason is None and not at_base and not ancestry.has_commit(ref.head_sha):
             reason = (
                 f"its commit {ref.head_sha[:12]} is not in this clone "
@@ -210,17 +210,22 @@ def screen(
         else:
             kept.append(ref)
     newest = sorted(kept, key=lambda r: (r.created_at is not None, r.created_at), reverse=True)
-    exact = [r for r in newest if r.head_sha == request.merge_base]
+    exact = [r for r in newest if r.head_sha == request.base]
     older = [
         r
         for r in newest
-        if r.head_sha != request.merge_base and ancestry.is_ancestor(r.head_sha, request.merge_base)
+        if r.head_sha != request.base and ancestry.is_ancestor(r.head_sha, request.base)
     ]
     return exact + older, refused
 
 
 def download_zip(
-    url: str, token: str, *, session: requests.Session | None = None, timeout: float = 60.0
+    url: str,
+    token: str,
+    *,
+    session: requests.Session | None = None,
+    timeout: float = 60.0,
+    verify: bool | str = True,
 ) -> bytes:
     """GET the archive URL with the token, then follow the redirect without it: the zip lives
     on a storage host that must never see the token."""
@@ -230,10 +235,11 @@ def download_zip(
         headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json"},
         allow_redirects=False,
         timeout=timeout,
+        verify=verify,
     )
     if first.status_code in _REDIRECTS and first.headers.get("Location"):
         # A fresh request without session state: no Authorization, no cookies.
-        blob = requests.get(first.headers["Location"], timeout=timeout)
+        blob = requests.get(first.headers["Location"], timeout=timeout, verify=verify)
     else:
         blob = first
     if blob.status_code != 200:
@@ -264,11 +270,10 @@ def fetch_digest(
     request: DigestRequest,
     ancestry: Ancestry,
     session: requests.Session | None = None,
+    verify: bool | str = True,
 ) -> DigestFetch:
     """Never raises for GitHub trouble: every failure becomes "recomputed, and why"."""
-    fallback = (
-        f"no usable {request.name} artifact: recomputed at the merge base {request.merge_base[:12]}"
-    )
+    fallback = f"no usable {request.name} artifact: recomputed at the base tip {request.base[:12]}"
     try:
         listed = itertools.islice(repo.get_artifacts(name=request.name), MAX_CANDIDATES)
         refs = [artifact_ref(a) for a in listed]
@@ -286,7 +291,7 @@ def fetch_digest(
         if reason is not None:
             refused.append(Refusal(ref.id, ref.head_sha, reason))
             continue
-        return _download(ref, request, session, tuple(refused), fallback)
+        return _download(ref, request, (session, verify), tuple(refused), fallback)
     return DigestFetch(None, fallback, refused=tuple(refused))
 
 
@@ -306,17 +311,19 @@ def _run(
 def _download(
     ref: ArtifactRef,
     request: DigestRequest,
-    session: requests.Session | None,
+    http: tuple[requests.Session | None, bool | str],
     refused: tuple[Refusal, ...],
     fallback: str,
 ) -> DigestFetch:
     where = (
-        "the merge base"
-        if ref.head_sha == request.merge_base
-        else "the newest ancestor of the merge base"
+        "the base tip"
+        if ref.head_sha == request.base
+        else "the newest ancestor of the base tip that has one"
     )
     try:
-        data = extract_digest(download_zip(ref.download_url, request.token, session=session))
+        session, verify = http
+        zipped = download_zip(ref.download_url, request.token, session=session, verify=verify)
+        data = extract_digest(zipped)
     except (ServiceUnavailable, InputDataError, requests.RequestException) as error:
         problem = f"artifact {ref.id} could not be read: {getattr(error, 'message', error)}"
         return DigestFetch(None, fallback, artifact=ref, refused=refused, problem=problem)

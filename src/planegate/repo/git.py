@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -22,9 +23,11 @@ import git
 import git.exc
 
 from planegate.errors import PlanegateError, ServiceUnavailable, UnknownRevision, UsageError
-from planegate.repo import export, gitenv
+from planegate.repo import export, gitdiff, gitenv
+from planegate.repo.gitdiff import Change
 
 _CHUNK = 1 << 16
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _SYMLINK, _EXECUTABLE, _SUBMODULE = 0o120000, 0o100755, 0o160000
 # What GitPython raises for a name, sha or object it cannot resolve.
 _UNRESOLVED: tuple[type[Exception], ...] = (
@@ -37,12 +40,11 @@ _UNRESOLVED: tuple[type[Exception], ...] = (
 
 
 @dataclass(frozen=True)
-class Change:
-    """One path changed between two commits; `status` is git's letter (A, M, D, R, T)."""
+class Merge:
+    """`head` merged onto `base` in memory: the merged tree, or the paths that conflict."""
 
-    path: str
-    status: str
-    old_path: str | None = None
+    tree: str | None
+    conflicts: tuple[str, ...] = ()
 
 
 @contextlib.contextmanager
@@ -113,6 +115,31 @@ class GitRepo:
         with _translated("git merge-base --is-ancestor"):
             return bool(self._repo.is_ancestor(self._commit(ancestor), self._commit(descendant)))
 
+    def merge(self, base: str, head: str) -> Merge:
+        """`git merge-tree --write-tree`: the tree of `head` merged onto `base`, written to
+        the object store only; no working copy, index or ref changes."""
+        base_sha, head_sha = self.resolve(base), self.resolve(head)
+        with _translated("git merge-tree"):
+            status, out, err = self._repo.git.merge_tree(
+                "--write-tree",
+                "--name-only",
+                "--no-messages",
+                base_sha,
+                head_sha,
+                with_extended_output=True,
+                with_exceptions=False,
+            )
+        lines = [line for line in str(out).splitlines() if line.strip()]
+        if status not in (0, 1) or not lines:
+            detail = " ".join(str(err).split()) or f"exit status {status}"
+            raise ServiceUnavailable(
+                f"git merge-tree --write-tree failed: {detail}",
+                "planegate needs git 2.38 or newer to merge in memory",
+            )
+        if status == 1:
+            return Merge(None, tuple(sorted(set(lines[1:]))))
+        return Merge(lines[0])
+
     def files(self, commit: str) -> list[str]:
         return sorted(self._index(commit))
 
@@ -147,21 +174,25 @@ class GitRepo:
         return self._hashes[entry[0]]
 
     def changes(self, base: str, head: str) -> list[Change]:
-        before, after = self._commit(base), self._commit(head)
+        """Every path changed from `base` to `head` (commits, or trees named by full sha), read
+        from `git diff-tree -z` (any name a file can have) and cross-checked against a walk of
+        the two trees: output that does not parse, or that leaves out a path the trees say
+        changed, stops the gate."""
+        before, after = self._tree(base), self._tree(head)
         with _translated("git diff-tree"):
-            diffs = before.diff(after, find_renames=True)
-            changes = []
-            for diff in diffs:
-                status = (diff.change_type or "M")[0]
-                path = diff.b_path if status != "D" else diff.a_path
-                old = diff.a_path if status == "R" else None
-                changes.append(Change(str(path), status, old))
+            raw = self._repo.git.diff_tree(
+                "-r", "-z", "-M", "--name-status", "--no-commit-id", "--no-ext-diff",
+                before.hexsha, after.hexsha, stdout_as_string=False, strip_newline_in_stdout=False,
+            )  # fmt: skip
+            changes = gitdiff.parse_name_status(bytes(raw))
+            walked = _changed_paths(before, after)
+        gitdiff.cross_check(changes, walked)
         return sorted(changes, key=lambda change: change.path)
 
     @contextlib.contextmanager
     def worktree(self, commit: str) -> Iterator[Path]:
-        """`commit`'s tree exported into a throwaway folder with no link to this repository
-        (no `.git`), removed afterwards whatever happens."""
+        """`commit`'s tree (or a tree itself) exported into a throwaway folder with no link
+        to this repository (no `.git`), removed afterwards whatever happens."""
         parent = Path(tempfile.mkdtemp(prefix="planegate-wt-"))
         path = parent / "tree"
         try:
@@ -178,24 +209,31 @@ class GitRepo:
             return self._repo.commit(rev)
 
     def _tree(self, rev: str) -> git.Tree:
+        """The tree of a commit, or a tree named by its full sha (a merge's result)."""
+        if _FULL_SHA.fullmatch(rev):
+            with _translated("git cat-file", rev):
+                found = self._repo.rev_parse(rev)
+            if isinstance(found, git.Tree):  # given a path, like a commit's own tree
+                return git.Tree(self._repo, found.binsha, git.Tree.tree_id << 12, "")
         commit = self._commit(rev)
         with _translated("git cat-file"):
             return commit.tree
 
     def _index(self, rev: str) -> dict[str, tuple[bytes, int]]:
-        """path -> (blob id, mode) of every blob of the commit, listed once per commit (a
-        commit's tree never changes): each read is then one object, not a walk of trees."""
+        """path -> (blob id, mode) of every blob of a commit's tree (or a tree named by its
+        full sha), listed once (a tree never changes): each read is then one object, not a
+        walk of trees."""
         cached = self._indexes.get(rev)
         if cached is not None:
             return cached
-        commit = self._commit(rev)
+        tree = self._tree(rev)
         with _translated("git ls-tree"):
             index = {
                 str(item.path): (item.binsha, int(item.mode))  # type: ignore[union-attr]
-                for item in commit.tree.traverse()
+                for item in tree.traverse()
                 if item.type == "blob"  # type: ignore[union-attr]
             }
-        self._indexes[str(commit.hexsha)] = index
+        self._indexes[rev] = index
         return index
 
     def _stream(self, rev: str, path: str) -> Any | None:
@@ -219,6 +257,35 @@ def _entries(tree: git.Tree) -> Iterator[export.TreeEntry]:
             yield export.TreeEntry(path, "symlink", data)
         else:
             yield export.TreeEntry(path, "executable" if mode == _EXECUTABLE else "file", data)
+
+
+def _changed_paths(
+    before: git.Tree | None, after: git.Tree | None, out: set[str] | None = None
+) -> set[str]:
+    """Paths whose entry (mode and object) differs between two trees, descending only into
+    subtrees that differ: the tree-to-tree comparison the parsed diff must agree with."""
+    found = set() if out is None else out
+    old, new = _children(before), _children(after)
+    for name in old.keys() | new.keys():
+        one, two = old.get(name), new.get(name)
+        if one is not None and two is not None and (one.mode, one.binsha) == (two.mode, two.binsha):
+            continue
+        subtrees = [item for item in (one, two) if isinstance(item, git.Tree)]
+        leaves = [
+            item for item in (one, two) if item is not None and not isinstance(item, git.Tree)
+        ]
+        found.update(str(item.path) for item in leaves)
+        if subtrees:
+            _changed_paths(
+                one if isinstance(one, git.Tree) else None,
+                two if isinstance(two, git.Tree) else None,
+                found,
+            )
+    return found
+
+
+def _children(tree: git.Tree | None) -> dict[str, git.objects.base.IndexObject]:
+    return {} if tree is None else {str(item.name): item for item in tree}
 
 
 def _unavailable(what: str, error: git.exc.GitCommandError) -> ServiceUnavailable:

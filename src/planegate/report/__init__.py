@@ -42,6 +42,7 @@ class Report:
     shadow: tuple[ShadowResult, ...] = ()
     notes: tuple[str, ...] = field(default=())
     base_broken: tuple[str, ...] = ()  # tests failing on the base too (sweep or gate)
+    merged: str = ""  # the tree of the head merged onto the base's tip: what ran
     timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part of the run
 
     @property

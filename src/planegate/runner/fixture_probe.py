@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from planegate import sourcesize
+
 MAX_SECONDS = 2.0
 
 
@@ -102,10 +104,7 @@ def candidates(
 
 
 def _parse(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
+    return sourcesize.parse(source)
 
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import configparser
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from planegate.config.protection import parse_toml, pytest_table
@@ -91,6 +91,19 @@ def testpaths(options: dict[str, Any]) -> list[str]:
     value = options.get("testpaths")
     if value is None:
         return []
+    return _split(value)
+
+
+def pythonpath(options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The `pythonpath` entries (a list in TOML, split like a shell command line in ini)."""
+    value = options.get("pythonpath")
+    if value is None:
+        return ()
+    return tuple(_split(value))
+
+
+def _split(value: Any) -> list[str]:
+    """pytest splits its `args` and `paths` options like a shell command line."""
     if isinstance(value, list):
         return [str(item) for item in value]
     try:

@@ -10,7 +10,6 @@ in for the tree's code; `project_names` are the names its import record watches.
 from __future__ import annotations
 
 import os
-import shlex
 import sysconfig
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -19,12 +18,14 @@ from typing import Any
 
 def package_roots(tree: Path, ini_options: Mapping[str, Any]) -> tuple[str, ...]:
     """Absolute package roots of `tree`, most specific first, each once."""
+    from planegate.runner import ini  # the parent's side only: the child imports no more
+
     real = tree.resolve()
     candidates = []
     src = tree / "src"
     if src.is_dir() and not (src / "__init__.py").exists():
         candidates.append(src)
-    candidates += [tree / entry for entry in _pythonpath(ini_options.get("pythonpath"))]
+    candidates += [tree / entry for entry in ini.pythonpath(ini_options)]
     candidates.append(tree)
     roots: list[str] = []
     for path in candidates:
@@ -33,17 +34,6 @@ def package_roots(tree: Path, ini_options: Mapping[str, Any]) -> tuple[str, ...]
         if inside and resolved.is_dir() and str(path) not in roots:
             roots.append(str(path))
     return tuple(roots)
-
-
-def _pythonpath(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, list):
-        return [str(item) for item in value]
-    try:
-        return shlex.split(str(value))
-    except ValueError:
-        return str(value).split()
 
 
 def project_names(roots: Sequence[str]) -> frozenset[str]:

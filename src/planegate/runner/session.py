@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from planegate.progress import QUIET, Progress
-from planegate.runner import contain, ini, treescan
+from planegate.runner import contain, ini, subtests, traced, treescan
 from planegate.runner import env as child_env
 from planegate.runner.child import SCRIPT
 from planegate.runner.roots import package_roots
@@ -47,6 +47,7 @@ class RunSpec:
     probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
     trusted: frozenset[str] = frozenset()  # tree paths that are main's evidence (the overlay's)
     repeat: int = 1  # run each selected test this many times (runner/repeat.py)
+    trace: traced.TraceSpec | None = None  # trace the files each test opens (runner/reads.py)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class RunResult:
     examples: Mapping[str, int] = field(default_factory=dict)  # Hypothesis max_examples per test
     tampering: tuple[Tamper, ...] = ()  # what the audit hook, the checks and the stream saw
     extra: Mapping[str, Any] = field(default_factory=dict)  # runner/extras.py's records by kind
+    reads: Mapping[str, traced.Reads] = field(default_factory=dict)  # traced opens per test
 
     def outcome_of(self, nodeid: str) -> Outcome:
         if nodeid in self.outcomes:
@@ -129,6 +131,7 @@ def run(
             "drop_caps": contain.linux() and os.geteuid() == 0 and user is None,
             "roots": package_roots(spec.tree, spec.ini_options),
             "repeat": spec.repeat,
+            "reads": spec.trace.to_json() if spec.trace is not None else None,
         }
         found = treescan.suspicious(spec.tree, spec.trusted)
         committed = [Tamper(event, path) for event, path in found]
@@ -290,7 +293,10 @@ def _interpret(
     collected, selected, phases = fold.collected, fold.selected, fold.phases
     unfinished = _unfinished(selected, phases, spec)
     closed = fold.ended and fold.seen_selected and not unfinished
-    outcomes = {nodeid: outcome_of(nodeid, by_when) for nodeid, by_when in phases.items()}
+    outcomes = {
+        nodeid: _with_subtests(outcome_of(nodeid, by_when), fold.subtests.get(nodeid, ()))
+        for nodeid, by_when in phases.items()
+    }
     canary_ids = {n for n in collected if canary.owns(n)}
     problem = _canary_problem(canary_ids, outcomes, canary, spec, closed)
     return RunResult(
@@ -309,7 +315,13 @@ def _interpret(
         examples={k: v for k, v in fold.examples.items() if k not in canary_ids},
         tampering=found + fold.tampering() + execution.tampering,
         extra=fold.extra,
+        reads={k: traced.Reads(*v) for k, v in fold.reads.items() if k not in canary_ids},
     )
+
+
+def _with_subtests(outcome: Outcome, subs: Iterable[Mapping[str, Any]]) -> Outcome:
+    kind, message = subtests.verdict(outcome.outcome, outcome.message, subs)
+    return Outcome(outcome.nodeid, kind, message, outcome.duration)
 
 
 def _unfinished(

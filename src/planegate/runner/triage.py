@@ -40,13 +40,14 @@ class Reruns:
     environ: Mapping[str, str] | None = None
     progress: Progress = QUIET
     base: Rerun | None = None  # the base's reruns when the gate has them already
+    checkout: str | None = None  # how a person gets the head's tree (default: checkout head)
 
 
-def repro_command(commit: str, nodeid: str, cfg: Config) -> str:
+def repro_command(commit: str, nodeid: str, cfg: Config, checkout: str | None = None) -> str:
     """A command that reruns the test at the commit as the gate does."""
     args = ["python", "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
     args += pytest_args(cfg)
-    return f"git checkout {commit[:12]} && " + shlex.join([*args, nodeid])
+    return (checkout or f"git checkout {commit[:12]}") + " && " + shlex.join([*args, nodeid])
 
 
 def triage(
@@ -80,7 +81,7 @@ def triage(
         )
         result[nodeid] = Triage(
             label,
-            repro_command(head_commit, nodeid, cfg),
+            repro_command(head_commit, nodeid, cfg, how.checkout),
             head.failures.get(nodeid, 0),
             base.failures.get(nodeid, 0),
             runs,

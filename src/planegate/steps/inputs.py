@@ -8,12 +8,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Protocol
 
+from planegate.config.evidence import DefaultEvidence
 from planegate.config.load import Config
 from planegate.config.owners import Owners
 from planegate.config.planemap import PlaneMap
 from planegate.config.protection import Protection
 from planegate.findings import Finding
-from planegate.repo.git import Change, GitRepo
+from planegate.repo.git import GitRepo
+from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
 from planegate.runner.fixture_probe import ProbeResult
@@ -38,6 +40,8 @@ class GitFacts(Protocol):
     def plane_map(self) -> PlaneMap: ...
     @property
     def protection(self) -> Protection: ...
+    @property
+    def evidence(self) -> DefaultEvidence: ...  # the base's evidence beyond the patterns
     @property
     def changes(self) -> tuple[Change, ...]: ...  # git's diff from the base to the head
     @property
