@@ -24,6 +24,10 @@ def main() -> int:
         from planegate.runner.sweep_probes import ProbesPlugin
 
         plugins.append(ProbesPlugin(spec["probes"]))
+    if spec.get("answer_probes"):
+        from planegate.runner import probe_fresh, probe_plain, probe_repeat, probe_strict
+
+        plugins += [probe_fresh, probe_plain, probe_repeat, probe_strict]
     _forget_planegate()
     return int(pytest.main(spec["args"], plugins=plugins))
 

@@ -52,6 +52,7 @@ class RunSpec:
     canaries: bool = True
     targets: tuple[str, ...] = ()  # nodeids or paths; default: the ini's testpaths, else "."
     probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
+    answer_probes: bool = False  # register the answer probes' plugins (runner/probe_*.py)
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ def run(
             "rootdir": str(spec.tree),
             "args": args,
             "probes": dict(spec.probes) if spec.probes is not None else None,
+            "answer_probes": spec.answer_probes,
         }
         fold, output, status, timed_out = _execute(spec, child_spec, env, scratch_dir, progress)
     return _interpret(fold, canary_prefix, output, status, timed_out, spec)
