@@ -81,6 +81,7 @@ def test_a_minimal_file_loads_with_the_tables_defaults() -> None:
         "pytest.env": cfg.env_allow,
         "pytest.triage_runs": cfg.triage_runs,
         "pytest.triage_max": cfg.triage_max,
+        "pytest.probe_budget": cfg.probe_budget,
     }
     assert loaded == dict(defaults.CONFIG)
     assert all(plane.owner == defaults.OWNER for plane in cfg.planes.values())

@@ -8,7 +8,7 @@ from typing import Any
 
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
-from planegate.report import SCHEMA_VERSION, Report, ShadowResult, StepResult
+from planegate.report import SCHEMA_VERSION, ProbeRecord, Report, ShadowResult, StepResult
 
 
 def _need(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
@@ -84,7 +84,31 @@ def report_from_dict(data: Any, where: str = "report") -> Report:
         shadow=shadow,
         notes=tuple(str(note) for note in data.get("notes") or ()),
         base_broken=tuple(str(n) for n in data.get("base_broken") or ()),
+        probes=_probes(data.get("probes") or (), where),
     )
+
+
+def _probes(raw: Any, where: str) -> tuple[ProbeRecord, ...]:
+    if not isinstance(raw, (list, tuple)):
+        raise InputDataError(f"{where}: 'probes' is not a list")
+    records = []
+    for index, item in enumerate(raw):
+        at = f"{where}: probes[{index}]"
+        if not isinstance(item, Mapping):
+            raise InputDataError(f"{at}: a probe must be an object")
+        seconds = item.get("seconds")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise InputDataError(f"{at}: 'seconds' is missing or not a number")
+        records.append(
+            ProbeRecord(
+                _need(item, "probe", str, at),
+                _need(item, "outcome", str, at),
+                float(seconds),
+                int(_optional(item, "tests", int, at) or 0),
+                str(_optional(item, "detail", str, at) or ""),
+            )
+        )
+    return tuple(records)
 
 
 def load_report(text: str, where: str) -> Report:

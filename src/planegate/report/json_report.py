@@ -56,6 +56,16 @@ def to_dict(report: Report) -> dict[str, Any]:
         ],
         "notes": list(report.notes),
         "base_broken": list(report.base_broken),
+        "probes": [
+            {
+                "probe": p.probe,
+                "outcome": p.outcome,
+                "seconds": p.seconds,
+                "tests": p.tests,
+                "detail": p.detail,
+            }
+            for p in report.probes
+        ],
     }
 
 
