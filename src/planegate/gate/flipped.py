@@ -1,0 +1,201 @@
+"""The tests a patch flips (fail on the base, pass on the head) and the probes run on them.
+
+The base's run is cheap to decide and runs beside the head's: only the scoring test files
+whose imports reach a file the patch changes (analysis/imports.py) run on the base, in a
+thread of this process while the head's session runs in another child (a patch that
+changes no unprotected file runs nothing). A patch that changes a file Python does not
+import (data, a compiled module) runs every scoring test file on the base.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from planegate.analysis.hunks import is_test_file
+from planegate.analysis.imports import ImportGraph, touched_tests
+from planegate.config import defaults
+from planegate.config.planemap import file_of
+from planegate.gate.context import Context
+from planegate.report import ProbeRecord
+from planegate.runner import answer_plan, answer_probes
+from planegate.runner.answer_plan import Plan, ProbeSession
+from planegate.runner.answer_probes import AnswerProbes
+from planegate.runner.session import RunResult
+from planegate.runner.spec import Sessions, pytest_args
+from planegate.vocabulary import SCORING_PLANES
+
+INERT = (".md", ".rst", ".adoc")
+BASE_RUN = "base run"
+
+
+@dataclass(frozen=True)
+class BaseRun:
+    targets: tuple[str, ...] = ()  # the base's test files that ran
+    why: str = ""
+    result: RunResult | None = None
+    seconds: float = 0.0
+
+
+def changed_code(ctx: Context) -> tuple[str, ...]:
+    """Paths the patch changes that the run can see (protected files are main's)."""
+    paths = {p for c in ctx.changes for p in (c.path, c.old_path) if p is not None}
+    return tuple(sorted(p for p in paths if not ctx.protection.covers(p)))
+
+
+def scoring_files(ctx: Context) -> list[str]:
+    listed = {file_of(n) for p in SCORING_PLANES for n in ctx.cfg.planes[p].nodeids}
+    return sorted(
+        path
+        for path in ctx.base.files
+        if is_test_file(path)
+        and not path.endswith("conftest.py")
+        and (ctx.plane_map.plane_of_file(path) is not None or path in listed)
+    )
+
+
+def base_targets(ctx: Context) -> tuple[tuple[str, ...], str]:
+    """The base's scoring test files whose outcome the patch can change, and why."""
+    changed = changed_code(ctx)
+    tests = scoring_files(ctx)
+    if not changed or not tests:
+        return (), "the patch changes no file the scoring tests can see"
+    other = [p for p in changed if not p.endswith(".py") and not p.endswith(INERT)]
+    if other:
+        return tuple(tests), f"the patch changes {other[0]}, which Python does not import"
+    graph = ImportGraph(_python_files(ctx), lambda path: _source(ctx, path))
+    touched = touched_tests(graph, tests, changed)
+    return tuple(touched), f"{len(touched)} of {len(tests)} scoring test files import the change"
+
+
+def _python_files(ctx: Context) -> frozenset[str]:
+    head = {p for p in ctx.head.files if p.endswith(".py") and not ctx.protection.covers(p)}
+    base = {p for p in ctx.base.files if p.endswith(".py") and ctx.protection.covers(p)}
+    return frozenset(head | base)
+
+
+def _source(ctx: Context, path: str) -> str | None:
+    """What the run sees: the base's protected files, the head's others."""
+    return (ctx.base if ctx.protection.covers(path) else ctx.head).text(path)
+
+
+class Pending:
+    """The base's run in a thread; `result()` waits for it."""
+
+    def __init__(self, done: BaseRun | None = None) -> None:
+        self._done = done
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self, sessions: Sessions, targets: tuple[str, ...], why: str, ctx: Context) -> None:
+        def work() -> None:
+            started = time.monotonic()
+            try:
+                result = sessions.run(
+                    targets=targets, deselect=frozenset(ctx.frozen), canaries=False
+                )
+                self._done = BaseRun(targets, why, result, time.monotonic() - started)
+            except BaseException as error:  # handed to the caller of result()
+                self._error = error
+
+        self._thread = threading.Thread(target=work, name="base-run", daemon=True)
+        self._thread.start()
+
+    def result(self) -> BaseRun:
+        if self._thread is not None:
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._done or BaseRun()
+
+
+@contextlib.contextmanager
+def started(ctx: Context) -> Iterator[Pending]:
+    """The base's run of the test files the patch can flip, started now."""
+    started_at = time.monotonic()
+    targets, why = base_targets(ctx)
+    if not targets:
+        yield Pending(BaseRun((), why, None, time.monotonic() - started_at))
+        return
+    with ctx.repo.worktree(ctx.base.commit) as tree:
+        pending = Pending()
+        pending.start(Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ), targets, why, ctx)
+        try:
+            yield pending
+        finally:
+            with contextlib.suppress(BaseException):
+                pending.result()
+
+
+def flipped(ctx: Context, head: RunResult, base: BaseRun) -> tuple[str, ...]:
+    """Scoring tests that passed on the head and did not pass on the base (a test file
+    that ran on the base and does not hold the nodeid did not pass it)."""
+    if base.result is None:
+        return ()
+    ran = set(base.targets)
+    return tuple(
+        sorted(
+            nodeid
+            for nodeid, outcome in head.outcomes.items()
+            if outcome.passed
+            and file_of(nodeid) in ran
+            and ctx.plane_map.plane_of(nodeid) in SCORING_PLANES
+            and not base.result.outcome_of(nodeid).passed
+        )
+    )
+
+
+def probe(ctx: Context, sessions: Sessions, head: RunResult, pending: Pending) -> AnswerProbes:
+    """Find the flipped tests, then probe every one of them within the budget."""
+    base = pending.result()
+    record = ProbeRecord(BASE_RUN, "pass", round(base.seconds, 3), len(base.targets), base.why)
+    if not head.closed or head.canary_problem:
+        return AnswerProbes(records=(record,))
+    plan = _plan(ctx, head, flipped(ctx, head, base))
+    args = pytest_args(ctx.cfg)
+
+    def run_one(session: ProbeSession, timeout: float) -> RunResult:
+        return sessions.run(
+            targets=session.targets,
+            extra_args=(*args, *session.args),
+            timeout=timeout,
+            answer_probes=True,
+        )
+
+    def repro(session: ProbeSession, nodeid: str) -> str:
+        return answer_plan.repro(session, nodeid, ctx.head.commit, args)
+
+    found = answer_probes.run(
+        plan, run_one, ctx.cfg.probe_budget, repro, max_timeout=ctx.cfg.pytest_timeout
+    )
+    detail = f"{base.why}; {len(plan.flipped)} flipped"
+    record = ProbeRecord(BASE_RUN, "pass", record.seconds, record.tests, detail)
+    return AnswerProbes(
+        found.flipped,
+        found.failures,
+        found.unprobed,
+        found.not_applicable,
+        (record, *found.records),
+    )
+
+
+def _plan(ctx: Context, head: RunResult, tests: tuple[str, ...]) -> Plan:
+    files = {file_of(n) for n in tests}
+    modules = {
+        path: tuple(n for n in head.selected if file_of(n) == path) for path in sorted(files)
+    }
+    suspects = tuple(p for p in changed_code(ctx) if p.endswith(".py") and not is_test_file(p))
+    seed = zlib.crc32(ctx.head.commit.encode()) or 1
+    return Plan(
+        flipped=tests,
+        given=frozenset(n for n in tests if n in head.examples),
+        modules=modules,
+        suspects=suspects,
+        seed=seed if seed != ctx.cfg.seed else seed + 1,
+        factor=defaults.PROBE_EXAMPLES_FACTOR,
+        examples=ctx.cfg.max_examples,
+    )
