@@ -12,6 +12,7 @@ from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
 from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.session import RunResult
+from planegate.steps import planes_probes
 from planegate.steps.inputs import GitFacts, RunFacts
 
 
@@ -35,10 +36,12 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings += failures
     findings += _budget_findings(ctx, head_run, owner)
     findings += _probe_findings(run.probed, owner)
+    findings += planes_probes.findings(ctx, run.answers)
     passed = len(expected) - len(failures)
     notes = run.overlay_notes
     if run.probed.probed:
         notes = (*notes, f"probed {len(run.probed.probed)} fixture tests with their data perturbed")
+    notes = (*notes, *planes_probes.notes(run.answers))
     return StepResult(
         Step.PLANES, tuple(findings), (f"{passed}/{len(expected)} expected nodeids passed", *notes)
     )
