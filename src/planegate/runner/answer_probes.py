@@ -66,12 +66,11 @@ def run(
     tally = _Tally([], [], [], {}, {})
     deadline = clock() + budget
     for session in plan_of.sessions(plan):
-        for nodeid, runs in session.runs.items():
-            for _, probe in runs:
-                tally.tests.setdefault(probe, set()).add(nodeid)
+        for kind in session.kinds:
+            tally.tests.setdefault(kind, set()).update(session.runs)
         remaining = deadline - clock()
         if remaining <= 0:
-            tally.unprobed += [(p, n) for n, runs in session.runs.items() for _, p in runs]
+            tally.unprobed += [(kind, n) for n in session.runs for kind in session.kinds]
             continue
         started = clock()
         timeout = min(max_timeout, remaining)
@@ -139,16 +138,25 @@ def _why(outcome: Outcome, result: RunResult, copy: str | bool) -> str:
     return f"{outcome.outcome}{where}: {text}"[:MAX_MESSAGE]
 
 
+COUNTEREXAMPLE = ("Falsifying example", "Failing test case")
+
+
 def summary(message: str) -> str:
-    """pytest's `E` lines and Hypothesis' falsifying example: what failed, on what input."""
-    lines = [line.rstrip() for line in message.splitlines()]
+    """Hypothesis' counterexample and pytest's `E` lines: on what input, what failed."""
+    lines = [line.strip() for line in message.splitlines()]
     kept: list[str] = []
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith("E "):
-            kept.append(stripped[2:].strip())
-        elif stripped.startswith("Falsifying example"):
-            kept += [s.strip() for s in lines[index : index + 4] if s.strip()]
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        text = line[2:].strip() if line.startswith("E ") else line
+        if text.startswith(COUNTEREXAMPLE):
+            call, used = _call(lines[index:], text)
+            kept.insert(0, "counterexample: " + call)
+            index += used
+            continue
+        if line.startswith("E ") and not text.startswith(("+ ", "and ")):
+            kept.append(text)
+        index += 1
     if not kept:
         kept = [line.strip() for line in lines if line.strip()][-1:]
     seen: list[str] = []
@@ -156,6 +164,19 @@ def summary(message: str) -> str:
         if line not in seen:
             seen.append(line)
     return " | ".join(seen[:6])
+
+
+def _call(lines: list[str], header: str) -> tuple[str, int]:
+    """`test_x(a=0, b=1)` from Hypothesis' lines `Failing test case: test_x(`, `a=0,`, ...,
+    and how many lines it took."""
+    parts = [header.split(":", 1)[-1].strip()]
+    used = 1
+    while used < min(len(lines), 12) and not parts[-1].endswith(")"):
+        line = lines[used]
+        parts.append(line[2:].strip() if line.startswith("E ") else line)
+        used += 1
+    call = " ".join(part for part in parts if part)
+    return call.replace("( ", "(").replace(", )", ")").replace(" )", ")"), used
 
 
 def _records(tally: _Tally) -> tuple[ProbeRecord, ...]:
