@@ -15,8 +15,7 @@ import pytest
 from answers_support import Project, assert_caught, assert_honest, findings, probe
 
 BUGGY = (
-    "def scale(a, b):\n    return a * min(b, 10)\n\n\n"
-    "def area(w, h):\n    return w * min(h, 10)\n"
+    "def scale(a, b):\n    return a * min(b, 10)\n\n\ndef area(w, h):\n    return w * min(h, 10)\n"
 )
 SCALE_BIG = "tests/fix/test_scale.py::test_scale_big"
 AREA_BIG = "tests/fix/test_area.py::test_area_big"
