@@ -6,12 +6,13 @@ whose path ends in `calc/core.py` or `calc/core/__init__.py` (a `src/` layout re
 same way), and importing a module imports its packages' `__init__.py`. A name that matches
 several files reaches all of them, so the answer errs towards "can see it". A module that
 imports through a name built at run time (`importlib.import_module(name)`, `__import__`)
-can reach anything: a test file that reaches one sees every change.
+can reach anything: a test file that reaches one sees every change. Imports are read from
+the text, so a file that does not parse still imports what it names.
 """
 
 from __future__ import annotations
 
-import ast
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -42,6 +43,7 @@ class ImportGraph:
     read: Callable[[str], str | None]
     _index: dict[str, set[str]] = field(default_factory=dict, init=False)
     _edges: dict[str, frozenset[str]] = field(default_factory=dict, init=False)
+    _init_cache: dict[str, list[str]] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         for path in self.files:
@@ -69,54 +71,85 @@ class ImportGraph:
     def _imports(self, path: str) -> set[str]:
         if path == DYNAMIC:
             return set()
-        found = set(_package_inits(path, self.files))
+        found = set(self._inits(path))
         source = self.read(path)
         if source is None:
             return found
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            return found | {DYNAMIC}
-        for node in ast.walk(tree):
-            for name in _imported_names(node, path):
-                found |= self._resolve(name)
-            if _dynamic_import(node):
-                found.add(DYNAMIC)
+        names, dynamic = imported_names(source, path)
+        for name in names:
+            found |= self._resolve(name)
+        if dynamic:
+            found.add(DYNAMIC)
         return found
 
+    def _inits(self, path: str) -> list[str]:
+        if path not in self._init_cache:
+            self._init_cache[path] = _package_inits(path, self.files)
+        return self._init_cache[path]
+
     def _resolve(self, name: str) -> set[str]:
-        """The files a dotted name can be, and the packages above it."""
+        """The files a dotted name can be, and the packages above them."""
         found: set[str] = set()
         parts = name.split(".")
         for end in range(len(parts), 0, -1):
             for path in self._index.get(".".join(parts[:end]), ()):
                 found.add(path)
-                found.update(_package_inits(path, self.files))
+                found.update(self._inits(path))
         return found
 
 
-def _imported_names(node: ast.AST, path: str) -> list[str]:
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    if not isinstance(node, ast.ImportFrom):
-        return []
-    module = node.module or ""
-    if node.level:
-        folder = PurePosixPath(path).parent
-        for _ in range(node.level - 1):
-            folder = folder.parent
-        prefix = ".".join(part for part in folder.parts if part not in ("", "."))
-        module = ".".join(part for part in (prefix, module) if part)
-    names = [module] if module else []
-    return names + [f"{module}.{alias.name}" if module else alias.name for alias in node.names]
+# `import a.b as c, d` and `from .x import (y, z)`, read from the text (no parse: a file
+# that does not parse still imports), anywhere in the file; a string that happens to hold
+# such a line only adds a file to look at.
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)"
+    r"|import[ \t]+([^\n#;]+))",
+    re.MULTILINE,
+)
+# a call with a literal name imports that name; any other use (an alias, a computed name, a
+# module loaded from a file) can import anything
+_DYNAMIC = re.compile(
+    r"\b(?:import_module|__import__)\b(?:\s*\(\s*(['\"])([\w.]+)\1\s*[,)])?"
+    r"|\b(?:spec_from_file_location|run_path|run_module|load_module|exec_module)\b"
+)
 
 
-def _dynamic_import(node: ast.AST) -> bool:
-    if not isinstance(node, ast.Call) or not node.args:
-        return False
-    func = node.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    return name in ("import_module", "__import__") and not isinstance(node.args[0], ast.Constant)
+def imported_names(source: str, path: str) -> tuple[list[str], bool]:
+    """The dotted names a source imports (relative ones resolved against its folder), and
+    whether it imports through a name built at run time."""
+    names: list[str] = []
+    for match in _IMPORT.finditer(source):
+        module, members, plain = match.groups()
+        if plain is not None:
+            names += [_alias(part) for part in plain.split(",")]
+            continue
+        module = _absolute(module, path)
+        listed = [_alias(part) for part in members.strip("()").split(",")]
+        names += [module] if module else []
+        names += [f"{module}.{m}" if module else m for m in listed if m and m != "*"]
+    dynamic = False
+    for match in _DYNAMIC.finditer(source):
+        if match.group(2):
+            names.append(match.group(2))
+        else:
+            dynamic = True
+    return [name for name in names if name], dynamic
+
+
+def _alias(text: str) -> str:
+    return text.replace("\\", " ").strip().split(" as ", 1)[0].strip()
+
+
+def _absolute(module: str, path: str) -> str:
+    """`..x` in `pkg/sub/m.py` -> `pkg.x`; absolute names unchanged."""
+    level = len(module) - len(module.lstrip("."))
+    if not level:
+        return module
+    folder = PurePosixPath(path).parent
+    for _ in range(level - 1):
+        folder = folder.parent
+    prefix = ".".join(part for part in folder.parts if part not in ("", "."))
+    return ".".join(part for part in (prefix, module[level:]) if part)
 
 
 def touched_tests(graph: ImportGraph, tests: Iterable[str], changed: Iterable[str]) -> list[str]:

@@ -15,6 +15,7 @@ import time
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from planegate.analysis.hunks import is_test_file
 from planegate.analysis.imports import ImportGraph, touched_tests
@@ -58,8 +59,12 @@ def scoring_files(ctx: Context) -> list[str]:
     )
 
 
-def base_targets(ctx: Context) -> tuple[tuple[str, ...], str]:
-    """The base's scoring test files whose outcome the patch can change, and why."""
+def base_targets(ctx: Context, tree: Path) -> tuple[tuple[str, ...], str]:
+    """The base's scoring test files whose outcome the patch can change, and why.
+
+    The imports are read in the base's exported `tree`: a path from a test to a changed file
+    runs through files the patch left alone, whose imports are the same on both sides; a
+    file only the head has is still named by the files that import it."""
     changed = changed_code(ctx)
     tests = scoring_files(ctx)
     if not changed or not tests:
@@ -67,20 +72,17 @@ def base_targets(ctx: Context) -> tuple[tuple[str, ...], str]:
     other = [p for p in changed if not p.endswith(".py") and not p.endswith(INERT)]
     if other:
         return tuple(tests), f"the patch changes {other[0]}, which Python does not import"
-    graph = ImportGraph(_python_files(ctx), lambda path: _source(ctx, path))
+    files = frozenset(p for p in (*ctx.base.files, *ctx.head.files) if p.endswith(".py"))
+    graph = ImportGraph(files, lambda path: _read(tree, path))
     touched = touched_tests(graph, tests, changed)
     return tuple(touched), f"{len(touched)} of {len(tests)} scoring test files import the change"
 
 
-def _python_files(ctx: Context) -> frozenset[str]:
-    head = {p for p in ctx.head.files if p.endswith(".py") and not ctx.protection.covers(p)}
-    base = {p for p in ctx.base.files if p.endswith(".py") and ctx.protection.covers(p)}
-    return frozenset(head | base)
-
-
-def _source(ctx: Context, path: str) -> str | None:
-    """What the run sees: the base's protected files, the head's others."""
-    return (ctx.base if ctx.protection.covers(path) else ctx.head).text(path)
+def _read(tree: Path, path: str) -> str | None:
+    target = tree / path
+    if not target.is_file() or target.is_symlink():
+        return None
+    return target.read_bytes().decode("utf-8", "replace")
 
 
 class Pending:
@@ -117,11 +119,14 @@ class Pending:
 def started(ctx: Context) -> Iterator[Pending]:
     """The base's run of the test files the patch can flip, started now."""
     started_at = time.monotonic()
-    targets, why = base_targets(ctx)
-    if not targets:
-        yield Pending(BaseRun((), why, None, time.monotonic() - started_at))
+    if not changed_code(ctx):
+        yield Pending(BaseRun((), "the patch changes no file the scoring tests can see"))
         return
     with ctx.repo.worktree(ctx.base.commit) as tree:
+        targets, why = base_targets(ctx, tree)
+        if not targets:
+            yield Pending(BaseRun((), why, None, time.monotonic() - started_at))
+            return
         pending = Pending()
         pending.start(Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ), targets, why, ctx)
         try:
