@@ -16,8 +16,8 @@ from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress
 from planegate.repo.git import GitRepo
 from planegate.report import ProbeRecord, ShadowResult
+from planegate.runner import answer_plan, overlay, session, triage
 from planegate.runner import fixture_probe as probe
-from planegate.runner import overlay, session, triage
 from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.spec import Sessions
 
@@ -109,7 +109,7 @@ def _fixture_probe(
     seconds = round(time.monotonic() - started, 3)
     flipped_ones = [n for n in probed.probed if n in answers.flipped]
     record = ProbeRecord(
-        "fixture data",
+        answer_plan.FIXTURE_DATA,
         "fail" if probed.survivors else "pass" if probed.probed else "not run",
         seconds,
         len(probed.probed),

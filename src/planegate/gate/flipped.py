@@ -14,7 +14,7 @@ import threading
 import time
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from planegate.analysis.hunks import is_test_file
@@ -31,7 +31,7 @@ from planegate.runner.spec import Sessions, pytest_args
 from planegate.vocabulary import SCORING_PLANES
 
 INERT = (".md", ".rst", ".adoc")
-BASE_RUN = "base run"
+NICE = 10  # the base's run yields the CPU to the head's scoring run it runs beside
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class Pending:
             started = time.monotonic()
             try:
                 result = sessions.run(
-                    targets=targets, deselect=frozenset(ctx.frozen), canaries=False
+                    targets=targets, deselect=frozenset(ctx.frozen), canaries=False, nice=NICE
                 )
                 self._done = BaseRun(targets, why, result, time.monotonic() - started)
             except BaseException as error:  # handed to the caller of result()
@@ -157,7 +157,8 @@ def flipped(ctx: Context, head: RunResult, base: BaseRun) -> tuple[str, ...]:
 def probe(ctx: Context, sessions: Sessions, head: RunResult, pending: Pending) -> AnswerProbes:
     """Find the flipped tests, then probe every one of them within the budget."""
     base = pending.result()
-    record = ProbeRecord(BASE_RUN, "pass", round(base.seconds, 3), len(base.targets), base.why)
+    seconds = round(base.seconds, 3)
+    record = ProbeRecord(answer_plan.BASE_RUN, "pass", seconds, len(base.targets), base.why)
     if not head.closed or head.canary_problem:
         return AnswerProbes(records=(record,))
     plan = _plan(ctx, head, flipped(ctx, head, base))
@@ -177,15 +178,8 @@ def probe(ctx: Context, sessions: Sessions, head: RunResult, pending: Pending) -
     found = answer_probes.run(
         plan, run_one, ctx.cfg.probe_budget, repro, max_timeout=ctx.cfg.pytest_timeout
     )
-    detail = f"{base.why}; {len(plan.flipped)} flipped"
-    record = ProbeRecord(BASE_RUN, "pass", record.seconds, record.tests, detail)
-    return AnswerProbes(
-        found.flipped,
-        found.failures,
-        found.unprobed,
-        found.not_applicable,
-        (record, *found.records),
-    )
+    record = replace(record, detail=f"{base.why}; {len(plan.flipped)} flipped")
+    return replace(found, records=(record, *found.records))
 
 
 def _plan(ctx: Context, head: RunResult, tests: tuple[str, ...]) -> Plan:

@@ -27,6 +27,8 @@ REPEAT = "repeat"
 REVERSED = "module reversed"
 ALONE = "alone"
 KINDS = (STRICT, FRESH, PLAIN, REPEAT, ALONE, REVERSED)
+BASE_RUN = "base run"  # the report's record of the base's run that finds the flipped tests
+FIXTURE_DATA = "fixture data"  # ... and of the fixture probe
 DELEGATED = "comparison delegated to"
 PLUGINS = {
     options.STRICT_COMPARE: options.STRICT_MODULE,
@@ -67,13 +69,16 @@ def sessions(plan: Plan) -> list[ProbeSession]:
     if not plan.flipped:
         return []
     flipped = plan.flipped
+    # no production file changed: no class of the patch's can decide a comparison
+    strict = (options.STRICT_COMPARE, ",".join(plan.suspects)) if plan.suspects else ()
     args: tuple[str, ...] = (
-        *(options.STRICT_COMPARE, ",".join(plan.suspects) or "*"),
+        *strict,
         *(options.PLAIN_SEED, str(plan.seed), options.PLAIN_EXAMPLES, str(plan.examples)),
         *(options.REPEAT_EACH, "2"),
     )
     runs = {n: ((n, PLAIN), (options.copy_nodeid(n, 2), REPEAT)) for n in flipped}
-    found = [ProbeSession((STRICT, PLAIN, REPEAT), flipped, args, runs)]
+    kinds = (STRICT, PLAIN, REPEAT) if strict else (PLAIN, REPEAT)
+    found = [ProbeSession(kinds, flipped, args, runs)]
     given = tuple(n for n in flipped if n in plan.given)
     if given:
         args = (options.FRESH_SEED, str(plan.seed), options.FRESH_FACTOR, str(plan.factor))

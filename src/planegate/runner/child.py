@@ -9,6 +9,8 @@ import sys
 
 def main() -> int:
     spec = json.loads(sys.stdin.readline())
+    if spec.get("nice"):
+        os.nice(int(spec["nice"]))
     from planegate.runner.channel import ChannelPlugin
 
     plugin = ChannelPlugin(

@@ -53,6 +53,7 @@ class RunSpec:
     targets: tuple[str, ...] = ()  # nodeids or paths; default: the ini's testpaths, else "."
     probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
     answer_probes: bool = False  # register the answer probes' plugins (runner/probe_*.py)
+    nice: int = 0  # added to the child's niceness: a run beside the scoring run yields to it
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,7 @@ def run(
             "args": args,
             "probes": dict(spec.probes) if spec.probes is not None else None,
             "answer_probes": spec.answer_probes,
+            "nice": spec.nice,
         }
         fold, output, status, timed_out = _execute(spec, child_spec, env, scratch_dir, progress)
     return _interpret(fold, canary_prefix, output, status, timed_out, spec)

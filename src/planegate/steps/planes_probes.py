@@ -65,7 +65,7 @@ def findings(ctx: GitFacts, answers: AnswerProbes) -> list[Finding]:
 def notes(answers: AnswerProbes) -> tuple[str, ...]:
     if not answers.flipped:
         return ()
-    probes = [r for r in answers.records if r.probe not in ("base run", "fixture data")]
+    probes = [r for r in answers.records if r.probe in kinds.KINDS]
     seconds = sum(r.seconds for r in probes)
     found = [
         f"probed {len(answers.flipped)} tests the patch flips with {len(probes)} probes "
@@ -105,11 +105,11 @@ def _failure(ctx: GitFacts, failure: ProbeFailure, owner: str) -> Finding:
 
 def _changed(ctx: GitFacts, path: str, target: str, method: str) -> bool:
     """Whether `target.method` (a class's qualified name) differs between base and head."""
-    head = _method_source(ctx.head.text(path), target, method)
-    return head is None or head != _method_source(ctx.base.text(path), target, method)
+    head = method_source(ctx.head.text(path), target, method)
+    return head is None or head != method_source(ctx.base.text(path), target, method)
 
 
-def _method_source(source: str | None, target: str, method: str) -> str | None:
+def method_source(source: str | None, target: str, method: str) -> str | None:
     """The dumped AST of the method of the class `target` names (its module's name first,
     so the longest tail of it that is a class chain of the file), or of the class itself
     when the method is not a def in it."""
