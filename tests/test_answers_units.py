@@ -5,6 +5,7 @@ probe sessions, their budget and what their results say."""
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,15 @@ from planegate.analysis.imports import (
     imported_names,
     touched_tests,
 )
+from planegate.gate import exchange_probes
+from planegate.report import Report, json_report
+from planegate.report.json_load import load_report
 from planegate.runner import answer_plan as plan
 from planegate.runner import answer_probes, probe_strict
+from planegate.runner.fixture_probe import candidates
 from planegate.runner.session import Outcome, RunResult
 from planegate.runner.strict_compare import Checker
+from planegate.steps.planes_probes import method_source
 
 # -- which test files see a change -------------------------------------------------------
 
@@ -348,3 +354,37 @@ def test_the_summary_keeps_the_counterexample_and_the_assertion() -> None:
         "E           a=0,\nE           b=1,\nE       )\n"
     )
     assert answer_probes.summary(message) == "counterexample: test_add(a=0, b=1) | assert -1 == 1"
+
+
+def test_the_probes_cross_run_json_and_the_json_report() -> None:
+    found = run({f"{FLIPPED[0]} {plan.ALONE}": "failed"})
+    assert isinstance(found, answer_probes.AnswerProbes)
+    crossed = exchange_probes.from_dict(json.loads(json.dumps(exchange_probes.to_dict(found))))
+    assert crossed == found
+    assert exchange_probes.from_dict(None) == answer_probes.AnswerProbes()
+    report = Report("a" * 40, "b" * 40, "c" * 40, True, "git", (), probes=found.records)
+    assert load_report(json_report.render(report), "r.json").probes == found.records
+
+
+def test_flipped_fixture_tests_are_probed_whatever_their_duration() -> None:
+    source = "".join(f"def test_{n}():\n    read('g.txt')\n\n\n" for n in ("slow", "fast", "more"))
+    passed = {"t.py::test_slow": 5.0, "t.py::test_fast": 0.5, "t.py::test_more": 0.7}
+    chosen = candidates(passed, {"t.py": source}, ["d/g.txt"], ["t.py::test_slow"], budget=0.6)
+    assert [c.nodeid for c in chosen] == ["t.py::test_slow", "t.py::test_fast"]
+    assert [c.nodeid for c in candidates(passed, {"t.py": source}, ["d/g.txt"])] == [
+        "t.py::test_fast",
+        "t.py::test_more",
+    ]
+
+
+def test_a_comparison_method_main_already_has_is_told_from_a_new_one() -> None:
+    main = "class Version(str):\n    def __eq__(self, other):\n        return True\n"
+    patched = main + "\n\ndef parse(text):\n    return Version(text)\n"
+    changed = main.replace("return True", "return str(self) == other")
+    assert method_source(main, "calc.v.Version", "__eq__") == method_source(
+        patched, "calc.v.Version", "__eq__"
+    )
+    assert method_source(main, "calc.v.Version", "__eq__") != method_source(
+        changed, "calc.v.Version", "__eq__"
+    )
+    assert method_source(main, "calc.v.Missing", "__eq__") is None
