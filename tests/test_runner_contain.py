@@ -51,6 +51,32 @@ def test_an_orphan_in_its_own_session_is_killed_and_reaped(tmp_path: Path) -> No
     assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 1
 
 
+def _sleeper(session: bool) -> subprocess.Popen[bytes]:
+    code = "import time; time.sleep(60)"
+    return subprocess.Popen([sys.executable, "-c", code], start_new_session=session)
+
+
+def test_overlapping_runs_spare_each_other_and_the_gates_own_children() -> None:
+    """The base's run beside the head's: the first run to end kills its own child only; the
+    settings hold until the last run ends; a child of the gate in its own session (git,
+    started during a run) is not taken for something a run left behind."""
+    with contain.guarded() as first:
+        one = contain.launch(lambda: _sleeper(True))
+        with contain.guarded() as second:
+            two = contain.launch(lambda: _sleeper(True))
+            gate_own = _sleeper(False)
+            assert contain.kill_descendants(one.pid, first) == 0
+            one.wait()
+            assert alive(two.pid) and alive(gate_own.pid)
+        assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 0  # one guard still holds
+        assert contain.kill_descendants(two.pid, second) == 0
+        two.wait()
+        assert alive(gate_own.pid)
+    assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 1
+    gate_own.kill()
+    gate_own.wait()
+
+
 def test_a_file_written_into_a_watched_folder_is_a_change(tmp_path: Path) -> None:
     before = contain.interpreter_snapshot(str(tmp_path))
     (tmp_path / "git").write_text("#!/bin/sh\n")

@@ -13,6 +13,7 @@ from typing import Any
 
 from planegate import loading
 from planegate.errors import InputDataError
+from planegate.gate import exchange_probes
 from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
 from planegate.report import ShadowResult
@@ -34,6 +35,7 @@ def to_json(execution: Execution) -> str:
         "probed": asdict(execution.probed),
         "overlay_notes": list(execution.overlay_notes),
         "triage": {nodeid: list(pair) for nodeid, pair in execution.triage.items()},
+        "answers": exchange_probes.to_dict(execution.answers),
     }
     return json.dumps(data) + "\n"
 
@@ -98,6 +100,7 @@ def _execution(data: Any) -> Execution:
         probed=probed,
         overlay_notes=_strings(data["overlay_notes"]),
         triage={str(n): (str(pair[0]), str(pair[1])) for n, pair in data["triage"].items()},
+        answers=exchange_probes.from_dict(data.get("answers")),
     )
 
 

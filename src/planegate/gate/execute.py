@@ -3,18 +3,21 @@ base's collection, the shadow lane of frozen tests, the fixture probe, failure t
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
+from planegate.gate import flipped
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress
 from planegate.repo.git import GitRepo
-from planegate.report import ShadowResult
+from planegate.report import ProbeRecord, ShadowResult
+from planegate.runner import answer_plan, overlay, session, triage
 from planegate.runner import fixture_probe as probe
-from planegate.runner import overlay, session, triage
+from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.spec import Sessions
 from planegate.vocabulary import SCORING_PLANES
 
@@ -30,6 +33,7 @@ class Execution:
     probed: probe.ProbeResult
     overlay_notes: tuple[str, ...]
     triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
+    answers: AnswerProbes = field(default_factory=AnswerProbes)  # the flipped tests' probes
 
 
 def execute(ctx: Context, progress: Progress = QUIET, *, collect_base: bool = True) -> Execution:
@@ -40,10 +44,13 @@ def execute(ctx: Context, progress: Progress = QUIET, *, collect_base: bool = Tr
             ctx.repo, ctx.base.commit, ctx.base_ini, ctx.plane_map, progress
         )
     progress.step("planes", "running main's evidence against the patch")
-    head_run, overlay_notes, probed = _run_head(ctx)
+    with flipped.started(ctx) as base_run:
+        head_run, overlay_notes, probed, answers = _run_head(ctx, base_run)
     shadow = _shadow(ctx, progress)
     labels = _triage(ctx, head_run, progress)
-    return Execution(ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes, labels)
+    return Execution(
+        ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes, labels, answers
+    )
 
 
 def collect_inventory(
@@ -71,12 +78,15 @@ def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
     )
 
 
-def _run_head(ctx: Context) -> tuple[session.RunResult, tuple[str, ...], probe.ProbeResult]:
+def _run_head(
+    ctx: Context, base_run: flipped.Pending
+) -> tuple[session.RunResult, tuple[str, ...], probe.ProbeResult, AnswerProbes]:
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
-        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
-        result = sessions.run(deselect=frozenset(ctx.frozen), trusted=applied.kept)
-        probed = _probe(ctx, sessions, result)
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept)
+        result = sessions.run(deselect=frozenset(ctx.frozen))
+        answers = flipped.probe(ctx, sessions, result, base_run)
+        probed, answers = _fixture_probe(ctx, sessions, result, answers)
     notes = []
     if applied.restored:
         notes.append(f"restored {len(applied.restored)} protected files from the base")
@@ -85,10 +95,36 @@ def _run_head(ctx: Context) -> tuple[session.RunResult, tuple[str, ...], probe.P
             f"removed {len(applied.removed)} protected files the head added: "
             + ", ".join(applied.removed[:5])
         )
-    return result, tuple(notes), probed
+    return result, tuple(notes), probed, answers
 
 
-def _probe(ctx: Context, sessions: Sessions, result: session.RunResult) -> probe.ProbeResult:
+def _fixture_probe(
+    ctx: Context, sessions: Sessions, result: session.RunResult, answers: AnswerProbes
+) -> tuple[probe.ProbeResult, AnswerProbes]:
+    """The fixture probe after the flipped tests' probes: the flipped fixture tests first,
+    whatever their duration, then the others with what is left of the budget."""
+    started = time.monotonic()
+    budget = max(0.0, ctx.cfg.probe_budget - answers.seconds)
+    probed = _probe(ctx, sessions, result, answers.flipped, budget)
+    seconds = round(time.monotonic() - started, 3)
+    flipped_ones = [n for n in probed.probed if n in answers.flipped]
+    record = ProbeRecord(
+        answer_plan.FIXTURE_DATA,
+        "fail" if probed.survivors else "pass" if probed.probed else "not run",
+        seconds,
+        len(probed.probed),
+        f"{len(flipped_ones)} flipped" if flipped_ones else "",
+    )
+    return probed, replace(answers, records=(*answers.records, record))
+
+
+def _probe(
+    ctx: Context,
+    sessions: Sessions,
+    result: session.RunResult,
+    always: tuple[str, ...] = (),
+    budget: float | None = None,
+) -> probe.ProbeResult:
     """Rerun passing fixture tests that read locked files with those files perturbed."""
     if not ctx.cfg.fixture_probe or not result.closed:
         return probe.ProbeResult()
@@ -102,7 +138,7 @@ def _probe(ctx: Context, sessions: Sessions, result: session.RunResult) -> probe
         for path in {file_of(n) for n in passed}
         if (data := ctx.base.read(path)) is not None
     }
-    chosen = probe.candidates(passed, sources, data_files(ctx.cfg, ctx.base.files))
+    chosen = probe.candidates(passed, sources, data_files(ctx.cfg, ctx.base.files), always, budget)
     if not chosen:
         return probe.ProbeResult()
     probe.perturb_files(sessions.tree, [f for c in chosen for f in c.files])

@@ -31,6 +31,7 @@ def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
         overlay_notes=execution.overlay_notes,
         triage=execution.triage,
         digest_findings=digest.findings,
+        answers=execution.answers,
     )
     return Report(
         base=ctx.commits.base_tip,
@@ -40,4 +41,5 @@ def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
         digest_source=digest.source,
         steps=tuple(check(ctx, run) for check in STEPS),
         shadow=execution.shadow,
+        probes=execution.answers.records,
     )

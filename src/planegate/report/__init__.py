@@ -31,6 +31,20 @@ class ShadowResult:
 
 
 @dataclass(frozen=True)
+class ProbeRecord:
+    """One probe of the run: what it ran, how it ended, what it cost.
+
+    `outcome`: pass, fail, not run (nothing to probe), over budget (the probe budget ran out
+    before it could run every test it had to)."""
+
+    probe: str
+    outcome: str
+    seconds: float
+    tests: int = 0
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class Report:
     base: str
     head: str
@@ -41,6 +55,7 @@ class Report:
     shadow: tuple[ShadowResult, ...] = ()
     notes: tuple[str, ...] = field(default=())
     base_broken: tuple[str, ...] = ()  # a sweep's tests that failed every run, and alone
+    probes: tuple[ProbeRecord, ...] = ()  # the run's probes and their cost
 
     @property
     def exit_code(self) -> int:

@@ -64,6 +64,16 @@ def to_dict(report: Report) -> dict[str, Any]:
         ],
         "notes": [_text(note) for note in report.notes],
         "base_broken": [_text(nodeid) for nodeid in report.base_broken],
+        "probes": [
+            {
+                "probe": p.probe,
+                "outcome": p.outcome,
+                "seconds": p.seconds,
+                "tests": p.tests,
+                "detail": _text(p.detail),
+            }
+            for p in report.probes
+        ],
     }
 
 

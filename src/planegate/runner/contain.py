@@ -10,6 +10,10 @@
   itself (`bootstrap.lock_down`).
 - The interpreter's folders are compared before and after the run: a `.pth`, a module or a
   program written there would run in later runs (or in the gate itself).
+
+Runs may overlap (the base's run beside the head's, gate/flipped.py): the process-wide
+settings are set by the first run under way and restored by the last, and a run that ends
+never kills another run's child or what lies below it (`launch` registers each child).
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
@@ -35,6 +40,9 @@ SYSTEM_BIN = frozenset({"/usr/bin", "/usr/sbin", "/bin", "/sbin"})
 PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37
 NOBODY = 65534
 HARNESS_PACKAGES = ("pytest", "_pytest", "pluggy", "hypothesis")
+_LOCK = threading.Lock()
+_GUARD: dict[str, int | None] = {"runs": 0, "dumpable": None, "reaper": None}
+_ACTIVE: set[int] = set()  # the child of every run under way
 
 
 def linux() -> bool:
@@ -77,39 +85,79 @@ def _prctl_set(option: int, value: int) -> None:
 @contextlib.contextmanager
 def guarded() -> Iterator[frozenset[int]]:
     """Subreaper and not dumpable for the run; yields the children we had before it."""
-    dumpable = _prctl_get(PR_GET_DUMPABLE)
-    reaper = _prctl_get(PR_GET_CHILD_SUBREAPER)
-    _prctl_set(PR_SET_DUMPABLE, 0)
-    _prctl_set(PR_SET_CHILD_SUBREAPER, 1)
+    with _LOCK:
+        if not _GUARD["runs"]:
+            _GUARD["dumpable"] = _prctl_get(PR_GET_DUMPABLE)
+            _GUARD["reaper"] = _prctl_get(PR_GET_CHILD_SUBREAPER)
+            _prctl_set(PR_SET_DUMPABLE, 0)
+            _prctl_set(PR_SET_CHILD_SUBREAPER, 1)
+        _GUARD["runs"] = int(_GUARD["runs"] or 0) + 1
+        before = frozenset(_children(os.getpid(), _parents()))
     try:
-        yield frozenset(_children(os.getpid(), _parents()))
+        yield before
     finally:
-        if reaper is not None:
-            _prctl_set(PR_SET_CHILD_SUBREAPER, reaper)
-        if dumpable is not None:
-            _prctl_set(PR_SET_DUMPABLE, dumpable)
+        with _LOCK:
+            _GUARD["runs"] = int(_GUARD["runs"] or 0) - 1
+            if not _GUARD["runs"]:
+                reaper, dumpable = _GUARD["reaper"], _GUARD["dumpable"]
+                if reaper is not None:
+                    _prctl_set(PR_SET_CHILD_SUBREAPER, reaper)
+                if dumpable is not None:
+                    _prctl_set(PR_SET_DUMPABLE, dumpable)
+
+
+def launch(start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """Start a run's child and register it, at once: no other run ending meanwhile takes it
+    for a process its own run left behind."""
+    with _LOCK:
+        proc = start()
+        _ACTIVE.add(proc.pid)
+    return proc
 
 
 def kill_descendants(root: int, before: frozenset[int]) -> int:
     """SIGKILL the child `root`, everything below it and every process re-parented to us during
-    the run, until none is left; reap those that became our children. Returns how many."""
+    the run, until none is left; reap those that became our children. Returns how many.
+    The children of other runs under way, and what lies below them, are left alone; so are
+    our children in our own session (git, say): a run's processes can never join it."""
     me, killed = os.getpid(), set()
-    for _ in range(200):
-        table = _parents()
-        roots = {root} | {p for p in _children(me, table) if p not in before}
-        targets = _below(roots, table) | (roots & set(table))
-        if not targets - {root} and root not in table:
-            break
-        for pid in targets:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        killed |= targets - {root}
-        for pid in targets:
-            if pid != root and table.get(pid) == me:
-                with contextlib.suppress(ChildProcessError):
-                    os.waitpid(pid, os.WNOHANG)
-        time.sleep(0.01)
+    try:
+        for _ in range(200):
+            with _LOCK:
+                table = _parents()
+                others = _ACTIVE - {root}
+                spared = others | _below(others, table)
+                new = {p for p in _children(me, table) if p not in before and not _ours(p)}
+                roots = ({root} | new) - spared
+                targets = (_below(roots, table) | (roots & set(table))) - spared
+                if not targets - {root} and root not in table:
+                    break
+                _kill(targets)
+            killed |= targets - {root}
+            for pid in targets:
+                if pid != root and table.get(pid) == me:
+                    with contextlib.suppress(ChildProcessError):
+                        os.waitpid(pid, os.WNOHANG)
+            time.sleep(0.01)
+    finally:
+        with _LOCK:
+            _ACTIVE.discard(root)
     return len(killed)
+
+
+def _ours(pid: int) -> bool:
+    """In this process's session: started by the gate itself, not left behind by a run (whose
+    child starts a session of its own)."""
+    try:
+        return os.getsid(pid) == os.getsid(0)
+    except OSError:
+        return False
+
+
+def _kill(pids: Iterable[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _parents() -> dict[int, int]:

@@ -45,6 +45,8 @@ class RunSpec:
     targets: tuple[str, ...] = ()  # nodeids or paths; default: the ini's testpaths, else "."
     probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
     trusted: frozenset[str] = frozenset()  # tree paths that are main's evidence (the overlay's)
+    answer_probes: bool = False  # register the answer probes' plugins (runner/probe_*.py)
+    nice: int = 0  # added to the child's niceness: a run beside the scoring run yields to it
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,9 @@ class _Canary:
         return cls(names[0], names[1], names[2] + "x")
 
     def owns(self, nodeid: str) -> bool:
-        return nodeid.rsplit("::", 1)[-1] in (self.must_pass, self.must_fail)
+        """A canary, or a repeated run of one (`<nodeid>@2`, runner/probe_repeat.py)."""
+        name = nodeid.rsplit("::", 1)[-1].split("@", 1)[0]
+        return name in (self.must_pass, self.must_fail)
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,8 @@ def run(
             "modules": plugin_modules(spec.plugins),
             "pycache": str(scratch_dir / "pycache"),
             "drop_caps": contain.linux() and os.geteuid() == 0 and user is None,
+            "answer_probes": spec.answer_probes,
+            "nice": spec.nice,
         }
         found = treescan.suspicious(spec.tree, spec.trusted)
         committed = [Tamper(event, path) for event, path in found]
@@ -213,18 +219,20 @@ def _execute(
     fold = Fold(str(child_spec["nonce"]))
     before = contain.interpreter_snapshot(env["PATH"])
     with (scratch / "output.log").open("wb") as log, contain.guarded() as children:
-        proc = subprocess.Popen(
-            [sys.executable, "-s", "-"],
-            cwd=spec.tree,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            pass_fds=(write_fd, spec_read),
-            start_new_session=True,
-            user=user,
-            group=user,
-            extra_groups=None if user is None else [],
+        proc = contain.launch(
+            lambda: subprocess.Popen(
+                [sys.executable, "-s", "-"],
+                cwd=spec.tree,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=(write_fd, spec_read),
+                start_new_session=True,
+                user=user,
+                group=user,
+                extra_groups=None if user is None else [],
+            )
         )
         os.close(write_fd)
         os.close(spec_read)

@@ -11,6 +11,7 @@ from planegate.config.planemap import data_files
 from planegate.findings import Finding, Step
 from planegate.repo.git import Change
 from planegate.report import StepResult
+from planegate.steps import hunks_answers
 from planegate.steps.inputs import GitFacts, RunFacts
 
 ASYNC_PLUGINS = {"asyncio", "pytest_asyncio", "pytest-asyncio", "anyio", "trio", "pytest_trio"}
@@ -36,7 +37,10 @@ def check(ctx: GitFacts, _run: RunFacts) -> StepResult:
         changed.append(file_change)
     findings += analyze_files(changed)
     findings += _lint_base(ctx)
-    return StepResult(Step.HUNKS, tuple(findings), (f"{len(changed)} changed test files analysed",))
+    mirrored, answers_note = hunks_answers.check(ctx)
+    findings += mirrored
+    notes = (f"{len(changed)} changed test files analysed", *filter(None, [answers_note]))
+    return StepResult(Step.HUNKS, tuple(findings), notes)
 
 
 def _file_change(ctx: GitFacts, change: Change) -> FileChange:

@@ -16,6 +16,7 @@ from planegate.findings import Finding
 from planegate.repo.git import Change, GitRepo
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
+from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.session import RunResult
 
@@ -62,6 +63,7 @@ class RunFacts:
     overlay_notes: tuple[str, ...] = ()
     triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
     digest_findings: tuple[Finding, ...] = ()
+    answers: AnswerProbes = field(default_factory=AnswerProbes)  # the flipped tests' probes
 
 
 StepCheck = Callable[[GitFacts, RunFacts], StepResult]
