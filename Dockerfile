@@ -15,40 +15,82 @@ RUN python -m pip install --no-cache-dir --disable-pip-version-check --prefix /i
     && python -m pip install --no-cache-dir --disable-pip-version-check --prefix /install \
         --no-index --no-deps /wheelhouse/planegate-*.whl
 
-# Stage 2: the image.
-FROM ${PYTHON_BASE}
+# Stage 2: git without Perl. Debian's git package pulls in Perl (about 50 MB) for commands
+# planegate never runs (send-email, svn, the Perl-based helpers) and libcurl for remotes it
+# never fetches. Only the git binary, its helper directory without those, and the templates
+# are copied on; the image's own check below proves git runs and links.
+FROM ${PYTHON_BASE} AS git
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git \
+    && mkdir -p /opt/git/usr/bin /opt/git/usr/lib /opt/git/usr/share/git-core \
+    && cp -a /usr/bin/git /opt/git/usr/bin/ \
+    && cp -a /usr/lib/git-core /opt/git/usr/lib/ \
+    && cp -a /usr/share/git-core/templates /opt/git/usr/share/git-core/ \
+    && core=/opt/git/usr/lib/git-core \
+    && rm -rf "$core"/git-remote-http* "$core"/git-remote-ftp* "$core"/git-http-* \
+        "$core"/git-imap-send "$core"/git-daemon "$core"/git-instaweb "$core"/mergetools \
+    && grep -l -E '^#!.*perl' -- "$core"/* | xargs -r rm -f \
+    && rm -rf /var/lib/apt/lists/*
+
+# Stage 3: the interpreter with its debug symbols stripped (libpython, the standard library's
+# extension modules; the wheels' own libraries are left as built): binutils lives only here.
+FROM ${PYTHON_BASE} AS strip
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+COPY --from=install /install /usr/local
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends binutils \
+    && find /usr/local/lib/libpython3* /usr/local/lib/python3.12/lib-dynload /usr/local/bin/python3* \
+        -type f -exec sh -c 'for f; do case $(head -c 4 "$f" | od -An -c | tr -d " ") in \
+            177ELF) strip --strip-unneeded "$f" ;; esac; done' sh {} +
+
+# Stage 4: the root file system: the base without its package caches, documentation and the
+# standard library parts no test run uses (IDLE, tkinter, lib2to3, ensurepip), git, the
+# stripped interpreter and packages, the setup helper and the unprivileged user.
+FROM ${PYTHON_BASE} AS rootfs
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+COPY --from=strip /usr/local /usr/local
+# git is the only system program planegate needs: Debian bookworm's build (the base digest
+# pins the distribution), without Perl, from the stage above.
+COPY --from=git /opt/git/ /
+COPY docker/setup-auto.sh /usr/local/bin/planegate-setup-auto
+# The gated project's test dependencies go to a prefix of their own, outside the
+# interpreter's root-owned site-packages: a root-owned .pth adds it *after* planegate's
+# own packages, so a project can add modules but never shadow planegate, pytest or Hypothesis.
+RUN python -m pip check && planegate --version && git --version \
+    && git init -q /tmp/probe && git -C /tmp/probe worktree list && rm -rf /tmp/probe \
+    && chmod 0755 /usr/local/bin/planegate-setup-auto \
+    && site=$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') \
+    && printf '%s\n' "import site; site.addsitedir('/tmp/planegate-project/lib/python3.12/site-packages')" \
+        > "$site/zz-planegate-project.pth" \
+    && useradd --uid 10001 --create-home --home-dir /home/planegate --shell /usr/sbin/nologin planegate \
+    && lib=/usr/local/lib/python3.12 \
+    && rm -rf /usr/local/include /usr/local/lib/pkgconfig "$lib"/config-3.12-* \
+        "$lib"/idlelib "$lib"/tkinter "$lib"/turtledemo "$lib"/test "$lib"/lib2to3 \
+        "$lib"/pydoc_data "$lib"/ensurepip "$lib"/site-packages/pip/_vendor/distlib/*.exe \
+        /usr/local/bin/idle* /usr/local/bin/2to3* \
+    && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /var/cache/debconf/* /var/log/* \
+        /usr/share/doc/* /usr/share/man/* /usr/share/info/* /usr/share/locale/* \
+        /usr/share/common-licenses /usr/share/bash-completion
+
+# Stage 5: the image, one layer: only the final state of the root file system above, so
+# what was removed or replaced there (the unstripped interpreter, apt's lists) takes no space.
+FROM scratch
 
 LABEL org.opencontainers.image.title="planegate" \
       org.opencontainers.image.description="Gate pull requests written by coding agents" \
       org.opencontainers.image.licenses="MIT"
 
-SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+# hadolint ignore=DL3067
+COPY --from=rootfs / /
 
-# git is the only system package planegate needs. The base digest pins the distribution;
-# git is Debian bookworm's current security-supported build.
-# hadolint ignore=DL3008
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends git \
-    && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
-
-ENV PYTHONDONTWRITEBYTECODE=1 \
+ENV LANG=C.UTF-8 \
+    PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PIP_NO_CACHE_DIR=1
-
-COPY --from=install /install /usr/local
-RUN python -m pip check && planegate --version
-
-# The gated project's test dependencies go to a prefix of their own, outside the
-# interpreter's root-owned site-packages: a root-owned .pth adds it *after* planegate's
-# own packages, so a project can add modules but never shadow planegate, pytest or Hypothesis.
-COPY docker/setup-auto.sh /usr/local/bin/planegate-setup-auto
-RUN chmod 0755 /usr/local/bin/planegate-setup-auto \
-    && site=$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') \
-    && printf '%s\n' "import site; site.addsitedir('/tmp/planegate-project/lib/python3.12/site-packages')" \
-        > "$site/zz-planegate-project.pth" \
-    && useradd --uid 10001 --create-home --home-dir /home/planegate --shell /usr/sbin/nologin planegate
-
-ENV PIP_PREFIX=/tmp/planegate-project \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_PREFIX=/tmp/planegate-project \
     PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/tmp/planegate-project/bin
 
 USER 10001:10001

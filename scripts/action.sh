@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # action.sh - the host side of the planegate composite action (action.yml calls it).
 #
-#   action.sh prepare   pick the image (the digest-pinned prebuilt one, else build it from the
-#                       action's own Dockerfile and say so), make the shared folders, refuse a
-#                       checkout that persisted credentials into .git/config
+#   action.sh prepare   refuse a runner without Linux and Docker, pick the image (the
+#                       digest-pinned prebuilt one, else build it from the action's own
+#                       Dockerfile and say so), make the shared folders, copy the event-file and
+#                       ca-bundle inputs where phase 1 cannot write, refuse a checkout that
+#                       persisted credentials into .git/config
 #   action.sh run       phase 1, untrusted: a copy of the workspace, the `setup` command and
 #                       the tests, in a container with NO token, no file-command paths and no
 #                       runner tokens; writes only into the exchange folder
@@ -38,10 +40,36 @@ hardening=(--rm --init --cap-drop ALL --security-opt no-new-privileges --pids-li
 # PLANEGATE_DOCKER_NETWORK (host side, optional): e.g. "host" where the engine has no bridge.
 if [[ -n ${PLANEGATE_DOCKER_NETWORK:-} ]]; then hardening+=(--network "$PLANEGATE_DOCKER_NETWORK"); fi
 
+# One line, and what to do instead: the action runs two containers, so it needs Linux and Docker.
+need_docker() {
+	local where="runner OS ${RUNNER_OS:-unknown}"
+	if [[ ${RUNNER_OS:-Linux} != Linux ]]; then
+		die "planegate needs a Linux runner with Docker ($where): use runs-on: ubuntu-24.04, or run the CLI without the action: pipx run --spec git+https://github.com/planegate/planegate planegate gate --base main"
+	fi
+	if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
+		die "planegate needs Docker on the runner and found none usable ($where; 'docker info' failed): use a GitHub-hosted ubuntu runner, install Docker on this self-hosted runner, or run the CLI without the action: pipx run --spec git+https://github.com/planegate/planegate planegate gate --base main"
+	fi
+}
+
+# stage NAME VALUE: copy an input file (relative to the working directory) into $dir/in, which
+# phase 1 never mounts writable, so the judge reads what the workflow named and nothing else.
+stage() {
+	local name=$1 given=$2 dir=$3 workdir=$4
+	[[ -n $given ]] || return 0
+	[[ $given == /* ]] || given=$workdir/$given
+	[[ -f $given ]] || die "$name $given does not exist"
+	cp "$given" "$dir/in/$name"
+	chmod 0644 "$dir/in/$name"
+}
+
 prepare() {
 	case ${INPUT_MODE:-} in gate | digest | sweep | report) ;; *)
 		die "mode must be gate, digest, sweep or report, got '${INPUT_MODE:-}'" ;;
 	esac
+	case ${INPUT_DIGEST_UPLOAD:-v4} in v4 | v3 | off) ;; *)
+		die "digest-upload must be v4, v3 or off, got '${INPUT_DIGEST_UPLOAD:-}'" ;;
+	esac
+	need_docker
 	local workspace=${GITHUB_WORKSPACE:?} workdir
 	workdir=$(cd "$workspace/${INPUT_WORKING_DIRECTORY:-.}" && pwd) ||
 		die "working-directory '${INPUT_WORKING_DIRECTORY:-}' does not exist in the workspace"
@@ -51,8 +79,12 @@ prepare() {
 	fi
 
 	local dir=${RUNNER_TEMP:?}/planegate-${GITHUB_RUN_ID:-0}-${GITHUB_RUN_ATTEMPT:-1}-$$
-	mkdir -p "$dir/exchange" "$dir/out"
+	mkdir -p "$dir/exchange" "$dir/out" "$dir/in"
 	chmod 0777 "$dir/exchange" # written by the phase-1 container's (possibly different) uid
+	chmod 0755 "$dir/in"
+	stage event.json "${INPUT_EVENT_FILE:-}" "$dir" "$workdir"
+	# a private CA: the input, else the runner's REQUESTS_CA_BUNDLE (GitHub Enterprise Server)
+	stage ca-bundle.pem "${INPUT_CA_BUNDLE:-${REQUESTS_CA_BUNDLE:-}}" "$dir" "$workdir"
 
 	local image=${INPUT_IMAGE:-$PLANEGATE_IMAGE_PIN}
 	if docker image inspect "$image" >/dev/null 2>&1 || docker pull --quiet "$image" >/dev/null 2>&1; then
@@ -62,7 +94,7 @@ prepare() {
 		built="planegate-action:local-$(cd "$GITHUB_ACTION_PATH" && git rev-parse --short=12 HEAD 2>/dev/null || echo dev)"
 		echo "::notice title=planegate::image $image is not available; building $built from $GITHUB_ACTION_PATH/Dockerfile (slower: pin a published image or set the image input)"
 		"$GITHUB_ACTION_PATH/scripts/build-image.sh" "$built" ${PLANEGATE_BUILD_ARGS:-} ||
-			die "could not build the planegate image from $GITHUB_ACTION_PATH/Dockerfile"
+			die "could not pull $image nor build the planegate image from $GITHUB_ACTION_PATH/Dockerfile (the build needs PyPI and a Debian mirror): use a released tag (@vX.Y.Z pins a published image), or mirror the image and set the image input (docs/recipes.md)"
 		image=$built
 	fi
 	output image "$image"
@@ -79,6 +111,23 @@ guarded() {
 	"$@" || status=$?
 	echo "::$token::"
 	return "$status"
+}
+
+# Mounts and variables of the staged inputs (event-file, ca-bundle), read-only, for one phase.
+staged=()
+staged_inputs() {
+	local dir=$1
+	staged=()
+	if [[ -f $dir/in/event.json ]]; then
+		export INPUT_EVENT_FILE=/github/in/event.json
+		staged+=(-v "$dir/in/event.json:$INPUT_EVENT_FILE:ro" -e INPUT_EVENT_FILE)
+	fi
+	if [[ -f $dir/in/ca-bundle.pem ]]; then
+		export INPUT_CA_BUNDLE=/github/in/ca-bundle.pem
+		export REQUESTS_CA_BUNDLE=$INPUT_CA_BUNDLE SSL_CERT_FILE=$INPUT_CA_BUNDLE PIP_CERT=$INPUT_CA_BUNDLE
+		staged+=(-v "$dir/in/ca-bundle.pem:$INPUT_CA_BUNDLE:ro" -e INPUT_CA_BUNDLE)
+		staged+=(-e REQUESTS_CA_BUNDLE -e SSL_CERT_FILE -e PIP_CERT)
+	fi
 }
 
 run_phase() {
@@ -103,15 +152,16 @@ run_phase() {
 	fi
 	export INPUT_PHASE=run PLANEGATE_EXCHANGE=$dir/exchange HOME=/tmp/planegate-home
 	export PLANEGATE_SETUP=${INPUT_SETUP:-}
+	staged_inputs "$dir"
 	local status=0
 	# shellcheck disable=SC2016 # expanded by the container's shell
 	guarded docker run "${hardening[@]}" --user "$user" \
-		-v "$copy:$workspace" -v "$dir/exchange:$dir/exchange" "${event_mount[@]}" \
+		-v "$copy:$workspace" -v "$dir/exchange:$dir/exchange" "${event_mount[@]}" "${staged[@]}" \
 		-w "$PLANEGATE_WORKDIR" \
 		-e HOME -e CI=true -e GITHUB_ACTIONS=true -e GITHUB_WORKSPACE \
 		-e GITHUB_EVENT_NAME -e GITHUB_REPOSITORY -e GITHUB_SHA -e GITHUB_REF \
-		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_WORKING_DIRECTORY \
-		-e PLANEGATE_EXCHANGE -e PLANEGATE_SETUP \
+		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_HEAD \
+		-e INPUT_WORKING_DIRECTORY -e PLANEGATE_EXCHANGE -e PLANEGATE_SETUP \
 		--entrypoint /bin/sh "$image" -c '
 			mkdir -p "$HOME"
 			case $PLANEGATE_SETUP in
@@ -157,17 +207,19 @@ judge_phase() {
 	# the repository may be the working-directory below the workspace, owned by another uid
 	export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0=$workspace
 	export GIT_CONFIG_KEY_1=safe.directory GIT_CONFIG_VALUE_1=$PLANEGATE_WORKDIR
+	staged_inputs "$dir"
 	local status=0
 	docker run "${hardening[@]}" --user "$user" --read-only --tmpfs /tmp \
-		"${mounts[@]}" "${files[@]}" -w "$PLANEGATE_WORKDIR" \
+		"${mounts[@]}" "${files[@]}" "${staged[@]}" -w "$PLANEGATE_WORKDIR" \
 		-e HOME -e CI=true -e GITHUB_ACTIONS=true -e GITHUB_WORKSPACE -e GITHUB_TOKEN \
 		-e GITHUB_API_URL -e GITHUB_SERVER_URL -e GITHUB_GRAPHQL_URL \
 		-e GITHUB_REPOSITORY -e GITHUB_REPOSITORY_ID -e GITHUB_REPOSITORY_OWNER \
 		-e GITHUB_EVENT_NAME -e GITHUB_SHA -e GITHUB_REF -e GITHUB_HEAD_REF -e GITHUB_BASE_REF \
 		-e GITHUB_RUN_ID -e GITHUB_RUN_ATTEMPT -e GITHUB_WORKFLOW -e GITHUB_JOB -e GITHUB_ACTOR \
 		-e GIT_CONFIG_COUNT -e GIT_CONFIG_KEY_0 -e GIT_CONFIG_VALUE_0 -e GIT_CONFIG_KEY_1 -e GIT_CONFIG_VALUE_1 \
-		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_DIGEST_ARTIFACT \
-		-e INPUT_COMMENT -e INPUT_ANNOTATIONS -e INPUT_MENTION_OWNERS -e INPUT_CHECK_NAME \
+		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_HEAD \
+		-e INPUT_DIGEST_ARTIFACT -e INPUT_COMMENT -e INPUT_ANNOTATIONS -e INPUT_MENTION_OWNERS \
+		-e INPUT_CHECK_NAME -e INPUT_AGENT_AUTHORS -e INPUT_AGENT_LABELS -e INPUT_SARIF \
 		-e INPUT_WORKING_DIRECTORY -e INPUT_REPORT_FILE -e PLANEGATE_EXCHANGE -e PLANEGATE_OUT \
 		-e PLANEGATE_RUN_EXIT \
 		"$image" || status=$?
@@ -179,6 +231,9 @@ judge_phase() {
 			cp "$report" "$final"
 		fi
 		output report-path "$final"
+	fi
+	if [[ $INPUT_MODE == digest && -f $dir/out/planegate-digest.json ]]; then
+		output digest-path "$dir/out/planegate-digest.json"
 	fi
 	echo "planegate: phase 2 (judge) exited $status"
 	return "$status"

@@ -13,6 +13,8 @@ from helpers.github_support import action_env, read_outputs
 from helpers.repo_helper import TestRepo
 from planegate import demo
 from planegate.cli import main
+from planegate.gate.digest_check import build_digest
+from planegate.repo import digest_format
 from planegate.repo import git as gitrepo
 
 
@@ -70,7 +72,7 @@ def test_a_stray_artifact_for_a_commit_the_clone_lacks_is_refused_and_the_patch_
     root, shas = shop
     with running() as gh:
         env = pull_env(gh, tmp_path, root, shas["honest-fix"], shas["main"])
-        env["INPUT_REPORT-PATH"] = str(tmp_path / "report.json")
+        env["INPUT_REPORT-FILE"] = str(tmp_path / "report.json")
         # a newer push to main this clone has not fetched, and a fork's artifact of that name
         stray = gh.add_artifact(head_sha="e" * 40, created_at="2030-01-01T00:00:00Z")
         fork = gh.add_artifact(head_sha="d" * 40, head_repo_id=9999)
@@ -91,6 +93,26 @@ def test_a_stray_artifact_for_a_commit_the_clone_lacks_is_refused_and_the_patch_
         assert "PG306" in comment["body"]
 
 
+def test_main_digest_artifact_reaches_the_gate_in_memory_and_matches_git(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, shas = shop
+    made = build_digest(gitrepo.GitRepo(root), shas["main"], None)
+    with running() as gh:
+        env = pull_env(gh, tmp_path, root, shas["honest-fix"], shas["main"])
+        env["INPUT_REPORT-FILE"] = str(tmp_path / "report.json")
+        artifact = gh.add_artifact(
+            head_sha=shas["main"], payload=digest_format.to_json(made).encode()
+        )
+
+        assert run_action(monkeypatch, env) == 0
+
+        report = json.loads((tmp_path / "report.json").read_text())
+        source = report["digest_source"]
+        assert source.startswith(f"artifact planegate-digest #{artifact} from push run ")
+        assert source.endswith(f"(the merge base) (commit {shas['main'][:12]}); matches git")
+
+
 def test_cheat_in_two_phases_fails_with_annotations_and_the_run_phase_holds_no_token(
     shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -101,7 +123,7 @@ def test_cheat_in_two_phases_fails_with_annotations_and_the_run_phase_holds_no_t
         run_env = {
             k: v
             for k, v in env.items()
-            if k not in ("INPUT_TOKEN", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
+            if k not in ("GITHUB_TOKEN", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
         }
         run_env |= {"INPUT_PHASE": "run", "PLANEGATE_EXCHANGE": str(exchange)}
         assert run_action(monkeypatch, run_env) == 0
@@ -111,9 +133,15 @@ def test_cheat_in_two_phases_fails_with_annotations_and_the_run_phase_holds_no_t
         assert run_action(monkeypatch, judge_env) == 3
         (check,) = gh.check_runs.values()
         assert check["conclusion"] == "failure"
-        titles = {a["title"] for a in gh.annotations[next(iter(gh.check_runs))]}
+        annotations = gh.annotations[next(iter(gh.check_runs))]
+        titles = {a["title"] for a in annotations}
         assert "PG301 · @demo/properties" in titles
         assert "PG501 · coder[bot]" in titles  # the pull request author owns step 5
+        # the failing property test is annotated at its failing assert, not at line 1
+        (failed,) = [a for a in annotations if a["title"].startswith("PG101")]
+        source = (root / failed["path"]).read_text().splitlines()
+        assert failed["start_line"] > 1
+        assert "assert" in source[failed["start_line"] - 1]
         assert len(gh.comments_on(1)) == 1
 
 

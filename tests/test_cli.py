@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
+from helpers.github_support import finding, report_of
 from helpers.repo_helper import TestRepo, run_cli
 from planegate import __version__
-from planegate.cli import main
+from planegate.cli import SUBPARSERS, build_parser, main
+from planegate.report import text
+from planegate.report.text import colour_wanted
 
 
 @pytest.mark.parametrize(
@@ -64,3 +68,72 @@ def test_a_corrupt_repository_is_a_one_line_service_error(project: TestRepo) -> 
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("planegate: exporting the tree of ")
     assert "an object is missing or corrupt" in line
+
+
+def test_a_mistyped_command_or_option_names_the_closest(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["gat"]) == 64
+    assert "unknown command 'gat'; did you mean 'gate'?" in capsys.readouterr().err
+    assert main(["gate", "--bse", "main"]) == 64
+    assert "unknown option --bse; did you mean '--base'?" in capsys.readouterr().err
+    assert main(["gate", "--base", "main", "--format", "jsn"]) == 64
+    assert "did you mean 'json'?" in capsys.readouterr().err
+
+
+def test_every_option_and_argument_has_help() -> None:
+    build_parser()
+    missing = [
+        f"{name} {action.dest}"
+        for name, parser in SUBPARSERS.items()
+        for action in parser._actions
+        if not action.help and action.dest != "help"
+    ]
+    assert missing == []
+
+
+def test_action_outside_github_actions_is_a_usage_error_on_stderr(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("INPUT_PHASE", raising=False)
+    assert main(["action"]) == 64
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "runs inside GitHub Actions" in captured.err and "::" not in captured.err
+
+
+def test_a_missing_configuration_says_whether_it_is_only_uncommitted(tmp_path: Path) -> None:
+    repo = TestRepo(tmp_path / "repo")
+    repo.commit("main", {"a.txt": "1\n"})
+    repo.branch("patch")
+    repo.commit("patch", {"a.txt": "2\n"})
+
+    absent = run_cli("-C", str(repo.root), "gate", "--base", "main", "-q")
+    assert absent.returncode == 78
+    assert "planegate init --write" in absent.stderr and "not committed" not in absent.stderr
+
+    (repo.root / "planegate.yml").write_text("version: 1\n")
+    uncommitted = run_cli("-C", str(repo.root), "gate", "--base", "main", "-q")
+    assert uncommitted.returncode == 78
+    assert "not committed yet" in uncommitted.stderr
+    assert "git add planegate.yml && git commit" in uncommitted.stderr
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color() -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert colour_wanted(Tty(), {}) is True
+    assert colour_wanted(Tty(), {"NO_COLOR": "1"}) is False
+    assert colour_wanted(io.StringIO(), {}) is False
+    assert colour_wanted(io.StringIO(), {"FORCE_COLOR": "1"}) is True
+    assert colour_wanted(None, {}) is False  # `--output FILE`: never a terminal
+    assert colour_wanted(None, {"FORCE_COLOR": "1"}) is True
+    report = report_of([finding(1)])
+    assert "\x1b[31m" in text.render(report, color=True)
+    plain = text.render(report, color=False)
+    assert "\x1b[" not in plain
+    assert "1 failing finding\n" in plain and "[failed] evidence (exit 3)" in plain
+    assert "[passed] inventory\n" in plain

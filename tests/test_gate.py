@@ -201,9 +201,9 @@ def test_text_report_groups_findings_by_step(
     out = capsys.readouterr().out
     assert code == 2
     assert out.startswith("planegate: FAIL (exit 2, inventory)")
-    assert "[FAIL] inventory (exit 2)" in out
+    assert "[failed] inventory (exit 2)" in out
     assert "PG201 tests/test_misc.py: tests/test_misc.py::test_misc is in no plane" in out
-    assert "[ok] planes (exit 1)" in out
+    assert "[passed] planes — 2/2 expected nodeids passed" in out
 
 
 def test_failing_test_is_triaged_as_a_regression_with_a_repro(

@@ -37,13 +37,33 @@ def test_a_70000_character_table_is_cut_with_the_pointer_line() -> None:
     report, findings = _big_report()
     text = render_check_summary(report, CTX)
 
-    assert len(text) < CHECK_RUN_LIMIT
+    assert len(text.encode("utf-8")) < CHECK_RUN_LIMIT
     rows = [line for line in text.splitlines() if line.startswith("| ") and "PG301" in line]
     assert 0 < len(rows) < len(findings)
     pointer = next(line for line in text.splitlines() if "left out here" in line)
     assert f"{len(findings) - len(rows)} findings" in pointer
     assert "the full report is in `planegate-report.json`" in pointer
-    assert "65,535 characters" in pointer
+    assert "65,535 bytes" in pointer
+
+
+def test_a_70000_byte_multibyte_table_is_cut_under_the_byte_limit() -> None:
+    """Each message is under CELL_LIMIT characters but three bytes a character: a cut that
+    counted characters would send well over 65,535 bytes."""
+    findings = [finding(n, message="€" * 300) for n in range(80)]
+    report = report_of(findings)
+    table_bytes = sum(len(f.message.encode("utf-8")) for f in findings)
+    assert table_bytes > 70_000 and sum(len(f.message) for f in findings) < 65_000
+
+    summary = render_check_summary(report, CTX)
+    comment = render_comment(report, CTX)
+
+    assert len(summary.encode("utf-8")) < CHECK_RUN_LIMIT
+    assert len(comment.encode("utf-8")) <= COMMENT_LIMIT
+    for text in (summary, comment):
+        rows = [line for line in text.splitlines() if "PG301" in line and "€" in line]
+        assert 0 < len(rows) < len(findings)
+        pointer = next(line for line in text.splitlines() if "left out here" in line)
+        assert f"{len(findings) - len(rows)} findings" in pointer
 
 
 def test_the_cut_keeps_errors_before_warnings_and_notices() -> None:

@@ -14,6 +14,7 @@ LAYERS: dict[str, int] = {
     "findings": 0,
     "rules": 0,
     "progress": 0,
+    "sourcesize": 0,
     "vocabulary": 0,
     "loading": 0,
     "untrusted": 0,

@@ -102,7 +102,7 @@ REPORT = Report(
 
 
 def test_text_report_matches_golden() -> None:
-    assert text.render(REPORT) == (GOLDEN / "report.txt").read_text("utf-8")
+    assert text.render(REPORT, color=False) == (GOLDEN / "report.txt").read_text("utf-8")
 
 
 def test_json_report_matches_golden() -> None:

@@ -55,7 +55,7 @@ CTX = MarkdownContext(repository="octo/demo", head_sha="b" * 40)
 
 def renderings() -> dict[str, str]:
     return {
-        "text": text.render(REPORT),
+        "text": text.render(REPORT, color=False),
         "markdown": render_comment(REPORT, CTX),
         "sarif": json.dumps(sarif.to_sarif(REPORT)["runs"][0]["results"], indent=2) + "\n",
         "json": json_report.render(REPORT),

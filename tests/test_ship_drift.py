@@ -30,11 +30,44 @@ def step_env(step_id: str) -> dict[str, str]:
     return env
 
 
+ACTION_SH = (ROOT / "scripts/action.sh").read_text("utf-8")
+# read by scripts/action.sh or action.yml's own steps, never by `planegate action`
+HOST_ONLY = {"setup", "image", "digest-upload"}
+# copied by `prepare` and handed to the containers by scripts/action.sh itself
+STAGED = {"event-file", "ca-bundle"}
+OUTPUTS = {
+    "verdict",
+    "exit-code",
+    "findings",
+    "report-path",
+    "check-run-url",
+    "comment-url",
+    "digest-path",
+}
+
+
+def entrypoint_reads() -> set[str]:
+    """Every input name `planegate action` reads (github/inputs.py's helpers)."""
+    source = (ROOT / "src/planegate/github/inputs.py").read_text("utf-8")
+    return set(re.findall(r'_(?:input|flag|choice|patterns)\(\s*environ,\s*"([a-z-]+)"', source))
+
+
+def docker_run_variables(phase: str) -> set[str]:
+    """The `-e NAME` variables of one phase's `docker run` in scripts/action.sh."""
+
+    def body(function: str) -> str:
+        return ACTION_SH.split(f"{function}() {{", 1)[1].split("\n}\n", 1)[0]
+
+    found = body(f"{phase}_phase")
+    if "staged_inputs" in found:
+        found += body("staged_inputs")
+    return set(re.findall(r"-e ([A-Z_]+)", found))
+
+
 def test_every_input_is_in_the_inputs_table_and_the_contract() -> None:
     table, outputs = (ROOT / "docs/action-inputs.md").read_text("utf-8").split("## Outputs")
     contract = (ROOT / "docs/action-contract.md").read_text("utf-8")
     inputs = sorted(ACTION["inputs"])
-    assert len(inputs) >= 12
     for name in inputs:
         default = str(ACTION["inputs"][name].get("default", ""))
         row = next((line for line in table.splitlines() if line.startswith(f"| `{name}` |")), None)
@@ -44,23 +77,57 @@ def test_every_input_is_in_the_inputs_table_and_the_contract() -> None:
         assert f"`{name}`" in contract, f"docs/action-contract.md does not name {name}"
     documented = set(re.findall(r"^\| `([a-z-]+)` \|", table, re.M))
     assert documented == set(inputs), documented ^ set(inputs)
-    listed = set(re.findall(r"^\| `([a-z-]+)` \|", outputs, re.M))
-    assert listed == set(ACTION["outputs"]) == {"verdict", "exit-code", "findings", "report-path"}
+    listed = set(re.findall(r"^\| `([a-z-]+)` \|", outputs.split("##")[0], re.M))
+    assert listed == set(ACTION["outputs"]) == OUTPUTS
+
+
+def test_the_inputs_table_is_the_only_one() -> None:
+    github = (ROOT / "docs/github.md").read_text("utf-8")
+    assert "| input |" not in github, "docs/github.md must link to action-inputs.md instead"
+
+
+def test_what_the_entrypoint_reads_is_declared_and_what_is_declared_is_read() -> None:
+    read = entrypoint_reads()
+    declared = set(ACTION["inputs"]) - HOST_ONLY - {"github-token"}
+    assert read == declared, (
+        f"read, not declared: {read - declared}; declared, unread: {declared - read}"
+    )
+    assert "token" not in read and "report-path" not in read
 
 
 def test_every_input_reaches_a_container_under_its_contract_name() -> None:
     contract = (ROOT / "docs/action-contract.md").read_text("utf-8")
-    host_only = {"image", "setup", "report-file"}  # read by scripts/action.sh, documented so
     passed = {**step_env("run"), **step_env("judge")}
+    judge = docker_run_variables("judge")
+    run = docker_run_variables("run")
     for name in ACTION["inputs"]:
-        if name == "image":
-            assert step_env("prepare")["INPUT_IMAGE"] == "${{ inputs.image }}"
-            continue
         wanted = "PLANEGATE_REPORT_FILE" if name == "report-file" else env_name(name)
-        assert passed.get(wanted) == "${{ inputs." + name + " }}", (name, wanted)
-        if name not in host_only:
-            assert f"`{wanted}`" in contract, f"contract does not document {wanted}"
+        if name in {"image", "digest-upload"} | STAGED:
+            assert step_env("prepare")[env_name(name)] == "${{ inputs." + name + " }}", name
+        else:
+            assert passed.get(wanted) == "${{ inputs." + name + " }}", (name, wanted)
+        if name in HOST_ONLY:
+            continue
+        container = "INPUT_REPORT_FILE" if name == "report-file" else wanted
+        assert container in judge, f"scripts/action.sh does not pass {container} to the judge"
+        assert f"`{container}`" in contract, f"contract does not document {container}"
+        if container in step_env("run") or name in STAGED:
+            assert container in run, f"scripts/action.sh does not pass {container} to phase 1"
     assert "GITHUB_TOKEN" not in step_env("run"), "phase 1 must never receive the token"
+    assert "GITHUB_TOKEN" not in run
+
+
+def test_environment_reads_are_documented() -> None:
+    contract = (ROOT / "docs/action-contract.md").read_text("utf-8")
+    source = "".join(
+        p.read_text("utf-8") for p in (ROOT / "src/planegate").rglob("*.py") if "github" in str(p)
+    ) + (ROOT / "src/planegate/commands/action.py").read_text("utf-8")
+    for name in set(re.findall(r'"((?:INPUT|PLANEGATE)_[A-Z_]+)"', source)):
+        assert f"`{name}`" in contract, f"{name} is read but docs/action-contract.md omits it"
+
+
+def test_the_description_fits_the_marketplace() -> None:
+    assert len(ACTION["description"]) < 125, len(ACTION["description"])
 
 
 def test_run_scripts_never_interpolate_expressions() -> None:
@@ -108,15 +175,18 @@ def test_versions_agree_with_what_the_release_checks() -> None:
     # release.yml reads both with these exact patterns and compares them to the tag.
     assert """sed -n 's/^version = "\\(.*\\)"$/\\1/p' pyproject.toml""" in RELEASE
     assert """sed -n 's/^__version__ = "\\(.*\\)"$/\\1/p' src/planegate/__init__.py""" in RELEASE
-    assert 'tags: ["v[0-9]+.[0-9]+.[0-9]+"]' in RELEASE
+    assert "workflow_dispatch:" in RELEASE
     assert re.fullmatch(r"\d+\.\d+\.\d+", version)
 
 
-def test_every_input_is_named_in_the_readme_and_read_by_planegate_action() -> None:
+def test_the_release_tag_is_put_on_the_commit_that_pins_the_image() -> None:
+    pin = RELEASE.index('git commit -q -am "release v$VERSION: pin the image by digest"')
+    tag = RELEASE.index('git tag -a "v$VERSION"')
+    assert RELEASE.index("PLANEGATE_IMAGE_PIN") < pin < tag
+    assert "-pinned" not in RELEASE
+
+
+def test_every_input_is_named_in_the_readme() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
-    source = (ROOT / "src/planegate/github/inputs.py").read_text("utf-8")
-    read = set(re.findall(r'_(?:input|flag|choice|patterns)\(\s*environ,\s*"([a-z-]+)"', source))
     for name in ACTION["inputs"]:
         assert f"`{name}`" in readme, f"README.md does not name the input {name}"
-    # setup and image are used by the composite action's shell steps; the token by the client
-    assert set(ACTION["inputs"]) - {"setup", "image", "github-token"} <= read

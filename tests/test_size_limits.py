@@ -10,10 +10,12 @@ from pathlib import Path
 
 import planegate
 from conftest import CONFIG
+from planegate import sourcesize
 from planegate.analysis import prodscan
 from planegate.analysis.hunks import limits
 from planegate.analysis.hunks.batch import FileChange, analyze_files
 from planegate.config import load as config_load
+from planegate.config import planemap
 
 DENSE = "x = [" + "1," * (5 * 1024 * 1024 // 2) + "]\n"  # 5 MiB on one line
 
@@ -23,8 +25,10 @@ PROBE = textwrap.dedent(
     from planegate.analysis import prodscan
     from planegate.analysis.hunks.batch import FileChange, analyze_files
     source = "x = [" + "1," * (5 * 1024 * 1024 // 2) + "]\\n"
+    under = "x = [" + "1," * (1024 * 1024 // 2 - 8) + "]\\n"  # dense, just under 1 MiB
     start = time.monotonic()
-    found = prodscan.scan_change("calc/big.py", "x = 1\\n", source, prodscan.DataPaths(), "a")
+    found = prodscan.scan_change("calc/under.py", None, under, prodscan.DataPaths(), "a")
+    found += prodscan.scan_change("calc/big.py", "x = 1\\n", source, prodscan.DataPaths(), "a")
     found += analyze_files(
         [FileChange("tests/test_big.py", "x = 1\\n", source, "fixture", "a", True)]
     )
@@ -35,7 +39,7 @@ PROBE = textwrap.dedent(
 )
 
 
-def test_a_5_mib_one_line_file_costs_little_memory_and_time() -> None:
+def test_a_dense_file_under_the_byte_limit_and_a_5_mib_one_cost_little_memory_and_time() -> None:
     source = str(Path(planegate.__file__).resolve().parents[1])
     done = subprocess.run(
         [sys.executable, "-c", PROBE],
@@ -46,7 +50,7 @@ def test_a_5_mib_one_line_file_costs_little_memory_and_time() -> None:
         timeout=60,
     )
     result = json.loads(done.stdout)
-    assert result["rules"] == ["PG526", "PG526"]
+    assert result["rules"] == ["PG526", "PG526", "PG526"]
     assert result["peak_mb"] < 300
     assert result["seconds"] < 5
 
@@ -79,6 +83,36 @@ def test_the_limit_is_configurable() -> None:
 
 
 def test_multibyte_text_is_measured_in_bytes() -> None:
-    assert limits.size_of("é" * 10) == 20
+    assert sourcesize.size_of("é" * 10) == 20
     assert limits.oversized("é" * 600, 1024)  # 600 characters, 1,200 bytes
     assert not limits.oversized("é" * 600, 1200)
+
+
+ORDINARY = (
+    "def handler_{n}(request, *, retries=3):\n"
+    '    """Answer request {n} after at most `retries` attempts."""\n'
+    "    for attempt in range(retries):\n"
+    "        value = request.get('key_{n}', attempt) * 2  # doubled\n"
+    "        if value > {n}:\n"
+    "            return value\n"
+    "    return None\n\n"
+)
+
+
+def test_ordinary_source_just_under_the_byte_limit_is_parsed() -> None:
+    text, n = "", 0
+    while len(text) < limits.MAX_FILE_BYTES - 400:
+        text += ORDINARY.format(n=n)
+        n += 1
+    assert sourcesize.parse(text) is not None
+    assert prodscan.scan_change("calc/handlers.py", None, text, prodscan.DataPaths(), "a") == []
+
+
+def test_a_dense_file_under_the_byte_limit_is_refused_for_its_tokens() -> None:
+    dense = "x = [" + "1," * 200_000 + "]\n"  # 400 kB, 400,000 tokens
+    assert sourcesize.parse(dense) is None
+    (finding,) = prodscan.scan_change("calc/dense.py", None, dense, prodscan.DataPaths(), "me")
+    assert finding.message == (
+        "calc/dense.py: more than 300,000 tokens, over what planegate parses: not analysed"
+    )
+    assert planemap.test_kinds(dense + "def test_a():\n    pass\n") == []

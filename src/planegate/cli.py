@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -25,7 +27,7 @@ from planegate.commands import (
     thaw,
     verify,
 )
-from planegate.errors import PlanegateError, UsageError
+from planegate.errors import ConfigError, PlanegateError, UsageError
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -34,7 +36,46 @@ class _Parser(argparse.ArgumentParser):
     """argparse exits 2 on bad usage; planegate's usage exit is 64 (2 means inventory)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}", f"see `{self.prog} --help`")
+        raise UsageError(f"{self.prog}: {_suggest(message)}", f"see `{self.prog} --help`")
+
+
+def _did_you_mean(word: str, choices: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _suggest(message: str) -> str:
+    """argparse's invalid-choice message, shorter and with the closest choice."""
+    found = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    if found is None:
+        return message
+    choices = re.findall(r"'([^']*)'", found[3])
+    what = "command" if found[1] == "COMMAND" else f"choice for {found[1]}"
+    return f"unknown {what} {found[2]!r}{_did_you_mean(found[2], choices)}"
+
+
+def _options(parser: argparse.ArgumentParser) -> list[str]:
+    return [s for action in parser._actions for s in action.option_strings]
+
+
+def check_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """An unknown `--option` named as such, with the closest known one (before argparse's
+    own checks, which would first complain about a required option it misspelled)."""
+    command = next((a for a in argv if a in COMMANDS), None)
+    target = SUBPARSERS.get(command or "", parser)
+    known = _options(target) + (_options(parser) if target is not parser else [])
+    for token in argv:
+        if token == "--":
+            return
+        name = token.split("=", 1)[0]
+        if not name.startswith("--") or name in known:
+            continue
+        if sum(1 for option in known if option.startswith(name)) == 1:
+            continue  # argparse's unambiguous abbreviation
+        prog = target.prog
+        raise UsageError(
+            f"{prog}: unknown option {name}{_did_you_mean(name, known)}", f"see `{prog} --help`"
+        )
 
 
 def _common() -> _Parser:
@@ -63,6 +104,8 @@ def _common() -> _Parser:
 
 
 _Add = Callable[[str, str], argparse.ArgumentParser]
+SUBPARSERS: dict[str, argparse.ArgumentParser] = {}
+CONFIG_HELP = "configuration path at the commit (default planegate.yml, .yaml or .json)"
 
 COMMANDS: dict[str, Handler] = {
     "gate": gate.run,
@@ -93,14 +136,15 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def add(name: str, help: str) -> argparse.ArgumentParser:
-        return commands.add_parser(name, parents=[common], help=help, description=help)
+        SUBPARSERS[name] = commands.add_parser(name, parents=[common], help=help, description=help)
+        return SUBPARSERS[name]
 
     _add_gate_and_digest(add)
     _add_evidence(add)
     _add_freeze_plane(add)
     explain_cmd = add("explain", "explain a rule id (PG201) or an exit code (3)")
-    explain_cmd.add_argument("what")
-    add("action", "the GitHub Action's entrypoint (reads INPUT_* and GITHUB_*)")
+    explain_cmd.add_argument("what", help="a rule id (PG301) or an exit code (3)")
+    add("action", "the GitHub Action's entrypoint (reads INPUT_* and GITHUB_*; only in Actions)")
     add("demo", "build the bundled demo repository and gate honest and cheating patches")
     return parser
 
@@ -110,9 +154,14 @@ def _add_gate_and_digest(add: _Add) -> None:
     gate_cmd.add_argument("--base", required=True, help="main's ref (the merge base is used)")
     gate_cmd.add_argument("--head", default="HEAD", help="the patch's ref (default HEAD)")
     gate_cmd.add_argument("--digest", type=Path, help="main's digest file to check and use")
-    gate_cmd.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    gate_cmd.add_argument(
+        "--format",
+        choices=("text", "json", "sarif"),
+        default="text",
+        help="report format (default text; text is coloured on a terminal unless NO_COLOR)",
+    )
     gate_cmd.add_argument("--output", type=Path, help="write the report here (in --format)")
-    gate_cmd.add_argument("--config", help="configuration path at the base (default planegate.yml)")
+    gate_cmd.add_argument("--config", help=CONFIG_HELP)
     gate_cmd.add_argument(
         "--human",
         action="store_true",
@@ -121,15 +170,20 @@ def _add_gate_and_digest(add: _Add) -> None:
     gate_cmd.add_argument("--author", default="the patch author", help="who wrote the patch")
 
     digest_cmd = add("digest", "write main's digest of protected evidence")
-    digest_cmd.add_argument("--out", type=Path, default=Path("planegate-digest.json"))
-    digest_cmd.add_argument("--commit", default="HEAD")
-    digest_cmd.add_argument("--config")
+    digest_cmd.add_argument(
+        "--out",
+        type=Path,
+        default=Path("planegate-digest.json"),
+        help="where to write the digest (default planegate-digest.json)",
+    )
+    digest_cmd.add_argument("--commit", default="HEAD", help="the commit to digest (default HEAD)")
+    digest_cmd.add_argument("--config", help=CONFIG_HELP)
 
 
 def _add_evidence(add: _Add) -> None:
     """`lock`, `verify`, `migrate`, `init`, `ledger` and `lint`: the files a person keeps."""
     lock_cmd = add("lock", "lock the fixture plane's data files in the manifest (a person's act)")
-    lock_cmd.add_argument("--config")
+    lock_cmd.add_argument("--config", help=CONFIG_HELP)
     lock_cmd.add_argument(
         "--covers",
         action="append",
@@ -138,10 +192,12 @@ def _add_evidence(add: _Add) -> None:
         help="what a locked file covers (repeatable)",
     )
     verify_cmd = add("verify", "check the fixture data files against the manifest")
-    verify_cmd.add_argument("--config")
+    verify_cmd.add_argument("--config", help=CONFIG_HELP)
 
     migrate_cmd = add("migrate", "write planegate.yml from planes.json / scoring_map.yaml")
-    migrate_cmd.add_argument("files", nargs="+", metavar="FILE")
+    migrate_cmd.add_argument(
+        "files", nargs="+", metavar="FILE", help="planes.json and/or scoring_map.yaml"
+    )
     migrate_cmd.add_argument(
         "--write", action="store_true", help="write planegate.yml (else print)"
     )
@@ -151,12 +207,12 @@ def _add_evidence(add: _Add) -> None:
     init_cmd.add_argument("--write", action="store_true", help="write planegate.yml (else print)")
 
     ledger_cmd = add("ledger", "check the freeze ledger (one JSON event a line)")
-    ledger_cmd.add_argument("action", choices=("check",))
+    ledger_cmd.add_argument("action", choices=("check",), help="check: validate every event")
     ledger_cmd.add_argument("file", nargs="?", help="ledger path (default: the configured one)")
-    ledger_cmd.add_argument("--config")
+    ledger_cmd.add_argument("--config", help=CONFIG_HELP)
 
     lint_cmd = add("lint", "check property-plane files for wall-clock time, network, global RNG")
-    lint_cmd.add_argument("--config")
+    lint_cmd.add_argument("--config", help=CONFIG_HELP)
 
 
 def _add_freeze_plane(add: _Add) -> None:
@@ -175,37 +231,44 @@ def _add_freeze_plane(add: _Add) -> None:
     sweep_cmd.add_argument(
         "--write", action="store_true", help="append the proposals to the ledger (a person's act)"
     )
-    sweep_cmd.add_argument("--config")
+    sweep_cmd.add_argument("--config", help=CONFIG_HELP)
 
     freeze_cmd = add("freeze", "append a freeze event for NODEID from an evidence bundle")
-    freeze_cmd.add_argument("nodeid")
-    freeze_cmd.add_argument("--class", dest="flake_class", required=True, help="the flake class")
-    freeze_cmd.add_argument("--owner", required=True)
-    freeze_cmd.add_argument("--note", required=True)
+    freeze_cmd.add_argument("nodeid", help="the test to freeze (path::name)")
+    freeze_cmd.add_argument(
+        "--class",
+        dest="flake_class",
+        required=True,
+        help="the flake class: timing, order, network, rng or env",
+    )
+    freeze_cmd.add_argument("--owner", required=True, help="who answers for the frozen test")
+    freeze_cmd.add_argument("--note", required=True, help="why it is frozen, for the ledger")
     freeze_cmd.add_argument("--evidence", type=Path, required=True, help="the evidence bundle")
     freeze_cmd.add_argument("--review-by", help="YYYY-MM-DD: when a replay becomes due")
     freeze_cmd.add_argument("--confidence", type=float, help="class confidence (0 to 1)")
-    freeze_cmd.add_argument("--config")
+    freeze_cmd.add_argument("--config", help=CONFIG_HELP)
 
     thaw_cmd = add("thaw", "replay a frozen test; append a thaw (all clean) or a renew")
-    thaw_cmd.add_argument("nodeid")
+    thaw_cmd.add_argument("nodeid", help="the frozen test to replay (path::name)")
     thaw_cmd.add_argument("--commit", default="HEAD", help="the commit to replay on (default HEAD)")
     thaw_cmd.add_argument("--seed", type=int, help="the replay's seed (default: a new random one)")
     thaw_cmd.add_argument("--owner", help="owner of the new event (default: the entry's)")
-    thaw_cmd.add_argument("--note")
-    thaw_cmd.add_argument("--config")
+    thaw_cmd.add_argument("--note", help="a note for the new event")
+    thaw_cmd.add_argument("--config", help=CONFIG_HELP)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args_list
     try:
-        args = build_parser().parse_args(args_list)
+        parser = build_parser()
+        check_options(parser, args_list)
+        args = parser.parse_args(args_list)
         if args.command is None:
             raise UsageError("planegate: a command is required", "see `planegate --help`")
         return COMMANDS[args.command](args)
     except PlanegateError as error:
-        _print_error(error.message, error.hint)
+        _print_error(error.message, _hint(error, args_list))
         return error.exit_code
     except KeyboardInterrupt:
         _print_error("interrupted", None)
@@ -218,6 +281,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             "rerun with --debug for the traceback and report it",
         )
         return exitcodes.INTERNAL
+
+
+def _root(argv: Sequence[str]) -> Path:
+    for index, token in enumerate(argv[:-1]):
+        if token == "-C":
+            return Path(argv[index + 1])
+    return Path.cwd()
+
+
+def _hint(error: PlanegateError, argv: Sequence[str]) -> str | None:
+    """A configuration file missing at the commit: "not committed yet" when it is in the
+    working tree, else how to make one."""
+    found = re.match(r"(\S+): no such file at commit ([0-9a-f]+)$", error.message)
+    if not isinstance(error, ConfigError) or found is None:
+        return error.hint
+    name = found[1]
+    if (_root(argv) / name).is_file():
+        return (
+            f"{name} is in the working tree but not committed yet: the gate reads it from the "
+            f"commit; `git add {name} && git commit`"
+        )
+    return "write one with `planegate init --write` (or `planegate migrate`), then commit it"
 
 
 def _print_error(message: str, hint: str | None) -> None:

@@ -128,6 +128,7 @@ class FakeGitHub:
         self.artifacts: list[dict[str, Any]] = []
         self.runs: dict[int, dict[str, Any]] = {}
         self.blobs: dict[int, bytes] = {}
+        self.sarifs: list[dict[str, Any]] = []
         self.failures: dict[tuple[str, str], list[tuple[int, dict[str, str], Any]]] = {}
         self._next = 100
 
@@ -443,6 +444,11 @@ class FakeGitHub:
             return 200, self.repository(), {}
         if method == "POST" and path == f"{r}/check-runs":
             return 201, self._create_check_run(body), {}
+        if method == "POST" and path == f"{r}/code-scanning/sarifs":
+            sarif_id = f"sarif-{self.new_id()}"
+            self.sarifs.append({**body, "id": sarif_id})
+            url = f"{self.api_url}/repos/{FULL}/code-scanning/sarifs/{sarif_id}"
+            return 202, {"id": sarif_id, "url": url}, {}
         match = re.fullmatch(rf"{r}/check-runs/(\d+)", path)
         if match and method == "PATCH":
             return self._update_check_run(int(match[1]), body)

@@ -69,7 +69,7 @@ def action_env(
         "GITHUB_WORKSPACE": str(tmp),
         "GITHUB_STEP_SUMMARY": str(tmp / "summary.md"),
         "GITHUB_OUTPUT": str(tmp / "output.txt"),
-        "INPUT_TOKEN": "ghs_test_token",
+        "GITHUB_TOKEN": "ghs_test_token",
     }
     for key, value in inputs.items():
         env[f"INPUT_{key.upper().replace('_', '-')}"] = value

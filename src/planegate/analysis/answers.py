@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from planegate import sourcesize
 from planegate.analysis.answers_expected import (
     Canon,
     Expectations,
@@ -48,8 +49,8 @@ def added_tokens(base: str | None, head: str) -> set[str]:
     """The text of the non-trivial constants the head adds: test files and goldens that
     contain none of them cannot be mirrored, so they need not be read."""
     try:
-        head_values = Counter(_constants(ast.parse(head)))
-        base_values = Counter(_constants(ast.parse(base))) if base is not None else Counter()
+        head_values = Counter(_constants(_parse(head)))
+        base_values = Counter(_constants(_parse(base))) if base is not None else Counter()
     except (SyntaxError, ValueError):
         return set()
     added = head_values - base_values
@@ -82,8 +83,16 @@ def added_hits(base: str | None, head: str, expected: Expectations) -> list[Hit]
     return found
 
 
+def _parse(source: str) -> ast.Module:
+    """Raises ValueError for source that is too big or too dense to parse, or not Python."""
+    tree = sourcesize.parse(source)
+    if tree is None:
+        raise ValueError("not parsed (size, density or syntax)")
+    return tree
+
+
 def scan(source: str, expected: Expectations) -> list[Hit]:
-    tree = ast.parse(source)
+    tree = _parse(source)
     by_answer: dict[Canon, list[Pair]] = {}
     for pair in expected.pairs:
         if not trivial(pair.answer):

@@ -17,6 +17,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from planegate import sourcesize
+
 Canon = tuple[Any, ...]
 MIN_GOLDEN_LINE = 6
 
@@ -94,9 +96,8 @@ class Expectations:
     golden_texts: dict[str, str] = field(default_factory=dict)  # stripped text -> path
 
     def add_test_file(self, path: str, source: str) -> None:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
+        tree = sourcesize.parse(source)
+        if tree is None:
             return
         for function in _test_functions(tree):
             rows = _parametrize_rows(function)

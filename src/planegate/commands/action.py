@@ -17,9 +17,9 @@ from planegate.config.from_git import load_config
 from planegate.config.load import Config
 from planegate.errors import InputDataError, InternalError, ServiceUnavailable, UsageError
 from planegate.gate import context, exchange, pipeline
-from planegate.gate.context import Context, GateOptions
+from planegate.gate.context import Context, DigestInput, GateOptions
 from planegate.gate.digest_check import build_digest, check_digest, compute_digest
-from planegate.gate.execute import execute
+from planegate.gate.execute import Execution, execute
 from planegate.gate.judge import judge
 from planegate.progress import Progress
 from planegate.repo import digest_format as digest_mod
@@ -56,11 +56,19 @@ def gate_options(options: ActionOptions, agent: bool = True) -> GateOptions:
         root=Path(options.working_directory),
         base=options.base,
         head=options.head,
-        digest_file=Path(options.digest_file) if options.digest_file else None,
+        digest=_digest_input(options),
         config_path=options.config,
         agent=agent,
         author=options.author or "the patch author",
     )
+
+
+def _digest_input(options: ActionOptions) -> DigestInput | None:
+    """Main's digest artifact, handed to the gate in memory (never through a file)."""
+    if options.digest is None:
+        return None
+    origin = options.digest_source or f"artifact {options.digest_artifact}"
+    return DigestInput(options.digest, f"{digest_mod.FILE_NAME} of {origin}", origin)
 
 
 def gate_context(options: ActionOptions, agent: bool | None = None) -> Context:
@@ -70,16 +78,9 @@ def gate_context(options: ActionOptions, agent: bool | None = None) -> Context:
 
 
 def _agent(options: ActionOptions, cfg: Config) -> bool:
-    """The inputs decide when they name agents; else the base's planegate.yml does."""
-    if options.agent is not None:
-        return options.agent
-    if options.author is None:
-        return True  # a push or a manual run: judge as strictly as an agent's patch
-    from planegate.github.event import is_agent
+    from planegate.github.inputs import agent_of
 
-    return is_agent(
-        options.author, options.labels, authors=cfg.agent_authors, agent_labels=cfg.agent_labels
-    )
+    return agent_of(options, cfg)
 
 
 def run_phase(environ: Mapping[str, str], progress: Progress) -> int:
@@ -115,17 +116,27 @@ def evaluate(options: ActionOptions, environ: Mapping[str, str], progress: Progr
         return _sweep(options, environ, phase, progress)
     ctx = gate_context(options)
     if phase == "all":
-        return pipeline.run_in(ctx, progress)
+        execution, report = pipeline.execute_and_judge(ctx, progress)
+        return _placed(report, ctx, execution)
     execution = exchange.read(exchange_folder(environ))
     if execution.commits != ctx.commits:
         raise InputDataError(
             f"{exchange.FILE_NAME}: made for commits {execution.commits}, not {ctx.commits}"
         )
-    report = judge(ctx, execution, check_digest(ctx))
+    report = _placed(judge(ctx, execution, check_digest(ctx)), ctx, execution)
     run_exit = (environ.get("PLANEGATE_RUN_EXIT") or "0").strip()
     if report.exit_code == exitcodes.PASS and run_exit != "0":
         raise InternalError(f"the run phase exited {run_exit} but left a passing result")
     return report
+
+
+def _placed(report: Report, ctx: Context, execution: Execution) -> Report:
+    """Failing tests annotated at their failing line (github/locate.py), not line 1."""
+    from planegate.github.locate import place_failures
+
+    return place_failures(
+        report, lambda nodeid: execution.head_run.outcome_of(nodeid).message, ctx.base.read
+    )
 
 
 def _digest(

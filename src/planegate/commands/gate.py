@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -27,17 +28,18 @@ def run(args: argparse.Namespace) -> int:
         author=args.author,
     )
     report = gate.run(options, progress_of(args))
-    rendered = render(report, args.format)
     if args.output is not None:
-        args.output.write_text(rendered, "utf-8")
+        to_file = text.colour_wanted(None, os.environ)  # a file is coloured only when forced
+        args.output.write_text(render(report, args.format, color=to_file), "utf-8")
         if args.format != "text":
             sys.stdout.write(text.render(report))
     else:
-        sys.stdout.write(rendered)
+        sys.stdout.write(render(report, args.format))
     return report.exit_code
 
 
-def render(report: Report, form: str) -> str:
+def render(report: Report, form: str, color: bool | None = None) -> str:
+    """`color` None: decided from stdout and the environment."""
     from planegate import __version__
     from planegate.report import json_report, sarif, text
 
@@ -45,4 +47,4 @@ def render(report: Report, form: str) -> str:
         return json_report.render(report)
     if form == "sarif":
         return sarif.render(report, version=__version__)
-    return text.render(report)
+    return text.render(report, color=color)

@@ -26,7 +26,8 @@ def run(args: argparse.Namespace) -> int:
             else f"{name}: {problem.message}"
         )
     if problems:
-        print(f"planegate: {len(problems)} problems in {name}", file=sys.stderr)
+        count = len(problems)
+        print(f"planegate: {count} problem{'' if count == 1 else 's'} in {name}", file=sys.stderr)
         return exitcodes.DATA
     parsed = ledger.parse(path.read_text("utf-8"), name)
     for due in ledger.replays_due(parsed.state(), today):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from planegate import sourcesize
+
 # planegate.yml
 OWNER = "unowned"
 MANIFEST = "tests/fixtures.lock.json"
@@ -25,7 +27,7 @@ MAX_EXAMPLES = 100
 SEED = 0
 MAX_FROZEN_FRACTION = 0.05
 FIXTURE_PROBE = True
-MAX_FILE_BYTES = 1024 * 1024
+MAX_FILE_BYTES = sourcesize.MAX_FILE_BYTES
 
 CONFIG: Mapping[str, object] = {
     "owner": OWNER,

@@ -9,6 +9,7 @@ from functools import cached_property
 
 import pathspec
 
+from planegate import sourcesize
 from planegate.config.load import Config
 from planegate.vocabulary import SCORING_PLANES
 
@@ -92,9 +93,8 @@ def data_files(config: Config, files: Iterable[str]) -> list[str]:
 
 def test_kinds(source: str) -> list[tuple[str, int, bool]]:
     """(name, line, uses @given) for every test function in a module."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = sourcesize.parse(source)
+    if tree is None:
         return []
     found = []
     for node in ast.walk(tree):

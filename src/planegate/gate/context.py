@@ -15,7 +15,8 @@ from planegate.config.load import Config
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.config.protection import Protection
 from planegate.freeze import ledger
-from planegate.repo.git import Change, GitRepo
+from planegate.repo.git import GitRepo
+from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot, snapshot
 from planegate.runner import ini
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-import tempfile
 import traceback
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -24,10 +23,17 @@ from github.Repository import Repository
 from planegate import exitcodes
 from planegate.errors import InputDataError, PlanegateError
 from planegate.findings import Finding
-from planegate.github import artifacts
+from planegate.github import artifacts, codescanning
 from planegate.github.client import CALL_ERRORS, ClientSettings, describe, make_github
 from planegate.github.event import Event, PullRequest
-from planegate.github.inputs import ActionOptions, read_event, read_options, token_of, with_agent
+from planegate.github.inputs import (
+    ActionOptions,
+    in_actions,
+    read_event,
+    read_options,
+    token_of,
+    with_agent,
+)
 from planegate.github.posting import (
     Outcome,
     Posted,
@@ -36,7 +42,8 @@ from planegate.github.posting import (
     post,
     write_summary_and_outputs,
 )
-from planegate.report import Report, StepResult, json_report, sarif
+from planegate.github.recheck import recheck
+from planegate.report import Report, StepResult, json_report
 from planegate.report.json_load import load_report
 from planegate.report.workflow_commands import command
 
@@ -103,17 +110,12 @@ def fetch_main_digest(
         name=options.digest_artifact,
     )
     try:
-        fetch = artifacts.fetch_digest(repo, request, ancestry)
+        fetch = artifacts.fetch_digest(repo, request, ancestry, verify=options.ca_bundle or True)
     except PlanegateError as error:  # git itself failed: the artifact cannot be checked
         return _recomputed(
             options, f"recomputed at the merge base {merge_base[:12]}", error.message
         )
-    digest_file = None
-    if fetch.data is not None:
-        folder = Path(tempfile.mkdtemp(prefix="planegate-digest-"))
-        digest_file = str(folder / artifacts.DIGEST_MEMBER)
-        Path(digest_file).write_bytes(fetch.data)
-    return dataclasses.replace(options, digest_file=digest_file, digest_source=fetch.source), fetch
+    return dataclasses.replace(options, digest=fetch.data, digest_source=fetch.source), fetch
 
 
 def with_findings(report: Report, findings: tuple[Finding, ...]) -> Report:
@@ -148,15 +150,13 @@ def _evaluate(options: ActionOptions, evaluate: Evaluate) -> Outcome:
                 f"{options.report_file} is a report on {report.head[:12]}, "
                 f"not on {options.head[:12]}"
             )
-        return Outcome(report)
+        return Outcome(recheck(report, options))
     return Outcome(evaluate(options))
 
 
 def _write_reports(options: ActionOptions, report: Report) -> None:
     if options.mode != "report":
         Path(options.report_path).write_text(json_report.render(report), encoding="utf-8")
-    if options.sarif_path:
-        Path(options.sarif_path).write_text(sarif.render(report), encoding="utf-8")
 
 
 def _failure(error: BaseException) -> Outcome:
@@ -174,11 +174,11 @@ def _gate_inputs(
     ancestry: AncestryFor | None,
 ) -> tuple[ActionOptions, tuple[Finding, ...]]:
     """The pull request re-read when untrusted, and main's digest artifact when one fits."""
-    if repo is None or options.mode != "gate":
+    if repo is None or options.mode not in ("gate", "report"):
         return options, ()
     if not event.pull_trusted:
         options = refresh_pull(repo, options)
-    if ancestry is None or token is None:
+    if options.mode != "gate" or ancestry is None or token is None:
         return options, ()
     options, fetch = fetch_main_digest(repo, options, token, ancestry(options))
     return options, fetch.findings()
@@ -196,7 +196,11 @@ def _outcome(options: ActionOptions, evaluate: Evaluate, extra: tuple[Finding, .
 def _fail_closed(env: Mapping[str, str], error: Exception) -> Outcome:
     if isinstance(error, CALL_ERRORS):
         return Outcome(None, f"GitHub: {describe(error)}", exitcodes.UNAVAILABLE)
-    _internal(env, error)
+    if isinstance(error, PlanegateError):
+        hint = f" ({error.hint})" if error.hint else ""
+        print(f"planegate: {error.message}{hint}", file=sys.stderr)
+    else:
+        _internal(env, error)
     return _failure(error)
 
 
@@ -221,6 +225,8 @@ def _publish(
         posted = Posted(notes=(f"{options.mode} mode: no check run or comment",))
     else:
         posted = post(repo, options, outcome)
+    if options.sarif == "upload" and outcome.report is not None:
+        posted = codescanning.upload(repo, options, outcome.report, posted)
     if posted.read_only or repo is None:
         fallback_commands(outcome, stream)
     for problem in write_summary_and_outputs(env, options, outcome, posted):
@@ -229,6 +235,8 @@ def _publish(
         stream.write(
             command("warning", f"posting failed: {problem}", {"title": "planegate"}) + "\n"
         )
+    for problem in posted.warnings:
+        stream.write(command("warning", problem, {"title": "planegate"}) + "\n")
     return exit_code(outcome, posted)
 
 
@@ -246,6 +254,13 @@ def run_action(
     """Run one mode of the action and post the result; returns the process exit code."""
     env = os.environ if environ is None else environ
     stream = out or sys.stdout
+    if not in_actions(env):
+        print(
+            "planegate: `planegate action` runs inside GitHub Actions (GITHUB_ACTIONS is not "
+            "true) (use `planegate gate --base main` elsewhere)",
+            file=sys.stderr,
+        )
+        return exitcodes.USAGE
     try:
         event = read_event(env)
         options = read_options(env, event)
@@ -254,7 +269,9 @@ def run_action(
         return error.exit_code
     token = token_of(env)
     repo = (
-        make_github(options.api_url, token, settings).get_repo(options.repository)
+        make_github(options.api_url, token, settings, verify=options.ca_bundle or True).get_repo(
+            options.repository
+        )
         if token
         else None
     )

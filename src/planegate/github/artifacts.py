@@ -220,7 +220,12 @@ def screen(
 
 
 def download_zip(
-    url: str, token: str, *, session: requests.Session | None = None, timeout: float = 60.0
+    url: str,
+    token: str,
+    *,
+    session: requests.Session | None = None,
+    timeout: float = 60.0,
+    verify: bool | str = True,
 ) -> bytes:
     """GET the archive URL with the token, then follow the redirect without it: the zip lives
     on a storage host that must never see the token."""
@@ -230,10 +235,11 @@ def download_zip(
         headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json"},
         allow_redirects=False,
         timeout=timeout,
+        verify=verify,
     )
     if first.status_code in _REDIRECTS and first.headers.get("Location"):
         # A fresh request without session state: no Authorization, no cookies.
-        blob = requests.get(first.headers["Location"], timeout=timeout)
+        blob = requests.get(first.headers["Location"], timeout=timeout, verify=verify)
     else:
         blob = first
     if blob.status_code != 200:
@@ -264,6 +270,7 @@ def fetch_digest(
     request: DigestRequest,
     ancestry: Ancestry,
     session: requests.Session | None = None,
+    verify: bool | str = True,
 ) -> DigestFetch:
     """Never raises for GitHub trouble: every failure becomes "recomputed, and why"."""
     fallback = (
@@ -286,7 +293,7 @@ def fetch_digest(
         if reason is not None:
             refused.append(Refusal(ref.id, ref.head_sha, reason))
             continue
-        return _download(ref, request, session, tuple(refused), fallback)
+        return _download(ref, request, (session, verify), tuple(refused), fallback)
     return DigestFetch(None, fallback, refused=tuple(refused))
 
 
@@ -306,7 +313,7 @@ def _run(
 def _download(
     ref: ArtifactRef,
     request: DigestRequest,
-    session: requests.Session | None,
+    http: tuple[requests.Session | None, bool | str],
     refused: tuple[Refusal, ...],
     fallback: str,
 ) -> DigestFetch:
@@ -316,7 +323,9 @@ def _download(
         else "the newest ancestor of the merge base"
     )
     try:
-        data = extract_digest(download_zip(ref.download_url, request.token, session=session))
+        session, verify = http
+        zipped = download_zip(ref.download_url, request.token, session=session, verify=verify)
+        data = extract_digest(zipped)
     except (ServiceUnavailable, InputDataError, requests.RequestException) as error:
         problem = f"artifact {ref.id} could not be read: {getattr(error, 'message', error)}"
         return DigestFetch(None, fallback, artifact=ref, refused=refused, problem=problem)

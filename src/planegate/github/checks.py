@@ -16,7 +16,7 @@ from planegate import untrusted
 from planegate.findings import Finding, Severity
 from planegate.github.client import CALL_ERRORS, describe, is_forbidden
 from planegate.report import Report
-from planegate.report.markdown import CHECK_RUN_LIMIT, priority
+from planegate.report.markdown import CHECK_RUN_LIMIT, cut_to, priority
 from planegate.rules import RULES
 
 DEFAULT_NAME = "planegate"
@@ -44,8 +44,8 @@ def annotation(finding: Finding) -> dict[str, Any]:
         "start_line": line,
         "end_line": line,
         "annotation_level": _LEVEL[finding.severity],
-        "title": f"{finding.rule} · {untrusted.one_line(finding.owner)}"[:TITLE_LIMIT],
-        "message": message[:MESSAGE_LIMIT],
+        "title": cut_to(f"{finding.rule} · {untrusted.one_line(finding.owner)}", TITLE_LIMIT),
+        "message": cut_to(message, MESSAGE_LIMIT),
     }
 
 
@@ -88,7 +88,7 @@ def post_check_run(repo: Repository, check: CheckRun) -> CheckOutcome:
     """Create the completed check run with the first 50 annotations, then add the rest."""
     if check.conclusion not in ("success", "failure"):
         raise ValueError(f"a planegate check run is success or failure, not {check.conclusion!r}")
-    summary = check.summary[: CHECK_RUN_LIMIT - 1]
+    summary = cut_to(check.summary, CHECK_RUN_LIMIT - 1)
     groups = batches(check.annotations)
     first: dict[str, Any] = {"title": check.title, "summary": summary}
     if groups[0]:

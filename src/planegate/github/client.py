@@ -40,7 +40,10 @@ def make_retry(settings: ClientSettings) -> GithubRetry:
     )
 
 
-def make_github(api_url: str, token: str, settings: ClientSettings | None = None) -> Github:
+def make_github(
+    api_url: str, token: str, settings: ClientSettings | None = None, verify: bool | str = True
+) -> Github:
+    """`verify`: True, or the path of a PEM bundle (the `ca-bundle` input: a private CA)."""
     chosen = settings or ClientSettings()
     return Github(
         base_url=api_url.rstrip("/"),
@@ -48,6 +51,7 @@ def make_github(api_url: str, token: str, settings: ClientSettings | None = None
         retry=make_retry(chosen),
         lazy=True,
         timeout=chosen.timeout,
+        verify=verify,
         seconds_between_requests=chosen.seconds_between_requests,
         seconds_between_writes=chosen.seconds_between_writes,
         api_version=API_VERSION,

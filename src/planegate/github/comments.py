@@ -9,7 +9,7 @@ from github.IssueComment import IssueComment
 from github.Repository import Repository
 
 from planegate.github.client import CALL_ERRORS, describe, is_forbidden
-from planegate.report.markdown import MARKER
+from planegate.report.markdown import COMMENT_LIMIT, MARKER, cut_to
 
 CommentMode = Literal["always", "on-failure", "off"]
 COMMENT_MODES: tuple[CommentMode, ...] = ("always", "on-failure", "off")
@@ -19,6 +19,7 @@ COMMENT_MODES: tuple[CommentMode, ...] = ("always", "on-failure", "off")
 class CommentOutcome:
     action: Literal["created", "updated", "skipped", "failed"]
     comment_id: int | None = None
+    html_url: str | None = None
     forbidden: bool = False
     error: str | None = None
     reason: str = ""
@@ -49,6 +50,7 @@ def upsert_comment(
         return CommentOutcome("skipped", reason="comment: off")
     if not body.lstrip().startswith(MARKER):
         body = f"{MARKER}\n{body}"
+    body = cut_to(body, COMMENT_LIMIT)
     try:
         issue = repo.get_issue(number)
         existing = find_sticky(list(issue.get_comments()))
@@ -56,8 +58,8 @@ def upsert_comment(
             return CommentOutcome("skipped", reason="comment: on-failure, and the gate passed")
         if existing is not None:
             existing.edit(body)
-            return CommentOutcome("updated", existing.id)
+            return CommentOutcome("updated", existing.id, existing.html_url)
         created = issue.create_comment(body)
-        return CommentOutcome("created", created.id)
+        return CommentOutcome("created", created.id, created.html_url)
     except CALL_ERRORS as error:
         return CommentOutcome("failed", forbidden=is_forbidden(error), error=describe(error))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from planegate.config.load import Config
 from planegate.errors import UsageError
 from planegate.github import checks, comments
 from planegate.github.artifacts import DEFAULT_NAME as DEFAULT_ARTIFACT
@@ -15,6 +16,8 @@ from planegate.github.event import Event, is_agent, load_json, parse_event
 
 Mode = Literal["gate", "digest", "sweep", "report"]
 MODES: tuple[Mode, ...] = ("gate", "digest", "sweep", "report")
+SarifMode = Literal["upload", "off"]
+SARIF_MODES: tuple[SarifMode, ...] = ("upload", "off")
 REPORT_NAME = "planegate-report.json"
 
 
@@ -37,15 +40,17 @@ class ActionOptions:
     agent_labels: tuple[str, ...] | None = None
     config: str | None = None
     digest_artifact: str = DEFAULT_ARTIFACT
-    digest_file: str | None = None  # main's digest, when an artifact was accepted
-    digest_source: str | None = None
+    digest: bytes | None = None  # main's digest in memory, when an artifact was accepted
+    digest_source: str | None = None  # which artifact it was
     comment: comments.CommentMode = "always"
     annotations: bool = True
     mention_owners: bool = False
     check_name: str = checks.DEFAULT_NAME
     report_file: str | None = None  # `report` mode: the JSON report to post
     report_path: str = REPORT_NAME  # where the JSON report is written
-    sarif_path: str | None = None
+    sarif: SarifMode = "off"
+    ca_bundle: str | None = None  # PEM file of the CAs that sign GITHUB_API_URL's certificate
+    ref: str | None = None  # the full ref code scanning files the SARIF under
     working_directory: str = "."
     api_url: str = "https://api.github.com"
     server_url: str = "https://github.com"
@@ -88,6 +93,10 @@ def _patterns(environ: Mapping[str, str], name: str) -> tuple[str, ...] | None:
     return tuple(p.strip() for p in value.replace("\n", ",").split(",") if p.strip())
 
 
+def in_actions(environ: Mapping[str, str]) -> bool:
+    return (environ.get("GITHUB_ACTIONS") or "").strip().lower() == "true"
+
+
 def read_event(environ: Mapping[str, str]) -> Event:
     name = environ.get("GITHUB_EVENT_NAME") or ""
     repository = environ.get("GITHUB_REPOSITORY") or ""
@@ -123,8 +132,7 @@ def _paths(environ: Mapping[str, str], mode: str) -> _Paths:
     out = environ.get("PLANEGATE_OUT")
     default_report = str(Path(out or workspace) / REPORT_NAME)
     written = report_file if mode != "report" else None
-    report_path = _input(environ, "report-path") or written or default_report
-    return _Paths(workspace, report_file, report_path)
+    return _Paths(workspace, report_file, written or default_report)
 
 
 def read_options(environ: Mapping[str, str], event: Event) -> ActionOptions:
@@ -156,7 +164,9 @@ def read_options(environ: Mapping[str, str], event: Event) -> ActionOptions:
         check_name=_input(environ, "check-name") or checks.DEFAULT_NAME,
         report_file=paths.report_file,
         report_path=paths.report_path,
-        sarif_path=_input(environ, "sarif-file"),
+        sarif=_choice(environ, "sarif", SARIF_MODES, "off"),  # type: ignore[arg-type]
+        ca_bundle=_input(environ, "ca-bundle"),
+        ref=f"refs/pull/{pull.number}/head" if pull else environ.get("GITHUB_REF") or None,
         working_directory=paths.workspace,
         api_url=environ.get("GITHUB_API_URL") or "https://api.github.com",
         server_url=environ.get("GITHUB_SERVER_URL") or "https://github.com",
@@ -180,5 +190,17 @@ def with_agent(options: ActionOptions) -> ActionOptions:
     return dataclasses.replace(options, agent=agent)
 
 
+def agent_of(options: ActionOptions, cfg: Config) -> bool:
+    """The inputs decide when they name agents; else the base's planegate.yml does."""
+    if options.agent is not None:
+        return options.agent
+    if options.author is None:
+        return True  # a push or a manual run: judge as strictly as an agent's patch
+    return is_agent(
+        options.author, options.labels, authors=cfg.agent_authors, agent_labels=cfg.agent_labels
+    )
+
+
 def token_of(environ: Mapping[str, str]) -> str | None:
-    return _input(environ, "token") or environ.get("GITHUB_TOKEN") or None
+    """The `github-token` input reaches the judge as GITHUB_TOKEN (docs/action-contract.md)."""
+    return (environ.get("GITHUB_TOKEN") or "").strip() or None

@@ -40,6 +40,8 @@ class Posted:
     read_only: bool = False
     failed: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    sarif_id: str | None = None
+    warnings: tuple[str, ...] = ()  # problems that leave the verdict's exit code alone
 
 
 def _context(options: ActionOptions, *, for_summary: bool = False) -> MarkdownContext:
@@ -159,6 +161,8 @@ def _summary_preface(posted: Posted) -> list[str]:
         ]
     for problem in posted.failed:
         lines += [f"> [!CAUTION]\n> Posting failed: {problem}", ""]
+    for problem in posted.warnings:
+        lines += [f"> [!WARNING]\n> {problem}", ""]
     lines += [f"> {note}" for note in posted.notes]
     return lines
 
@@ -185,6 +189,8 @@ def write_summary_and_outputs(
                 "exit-code": str(outcome.exit_code),
                 "findings": str(count),
                 "report-path": options.report_path if outcome.report is not None else "",
+                "check-run-url": (posted.check.html_url if posted.check else None) or "",
+                "comment-url": (posted.comment.html_url if posted.comment else None) or "",
             },
         ),
     ]

@@ -14,14 +14,14 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import git
 import git.exc
 
 from planegate.errors import PlanegateError, ServiceUnavailable, UnknownRevision, UsageError
-from planegate.repo import export, gitenv
+from planegate.repo import export, gitdiff, gitenv
+from planegate.repo.gitdiff import Change
 
 _CHUNK = 1 << 16
 _SYMLINK, _EXECUTABLE, _SUBMODULE = 0o120000, 0o100755, 0o160000
@@ -33,15 +33,6 @@ _UNRESOLVED: tuple[type[Exception], ...] = (
     git.exc.AmbiguousObjectName,
     ValueError,
 )
-
-
-@dataclass(frozen=True)
-class Change:
-    """One path changed between two commits; `status` is git's letter (A, M, D, R, T)."""
-
-    path: str
-    status: str
-    old_path: str | None = None
 
 
 @contextlib.contextmanager
@@ -135,15 +126,18 @@ class GitRepo:
             return digest.hexdigest()
 
     def changes(self, base: str, head: str) -> list[Change]:
-        before, after = self._commit(base), self._commit(head)
+        """Every path changed from `base` to `head`, read from `git diff-tree -z` (any name a
+        file can have) and cross-checked against a walk of the two trees: output that does not
+        parse, or that leaves out a path the trees say changed, stops the gate."""
+        base_sha, head_sha = self.resolve(base), self.resolve(head)
         with _translated("git diff-tree"):
-            diffs = before.diff(after, find_renames=True)
-            changes = []
-            for diff in diffs:
-                status = (diff.change_type or "M")[0]
-                path = diff.b_path if status != "D" else diff.a_path
-                old = diff.a_path if status == "R" else None
-                changes.append(Change(str(path), status, old))
+            raw = self._repo.git.diff_tree(
+                "-r", "-z", "-M", "--name-status", "--no-commit-id", "--no-ext-diff",
+                base_sha, head_sha, stdout_as_string=False, strip_newline_in_stdout=False,
+            )  # fmt: skip
+            changes = gitdiff.parse_name_status(bytes(raw))
+            walked = _changed_paths(self._tree(base_sha), self._tree(head_sha))
+        gitdiff.cross_check(changes, walked)
         return sorted(changes, key=lambda change: change.path)
 
     @contextlib.contextmanager
@@ -184,6 +178,35 @@ def _entries(tree: git.Tree) -> Iterator[export.TreeEntry]:
             yield export.TreeEntry(path, "symlink", data)
         else:
             yield export.TreeEntry(path, "executable" if mode == _EXECUTABLE else "file", data)
+
+
+def _changed_paths(
+    before: git.Tree | None, after: git.Tree | None, out: set[str] | None = None
+) -> set[str]:
+    """Paths whose entry (mode and object) differs between two trees, descending only into
+    subtrees that differ: the tree-to-tree comparison the parsed diff must agree with."""
+    found = set() if out is None else out
+    old, new = _children(before), _children(after)
+    for name in old.keys() | new.keys():
+        one, two = old.get(name), new.get(name)
+        if one is not None and two is not None and (one.mode, one.binsha) == (two.mode, two.binsha):
+            continue
+        subtrees = [item for item in (one, two) if isinstance(item, git.Tree)]
+        leaves = [
+            item for item in (one, two) if item is not None and not isinstance(item, git.Tree)
+        ]
+        found.update(str(item.path) for item in leaves)
+        if subtrees:
+            _changed_paths(
+                one if isinstance(one, git.Tree) else None,
+                two if isinstance(two, git.Tree) else None,
+                found,
+            )
+    return found
+
+
+def _children(tree: git.Tree | None) -> dict[str, git.objects.base.IndexObject]:
+    return {} if tree is None else {str(item.name): item for item in tree}
 
 
 def _blob(tree: git.Tree, path: str) -> git.Blob | None:

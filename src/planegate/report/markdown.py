@@ -1,7 +1,8 @@
 """Markdown for the PR comment, the check run summary and the job summary, from one Report.
 
-GitHub refuses a check run summary of 65,536 characters or more and a comment over 65,536,
-and truncates a job summary over 1 MiB. Each rendering is cut to its limit by priority:
+GitHub refuses a check run summary of 65,535 or more and a comment over 65,536, and truncates
+a job summary over 1 MiB. All three are measured here in UTF-8 bytes: GitHub refused a
+65,020-character summary that was 65,968 bytes. Each rendering is cut to its limit by priority:
 the header first, then findings (errors before warnings before notices), then the steps,
 the shadow lane and the notes. Whatever is cut is counted in a line that says where the
 full report is, so nothing is dropped silently.
@@ -20,9 +21,9 @@ from planegate.report import Report
 from planegate.rules import RULES
 
 MARKER = "<!-- planegate:report -->"
-CHECK_RUN_LIMIT = 65_535  # characters; the text must be shorter than this
-COMMENT_LIMIT = 65_536  # characters; at most this
-JOB_SUMMARY_LIMIT = 1_048_576  # bytes; at most this
+CHECK_RUN_LIMIT = 65_535  # UTF-8 bytes; the text must be shorter than this
+COMMENT_LIMIT = 65_536  # UTF-8 bytes; at most this
+JOB_SUMMARY_LIMIT = 1_048_576  # UTF-8 bytes; at most this
 CELL_LIMIT = 1_200  # one long message must not crowd out the other findings
 INTERNAL_ERROR_TITLE = "planegate could not evaluate this pull request"
 
@@ -273,18 +274,32 @@ def _pointer(
 def _hard_cut(text: str, limit: int, measure: Measure, ctx: MarkdownContext) -> str:
     # Only reached when the header itself is over the limit (a huge digest source or preface).
     tail = f"\n\n**Cut at GitHub's limit**; the full report is in {ctx.full_report}.\n"
-    room = limit - measure(tail)
-    while measure(text) > room:
-        text = text[: max(0, len(text) - max(1, (measure(text) - room)))]
-    return text + tail
+    return cut_to(text, limit - measure(tail), measure) + tail
+
+
+def cut_to(text: str, limit: int, measure: Measure = utf8_length) -> str:
+    """The longest prefix of `text` with `measure(prefix) <= limit`, never half a character."""
+    if measure(text) <= limit:
+        return text
+    if measure is utf8_length:
+        return text.encode("utf-8")[: max(0, limit)].decode("utf-8", errors="ignore")
+    while measure(text) > limit:
+        text = text[: max(0, len(text) - max(1, measure(text) - limit))]
+    return text
 
 
 def render_comment(report: Report, ctx: MarkdownContext) -> str:
-    return render(report, ctx, limit=COMMENT_LIMIT, marker=True)
+    return render(report, ctx, limit=COMMENT_LIMIT, measure=utf8_length, marker=True)
 
 
 def render_check_summary(report: Report, ctx: MarkdownContext) -> str:
-    return render(report, ctx, limit=CHECK_RUN_LIMIT - 1, stated_limit=CHECK_RUN_LIMIT)
+    return render(
+        report,
+        ctx,
+        limit=CHECK_RUN_LIMIT - 1,
+        measure=utf8_length,
+        stated_limit=CHECK_RUN_LIMIT,
+    )
 
 
 def render_job_summary(report: Report, ctx: MarkdownContext, preface: Sequence[str] = ()) -> str:
@@ -292,10 +307,11 @@ def render_job_summary(report: Report, ctx: MarkdownContext, preface: Sequence[s
 
 
 def render_internal_error(message: str, ctx: MarkdownContext, *, limit: int) -> str:
+    """The fail-closed text, at most `limit` UTF-8 bytes."""
     text = (
         f"## {INTERNAL_ERROR_TITLE}\n\n"
         "planegate failed before it reached a verdict, so this check fails closed.\n\n"
         f"```text\n{_clip(message, 4_000).replace('```', '` ` `')}\n```\n\n"
         f"Rerun the job; if it fails again, the job log and {ctx.full_report} say more.\n"
     )
-    return text[:limit]
+    return cut_to(text, limit)

@@ -1,34 +1,73 @@
-"""The terminal rendering of a Report: a verdict line, then findings grouped by step."""
+"""The terminal rendering of a Report: a verdict line, then findings grouped by step.
+
+Colour only on a terminal: `NO_COLOR` (any value) turns it off, `FORCE_COLOR` (any value but
+empty) turns it on even when the output is a file or a pipe (https://no-color.org).
+"""
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Mapping
+from typing import TextIO
+
 from planegate import untrusted
 from planegate.exitcodes import describe
-from planegate.findings import Finding
+from planegate.findings import Finding, Severity
 from planegate.report import Report
 
 shown = untrusted.one_line
+_CODES = {"red": "31", "green": "32", "yellow": "33", "dim": "2", "bold": "1"}
+_SEVERITY = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.NOTICE: "dim"}
 
 
-def render(report: Report) -> str:
-    """Every string that can come from the patch goes through `one_line` (no escape sequence,
-    no control character, no line break) and the whole through `inert_commands`."""
+def colour_wanted(stream: TextIO | None, environ: Mapping[str, str]) -> bool:
+    """`stream` None: the text goes to a file (`--output`), never a terminal."""
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and environ.get("TERM") != "dumb"
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+class _Paint:
+    def __init__(self, on: bool) -> None:
+        self.on = on
+
+    def __call__(self, text: str, colour: str) -> str:
+        return f"\x1b[{_CODES[colour]}m{text}\x1b[0m" if self.on else text
+
+
+def render(report: Report, *, color: bool | None = None) -> str:
+    """`color`: None decides from stdout and the environment (`colour_wanted`).
+
+    Every string that can come from the patch goes through `one_line` (no escape sequence,
+    no control character, no line break) and the whole through `inert_commands`; the only
+    escape sequences are the colours added here."""
+    paint = _Paint(colour_wanted(sys.stdout, os.environ) if color is None else color)
     lines = [
-        _verdict(report),
+        _verdict(report, paint),
         f"base {shown(report.base[:12])} (merge base {shown(report.merge_base[:12])}), "
         f"head {shown(report.head[:12])}, {'agent' if report.agent else 'human'} patch",
         f"digest: {shown(report.digest_source)}",
         "",
     ]
     for result in report.steps:
-        status = "FAIL" if result.failed else "ok"
-        lines.append(
-            f"[{status}] {result.step.value} (exit {result.step.exit_code})"
-            + (f" — {'; '.join(map(shown, result.notes))}" if result.notes else "")
+        status = (
+            paint(f"[failed] {result.step.value} (exit {result.step.exit_code})", "red")
+            if result.failed
+            else paint("[passed]", "green") + f" {result.step.value}"
         )
+        lines.append(status + (f" — {'; '.join(map(shown, result.notes))}" if result.notes else ""))
         for finding in sorted(result.findings, key=Finding.sort_key):
+            severity = paint(f"{finding.severity.value:<7}", _SEVERITY[finding.severity])
             lines.append(
-                f"  {finding.severity.value:<7} {finding.rule} {shown(finding.location)}: "
+                f"  {severity} {finding.rule} {shown(finding.location)}: "
                 f"{shown(finding.message)} [owner: {shown(finding.owner)}]"
             )
     if report.base_broken:
@@ -45,13 +84,11 @@ def render(report: Report) -> str:
     return untrusted.inert_commands("\n".join(lines) + "\n")
 
 
-def _verdict(report: Report) -> str:
+def _verdict(report: Report, paint: _Paint) -> str:
     if report.exit_code == 0:
-        return "planegate: PASS (exit 0)"
+        return paint("planegate: PASS (exit 0)", "green")
     entry = describe(report.exit_code)
     meaning = entry.meaning if entry else ""
     errors = sum(1 for f in report.findings if f.fails)
-    return (
-        f"planegate: FAIL (exit {report.exit_code}, {entry.name if entry else ''}): {meaning}; "
-        f"{errors} failing finding{'s' if errors != 1 else ''}"
-    )
+    head = paint(f"planegate: FAIL (exit {report.exit_code}, {entry.name if entry else ''})", "red")
+    return f"{head}: {meaning}; {plural(errors, 'failing finding')}"

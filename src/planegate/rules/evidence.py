@@ -59,4 +59,13 @@ RULES: tuple[Rule, ...] = (
         "Run `planegate digest` on every push to the default branch and upload it as the "
         "`planegate-digest` artifact.",
     ),
+    Rule(
+        "PG309",
+        Step.EVIDENCE,
+        "changed path with hidden characters (review)",
+        "A file name holding a control or invisible character (a newline, a tab, a "
+        "direction override) reads as another name, or as two, in logs and reviews; the gate "
+        "analyses it like any other file and shows its name escaped.",
+        "Rename the file to printable characters.",
+    ),
 )

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from planegate import sourcesize
+
 MAX_SECONDS = 2.0
 
 
@@ -117,10 +119,7 @@ def _affordable(duration: float, spent: float, budget: float | None) -> bool:
 
 
 def _parse(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
+    return sourcesize.parse(source)
 
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef

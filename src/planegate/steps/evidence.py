@@ -3,6 +3,7 @@ the digest check's findings."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping
 
 import pathspec
@@ -14,9 +15,13 @@ from planegate.config.owners import Owners
 from planegate.config.planemap import data_files
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
+from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
 from planegate.steps.inputs import GitFacts, RunFacts
+
+# Unicode control, format (zero-width, direction overrides), line and paragraph separators.
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
 
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:
@@ -27,9 +32,26 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings = protected_change_findings(changes, ctx.cfg, ctx.who, agent=ctx.agent)
     findings += manifest_findings(ctx.cfg, ctx.base, ctx.head, ctx.who)
     findings += run.digest_findings
+    findings += hidden_character_findings(ctx.changes, ctx.author)
     return StepResult(
         Step.EVIDENCE, tuple(findings), (f"{len(changed)} changed paths, {len(changes)} protected",)
     )
+
+
+def hidden_character_findings(changes: Iterable[Change], owner: str) -> list[Finding]:
+    """A warning for every changed path holding a control or invisible character."""
+    return [
+        Finding(
+            "PG309",
+            Step.EVIDENCE,
+            Severity.WARNING,
+            f"{change.path!a}: the file name holds a control or invisible character",
+            path=change.path,
+            owner=owner,
+        )
+        for change in changes
+        if any(unicodedata.category(char) in _HIDDEN for char in change.path)
+    ]
 
 
 def protected_change_findings(

@@ -9,7 +9,7 @@ from planegate.analysis.hunks.batch import FileChange, analyze_files
 from planegate.config.load import Config
 from planegate.config.planemap import data_files
 from planegate.findings import Finding, Step
-from planegate.repo.git import Change
+from planegate.repo.gitdiff import Change
 from planegate.report import StepResult
 from planegate.steps import hunks_answers
 from planegate.steps.inputs import GitFacts, RunFacts

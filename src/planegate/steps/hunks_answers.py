@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from planegate import untrusted
+from planegate import sourcesize, untrusted
 from planegate.analysis import answers
 from planegate.analysis.answers_expected import Expectations
 from planegate.analysis.hunks import is_test_file
@@ -59,8 +59,8 @@ def _production_changes(ctx: GitFacts) -> list[tuple[str, str, str]]:
         if ctx.protection.covers(path):
             continue
         head = ctx.head.text(path)
-        if head is not None:
-            found.append((path, change.old_path or path, head))
+        if head is not None and sourcesize.refusal(head, ctx.cfg.max_file_bytes) is None:
+            found.append((path, change.old_path or path, head))  # a refused one is PG526
     return found
 
 

@@ -13,7 +13,8 @@ from planegate.config.owners import Owners
 from planegate.config.planemap import PlaneMap
 from planegate.config.protection import Protection
 from planegate.findings import Finding
-from planegate.repo.git import Change, GitRepo
+from planegate.repo.git import GitRepo
+from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
 from planegate.runner.answer_probes import AnswerProbes

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import re
 
-from planegate import untrusted
+from planegate import sourcesize, untrusted
 from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.runner import answer_plan as kinds
@@ -120,9 +120,8 @@ def method_source(source: str | None, target: str, method: str) -> str | None:
     when the method is not a def in it."""
     if source is None:
         return None
-    try:
-        module = ast.parse(source)
-    except (SyntaxError, ValueError):
+    module = sourcesize.parse(source)
+    if module is None:
         return None
     parts = target.split(".")
     for start in range(len(parts)):
