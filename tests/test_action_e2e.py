@@ -88,7 +88,7 @@ def test_a_stray_artifact_for_a_commit_the_clone_lacks_is_refused_and_the_patch_
         assert len(refused) == 2
         assert any(f"artifact {stray} " in m and "not in this clone" in m for m in refused)
         assert any(f"artifact {fork} " in m and "a fork" in m for m in refused)
-        assert report["digest_source"].startswith("recomputed from git at the merge base")
+        assert report["digest_source"].startswith("recomputed from git at the base tip")
         (comment,) = gh.comments_on(1)
         assert "PG306" in comment["body"]
 

@@ -284,7 +284,8 @@ def test_the_plan_runs_few_sessions() -> None:
     ]
     assert found[2].targets == ("tests/a.py::test_one", "tests/a.py::test_zero")
     assert found[2].runs["tests/a.py::test_one"][1] == ("tests/a.py::test_one@2", plan.REVERSED)
-    command = plan.repro(found[0], FLIPPED[0], "f" * 40, ("--hypothesis-seed", "0"))
+    checkout = "git checkout ffffffffffff"
+    command = plan.repro(found[0], FLIPPED[0], checkout, ("--hypothesis-seed", "0"))
     assert command.startswith("git checkout ffffffffffff && python -m pytest")
     assert "-p planegate.runner.probe_strict" in command and command.endswith(FLIPPED[0])
     assert plan.sessions(plan.Plan(flipped=())) == []

@@ -36,7 +36,7 @@ def test_digest_then_gate_uses_and_names_it(
     assert code == 0
     assert (
         report["digest_source"]
-        == f"digest file {out} (commit {digest['commit'][:12]}); matches git"
+        == f"digest file {out} (commit {digest['commit'][:12]}); matches git at the base tip"
     )
 
 
@@ -71,7 +71,7 @@ def test_digest_that_disagrees_with_git_fails_evidence(
     assert code == 3
     (finding,) = [f for s in report["steps"] for f in s["findings"] if f["rule"] == "PG303"]
     assert finding["path"] == "tests/fix/data/label.txt"
-    assert "recomputed at the merge base" in report["digest_source"]
+    assert "recomputed at the base tip" in report["digest_source"]
 
 
 def test_malformed_digest_json_names_the_line(

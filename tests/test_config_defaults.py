@@ -72,6 +72,7 @@ def test_a_minimal_file_loads_with_the_tables_defaults() -> None:
         "manifest": cfg.manifest,
         "ledger": cfg.ledger,
         "protected": cfg.protected,
+        "evidence.exclude": cfg.evidence_exclude,
         "agents.authors": cfg.agent_authors,
         "agents.labels": cfg.agent_labels,
         "agents.on_human": cfg.on_human,

@@ -23,7 +23,7 @@ def test_a_digest_in_memory_is_used_and_named_by_its_origin(project: TestRepo) -
     report = pipeline.run(GateOptions(root=project.root, base="main", head="fix", digest=given))
     assert report.exit_code == 0
     assert report.digest_source == (
-        f"artifact planegate-digest of run 7 (commit {main_sha[:12]}); matches git"
+        f"artifact planegate-digest of run 7 (commit {main_sha[:12]}); matches git at the base tip"
     )
 
 

@@ -356,7 +356,7 @@ def test_main_digest_artifact_reaches_evaluate(
     assert code == 0
     (options,) = seen.options
     assert options.digest == b'{"root": "r"}'  # in memory: no temporary file
-    assert "(the merge base)" in (options.digest_source or "")
+    assert "(the base tip)" in (options.digest_source or "")
 
 
 def test_a_pull_request_artifact_is_refused_with_a_finding(
@@ -366,7 +366,7 @@ def test_a_pull_request_artifact_is_refused_with_a_finding(
     seen = Seen(HONEST)
     code, _ = _run(gh, tmp_path, seen, (gh.event_payload(8), "pull_request"), git=clone)
 
-    assert code == 0  # a refusal is a warning; the gate recomputes from the merge base
+    assert code == 0  # a refusal is a warning; the gate recomputes at the base tip
     assert seen.options[0].digest is None
     written = json.loads((tmp_path / "planegate-report.json").read_text())
     rules = [f["rule"] for step in written["steps"] for f in step["findings"]]

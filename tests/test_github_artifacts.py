@@ -28,10 +28,10 @@ UNKNOWN = "f" * 40
 def clone(tmp_path_factory: pytest.TempPathFactory) -> tuple[GitRepo, dict[str, str]]:
     repo = TestRepo(tmp_path_factory.mktemp("artifacts") / "clone")
     older = repo.commit("older", {"a.txt": "1\n"})
-    merge_base = repo.commit("merge base", {"a.txt": "2\n"})
+    tip = repo.commit("base tip", {"a.txt": "2\n"})
     repo.branch("side", older)
     unrelated = repo.commit("side", {"b.txt": "3\n"})
-    return GitRepo(Path(repo.root)), {"older": older, "base": merge_base, "side": unrelated}
+    return GitRepo(Path(repo.root)), {"older": older, "base": tip, "side": unrelated}
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +48,12 @@ def gh() -> Iterator[FakeGitHub]:
 def _fetch(gh: FakeGitHub, clone: tuple[GitRepo, dict[str, str]]) -> artifacts.DigestFetch:
     repo = make_github(gh.api_url, TOKEN, FAST).get_repo("octo/demo")
     request = artifacts.DigestRequest(
-        token=TOKEN, repository_id=4242, default_branch="main", merge_base=clone[1]["base"]
+        token=TOKEN, repository_id=4242, default_branch="main", base=clone[1]["base"]
     )
     return artifacts.fetch_digest(repo, request, clone[0])
 
 
-def test_push_artifact_at_the_merge_base_is_used(
+def test_push_artifact_at_the_base_tip_is_used(
     gh: FakeGitHub, clone: Clone, shas: dict[str, str]
 ) -> None:
     artifact_id = gh.add_artifact(head_sha=shas["base"], payload=b'{"root": "abc"}')
@@ -61,14 +61,14 @@ def test_push_artifact_at_the_merge_base_is_used(
 
     assert fetch.data == b'{"root": "abc"}'
     assert fetch.artifact is not None and fetch.artifact.id == artifact_id
-    assert "(the merge base)" in fetch.source
+    assert "(the base tip)" in fetch.source
     assert fetch.findings() == ()
 
 
 def test_artifact_from_a_pull_request_run_is_refused(
     gh: FakeGitHub, clone: Clone, shas: dict[str, str]
 ) -> None:
-    # A pull request whose head is main's commit makes a run with head_sha == merge base.
+    # A pull request whose head is main's commit makes a run with head_sha == the base tip.
     gh.add_artifact(head_sha=shas["base"], payload=b"forged", event="pull_request", branch="main")
     fetch = _fetch(gh, clone)
 
@@ -77,7 +77,7 @@ def test_artifact_from_a_pull_request_run_is_refused(
     assert "pull_request run" in refusal.reason
     rules = [(f.rule, f.severity.value) for f in fetch.findings()]
     assert rules == [("PG306", "warning"), ("PG307", "notice")]
-    assert "recomputed at the merge base" in fetch.source
+    assert "recomputed at the base tip" in fetch.source
     assert gh.blob_requests == []
 
 
@@ -101,7 +101,7 @@ def test_artifact_from_another_branch_is_refused(
     assert "branch 'release'" in fetch.refused[0].reason
 
 
-def test_newest_ancestor_when_the_merge_base_has_none(
+def test_newest_ancestor_when_the_base_tip_has_none(
     gh: FakeGitHub, clone: Clone, shas: dict[str, str]
 ) -> None:
     gh.add_artifact(head_sha=shas["older"], payload=b"older", created_at="2024-04-01T00:00:00Z")

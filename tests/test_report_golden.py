@@ -16,8 +16,9 @@ REPORT = Report(
     base="a" * 40,
     head="b" * 40,
     merge_base="c" * 40,
+    merged="d" * 40,
     agent=True,
-    digest_source="recomputed from git at the merge base cccccccccccc",
+    digest_source="recomputed from git at the base tip aaaaaaaaaaaa",
     steps=(
         StepResult(
             Step.INVENTORY,

@@ -120,6 +120,13 @@ HOOK_THREAD = HOOK_CALL.replace(
     "    thread.start()\n    thread.join()\n",
 )
 
+# The read-tracing hook (runner/reads.py): started by hand, it would move the reads of the
+# running test onto another key.
+HOOK_TRACE = HOOK_CALL.replace(
+    '    getattr(plugin, "pytest_runtest_" + "logreport")(_Report())\n',
+    '    steps = getattr(plugin, "pytest_runtest_" + "protocol")(_Report())\n    next(steps)\n',
+).replace(COMMUTES, "elsewhere.py::test_elsewhere")
+
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
@@ -158,16 +165,25 @@ def test_reading_the_childs_own_memory_is_refused(
 
 
 @pytest.mark.parametrize(
-    ("name", "cheat", "how"),
-    [("hook-call", HOOK_CALL, "outside the hook machinery"), ("hook-thread", HOOK_THREAD, "from")],
+    ("name", "cheat", "hook", "how"),
+    [
+        ("hook-call", HOOK_CALL, "logreport", "outside the hook machinery"),
+        ("hook-thread", HOOK_THREAD, "logreport", "from"),
+        ("hook-trace", HOOK_TRACE, "protocol", "outside the hook machinery"),
+    ],
 )
 def test_calling_the_channels_own_hook_reports_nothing(
-    shared: Shared, capsys: pytest.CaptureFixture[str], name: str, cheat: str, how: str
+    shared: Shared,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    cheat: str,
+    hook: str,
+    how: str,
 ) -> None:
     shared.patch(name, {"calc/core.py": cheat})
     code, report = shared.gate(capsys)
     assert code == 1
-    tamper_named(report, f"the result channel's pytest_runtest_logreport was called {how}")
+    tamper_named(report, f"the result channel's pytest_runtest_{hook} was called {how}")
     assert "PG101" in errors(report)  # the forged "passed" was not taken
 
 

@@ -151,7 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_gate_and_digest(add: _Add) -> None:
     gate_cmd = add("gate", "run the ordered gate on the patch (head) against main (base)")
-    gate_cmd.add_argument("--base", required=True, help="main's ref (the merge base is used)")
+    gate_cmd.add_argument(
+        "--base", required=True, help="main's ref (its tip; the head is merged onto it)"
+    )
     gate_cmd.add_argument("--head", default="HEAD", help="the patch's ref (default HEAD)")
     gate_cmd.add_argument("--digest", type=Path, help="main's digest file to check and use")
     gate_cmd.add_argument(
@@ -191,6 +193,11 @@ def _add_evidence(add: _Add) -> None:
         metavar="PATH=TEXT",
         help="what a locked file covers (repeatable)",
     )
+    lock_cmd.add_argument(
+        "--no-trace",
+        action="store_true",
+        help="do not run the suite to check that every file tests read is locked",
+    )
     verify_cmd = add("verify", "check the fixture data files against the manifest")
     verify_cmd.add_argument("--config", help=CONFIG_HELP)
 
@@ -205,6 +212,11 @@ def _add_evidence(add: _Add) -> None:
     init_cmd = add("init", "propose a planegate.yml for an existing suite")
     init_cmd.add_argument("--tests", default="tests", help="folder of the test suite")
     init_cmd.add_argument("--write", action="store_true", help="write planegate.yml (else print)")
+    init_cmd.add_argument(
+        "--no-trace",
+        action="store_true",
+        help="do not run the suite to find the files tests read (no data patterns proposed)",
+    )
 
     ledger_cmd = add("ledger", "check the freeze ledger (one JSON event a line)")
     ledger_cmd.add_argument("action", choices=("check",), help="check: validate every event")

@@ -12,4 +12,8 @@ def run(args: argparse.Namespace) -> int:
 
     root = root_of(args)
     result = init_suite.propose(root, args.tests)
+    if not getattr(args, "no_trace", False):
+        from planegate.commands.observe import propose_data
+
+        propose_data(root, result, args.tests)
     return emit_config(root, result.text, result.notes, args.write)

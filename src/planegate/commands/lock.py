@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from datetime import date
 
 from planegate import exitcodes
@@ -32,4 +33,8 @@ def run(args: argparse.Namespace) -> int:
         f"planegate: locked {len(hashes)} fixture data files in {cfg.manifest} "
         f"({len(changed)} new or changed)"
     )
+    from planegate.commands.observe import lock_warnings
+
+    for warning in lock_warnings(root, cfg, hashes, trace=not getattr(args, "no_trace", False)):
+        print(f"planegate: warning: {warning}", file=sys.stderr)
     return exitcodes.PASS

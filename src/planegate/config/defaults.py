@@ -44,6 +44,7 @@ CONFIG: Mapping[str, object] = {
     "manifest": MANIFEST,
     "ledger": LEDGER,
     "protected": (),
+    "evidence.exclude": (),
     "agents.authors": AGENT_AUTHORS,
     "agents.labels": AGENT_LABELS,
     "agents.on_human": ON_HUMAN,

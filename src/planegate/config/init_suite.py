@@ -19,6 +19,7 @@ class Proposal:
     property_ids: list[str] = field(default_factory=list)
     fixture_ids: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    data: list[str] = field(default_factory=list)  # files tests read (runner/discover.py)
 
     @property
     def text(self) -> str:
@@ -35,7 +36,7 @@ class Proposal:
                     "owner": "unowned",
                     "paths": self.fixture_files,
                     "nodeids": self.fixture_ids,
-                    "data": [],
+                    "data": self.data,
                 },
                 "freeze": {"owner": "unowned"},
             },

@@ -51,6 +51,7 @@ class Config:
     max_frozen_fraction: float = defaults.MAX_FROZEN_FRACTION
     fixture_probe: bool = defaults.FIXTURE_PROBE
     max_file_bytes: int = defaults.MAX_FILE_BYTES
+    evidence_exclude: tuple[str, ...] = ()
 
 
 def schema() -> dict[str, Any]:
@@ -209,6 +210,7 @@ def _build(data: dict[str, Any], path: str) -> Config:
     analysis = data.get("analysis") or {}
     agents = data.get("agents") or {}
     pytest_section = data.get("pytest") or {}
+    evidence = data.get("evidence") or {}
     return Config(
         path=path,
         owner=map_owner,
@@ -231,6 +233,7 @@ def _build(data: dict[str, Any], path: str) -> Config:
         max_frozen_fraction=float(freeze.get("max_fraction", defaults.MAX_FROZEN_FRACTION)),
         fixture_probe=bool(fixture.get("probe", defaults.FIXTURE_PROBE)),
         max_file_bytes=int(analysis.get("max_file_bytes", defaults.MAX_FILE_BYTES)),
+        evidence_exclude=_strings(evidence, "exclude"),
     )
 
 

@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from planegate.config import owners
+from planegate.config import evidence, owners
 from planegate.config.from_git import load_config
 from planegate.config.load import Config
 from planegate.config.planemap import PlaneMap, file_of
@@ -47,9 +47,14 @@ class GateOptions:
 
 @dataclass(frozen=True)
 class Commits:
+    """The base's tip (evidence, configuration, digest), the patch's head, their merge base,
+    and the tree of the head merged onto the tip (empty when the merge conflicts)."""
+
     base_tip: str
     head: str
     merge_base: str
+    merged: str = ""
+    conflicts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -63,14 +68,15 @@ class Context:
     options: GateOptions
     repo: GitRepo
     commits: Commits
-    base: Snapshot  # at the merge base
-    head: Snapshot
+    base: Snapshot  # the base's tip
+    head: Snapshot  # the head merged onto the base's tip (the head itself on a conflict)
     cfg: Config
     who: owners.Owners
     ledger_base: str | None
     frozen: Mapping[str, str]
     plane_map: PlaneMap
     protection: Protection
+    evidence: evidence.DefaultEvidence = field(default_factory=evidence.DefaultEvidence)
 
     @property
     def agent(self) -> bool:
@@ -99,31 +105,52 @@ class Context:
 
     @cached_property
     def changes(self) -> tuple[Change, ...]:
+        """What the patch changes on the base: the base's tip against the merged tree."""
         return tuple(self.repo.changes(self.base.commit, self.head.commit))
 
     def with_agent(self, agent: bool) -> Context:
         return replace(self, options=replace(self.options, agent=agent))
 
 
+def protection_at(
+    snap: Snapshot, cfg: Config, frozen: Mapping[str, str]
+) -> tuple[Protection, evidence.DefaultEvidence]:
+    """What is protected in one commit: the configured patterns, the frozen nodeids' files and
+    the default evidence (listed nodeids' files, test helpers, `__init__.py` files)."""
+    frozen_files = sorted({file_of(n) for n in frozen})
+    found = evidence.collect(
+        cfg,
+        snap.files,
+        snap.read,
+        frozen_files=frozen_files,
+        pythonpath=ini.pythonpath(ini.base_options(snap.read)),
+    )
+    return Protection(cfg, tuple(sorted({*frozen_files, *found.paths}))), found
+
+
 def build(options: GateOptions) -> Context:
     repo = GitRepo(options.root)
     head = repo.resolve(options.head)
     base_tip = repo.resolve(options.base)
-    commits = Commits(base_tip, head, repo.merge_base(base_tip, head))
-    base = snapshot(repo, commits.merge_base)
+    merge_base = repo.merge_base(base_tip, head)
+    merged = repo.merge(base_tip, head)
+    commits = Commits(base_tip, head, merge_base, merged.tree or "", merged.conflicts)
+    base = snapshot(repo, base_tip)
     cfg = load_config(repo, base.commit, options.config_path, set(base.files))
     ledger_base = base.text(cfg.ledger)
     frozen = ledger.frozen_nodeids(ledger_base, cfg.ledger)
+    protection, found = protection_at(base, cfg, frozen)
     return Context(
         options=options,
         repo=repo,
         commits=commits,
         base=base,
-        head=snapshot(repo, head),
+        head=snapshot(repo, merged.tree or head),
         cfg=cfg,
         who=owners.load(cfg, {p: base.read(p) for p in owners.CODEOWNERS_PATHS}),
         ledger_base=ledger_base,
         frozen=frozen,
         plane_map=PlaneMap(cfg, frozenset(frozen)),
-        protection=Protection(cfg, tuple(sorted({file_of(n) for n in frozen}))),
+        protection=protection,
+        evidence=found,
     )

@@ -12,7 +12,7 @@ from planegate.config.planemap import PlaneMap
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 from planegate.freeze import ledger
-from planegate.gate.context import Context, DigestInput, GateOptions
+from planegate.gate.context import Context, DigestInput, GateOptions, protection_at
 from planegate.gate.execute import collect_inventory
 from planegate.progress import QUIET, Progress
 from planegate.repo import digest_format
@@ -51,7 +51,9 @@ def protected_hashes(snap: Snapshot, protection: protect.Protection) -> dict[str
 def compute_digest(
     snap: Snapshot, config: Config, inventory: Mapping[str, Iterable[str]]
 ) -> Digest:
-    hashes = protected_hashes(snap, protect.Protection(config))
+    frozen = ledger.frozen_nodeids(snap.text(config.ledger), config.ledger)
+    protection, _ = protection_at(snap, config, frozen)
+    hashes = protected_hashes(snap, protection)
     return Digest(snap.commit, hashes, {k: tuple(v) for k, v in inventory.items()})
 
 
@@ -81,12 +83,12 @@ def digest_input(options: GateOptions) -> DigestInput | None:
 
 
 def check_digest(ctx: Context) -> DigestCheck:
-    """Main's digest against git: its commit must be an ancestor of the merge base, and its
-    hashes must match git's there; only then is its inventory used."""
+    """Main's digest against git: its commit must be the base's tip or an ancestor of it, and
+    its hashes must match git's there; only the tip's own digest vouches for the inventory."""
     given = digest_input(ctx.options)
     base = ctx.base
     if given is None:
-        return DigestCheck((), None, f"recomputed from git at the merge base {base.commit[:12]}")
+        return DigestCheck((), None, f"recomputed from git at the base tip {base.commit[:12]}")
     artifact = digest_format.from_json(given.text, given.name)
     source = f"{given.origin} (commit {artifact.commit[:12]})"
     commit = ctx.repo.resolve(artifact.commit)
@@ -96,16 +98,21 @@ def check_digest(ctx: Context) -> DigestCheck:
             "PG303",
             Step.EVIDENCE,
             Severity.ERROR,
-            f"the digest's commit {artifact.commit[:12]} is not an ancestor of the "
-            f"merge base {base.commit[:12]}",
+            f"the digest's commit {artifact.commit[:12]} is not the base tip "
+            f"{base.commit[:12]} nor an ancestor of it",
             owner=owner,
         )
-        return DigestCheck((finding,), None, source + "; refused, recomputed at the merge base")
+        return DigestCheck((finding,), None, source + "; refused, recomputed at the base tip")
     recomputed = compute_digest(snapshot(ctx.repo, commit), ctx.cfg, artifact.inventory)
     findings = digest_format.compare(artifact, recomputed, owner)
-    if findings or commit != base.commit:
+    if findings:
+        return DigestCheck(tuple(findings), None, source + "; inventory recomputed at the base tip")
+    if commit != base.commit:
         return DigestCheck(
-            tuple(findings), None, source + "; inventory recomputed at the merge base"
+            (),
+            None,
+            source + f"; the newest digest is of an ancestor of the base tip {base.commit[:12]}: "
+            "it matches git there, the inventory is recomputed at the tip",
         )
     inventory = {plane: list(ids) for plane, ids in artifact.inventory.items()}
-    return DigestCheck((), inventory, source + "; matches git")
+    return DigestCheck((), inventory, source + "; matches git at the base tip")

@@ -18,7 +18,7 @@ from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
 from planegate.report import ShadowResult
 from planegate.runner import fixture_probe as probe
-from planegate.runner import session
+from planegate.runner import session, traced
 
 SCHEMA = "planegate-run/1"
 FILE_NAME = "run.json"
@@ -81,7 +81,14 @@ def _strings(value: Any) -> tuple[str, ...]:
 def _execution(data: Any) -> Execution:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError(f"schema is not {SCHEMA!r}")
-    commits = Commits(**{k: str(data["commits"][k]) for k in ("base_tip", "head", "merge_base")})
+    raw = data["commits"]
+    commits = Commits(
+        base_tip=str(raw["base_tip"]),
+        head=str(raw["head"]),
+        merge_base=str(raw["merge_base"]),
+        merged=str(raw["merged"]),
+        conflicts=_strings(raw["conflicts"]),
+    )
     inventory = data["base_inventory"]
     if inventory is not None:
         inventory = {str(plane): list(_strings(ids)) for plane, ids in inventory.items()}
@@ -130,4 +137,8 @@ def _run_result(run: dict[str, Any]) -> session.RunResult:
             session.Tamper(str(t["event"]), str(t["path"]), int(t["line"]))
             for t in run["tampering"]
         ),
+        reads={
+            str(key): traced.Reads(_strings(r["test"]), _strings(r["prod"]))
+            for key, r in run["reads"].items()
+        },
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
-from planegate.gate import flipped
+from planegate.gate import flipped, merge
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress
 from planegate.repo.git import GitRepo
@@ -19,6 +19,8 @@ from planegate.runner import answer_plan, overlay, session, triage
 from planegate.runner import fixture_probe as probe
 from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.spec import Sessions
+from planegate.runner.traced import TraceSpec
+from planegate.steps import observed
 from planegate.vocabulary import SCORING_PLANES
 
 
@@ -38,6 +40,8 @@ class Execution:
 
 def execute(ctx: Context, progress: Progress = QUIET, *, collect_base: bool = True) -> Execution:
     """Run main's evidence against the patch (and collect the base's inventory if asked)."""
+    if ctx.commits.conflicts:
+        return unmerged(ctx)
     base_inventory = None
     if collect_base:
         base_inventory = collect_inventory(
@@ -51,6 +55,19 @@ def execute(ctx: Context, progress: Progress = QUIET, *, collect_base: bool = Tr
     return Execution(
         ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes, labels, answers
     )
+
+
+def unmerged(ctx: Context) -> Execution:
+    """A patch that does not merge onto the base's tip runs nothing (PG108)."""
+    return Execution(ctx.commits, merge.unmerged_run(), None, (), probe.ProbeResult(), ())
+
+
+def checkout_command(commits: Commits) -> str:
+    """How a person gets the tree the gate ran: the head, merged onto the base's tip when the
+    head does not contain it."""
+    if commits.merge_base == commits.base_tip:
+        return f"git checkout {commits.head[:12]}"
+    return f"git checkout {commits.base_tip[:12]} && git merge --no-edit {commits.head[:12]}"
 
 
 def collect_inventory(
@@ -84,10 +101,11 @@ def _run_head(
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept)
-        result = sessions.run(deselect=frozenset(ctx.frozen))
-        answers = flipped.probe(ctx, sessions, result, base_run)
+        result = sessions.run(deselect=frozenset(ctx.frozen), trace=trace_spec(ctx))
+        result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
+        answers = flipped.probe(ctx, sessions, result, base_run, checkout_command(ctx.commits))
         probed, answers = _fixture_probe(ctx, sessions, result, answers)
-    notes = []
+    notes = list(reran)
     if applied.restored:
         notes.append(f"restored {len(applied.restored)} protected files from the base")
     if applied.removed:
@@ -116,6 +134,32 @@ def _fixture_probe(
         f"{len(flipped_ones)} flipped" if flipped_ones else "",
     )
     return probed, replace(answers, records=(*answers.records, record))
+
+
+def trace_spec(ctx: Context) -> TraceSpec:
+    """What the child needs to tell test-side frames from production ones."""
+    return TraceSpec(ctx.evidence.test_side, ctx.evidence.roots)
+
+
+def with_mains_bytes(
+    ctx: Context, sessions: Sessions, result: session.RunResult, trusted: frozenset[str]
+) -> tuple[session.RunResult, tuple[str, ...]]:
+    """Scoring tests that read files the patch changed and nothing protects run again with
+    main's bytes of those files; their outcomes are what the planes step judges (PG308)."""
+    if not result.closed:
+        return result, ()
+    unlocked = observed.unlocked_changes(ctx, result)
+    if not unlocked:
+        return result, ()
+    on_base = set(ctx.base.files)
+    overlay.apply(sessions.tree, [p for p in unlocked if p in on_base], unlocked, ctx.base.read)
+    nodeids = sorted({nodeid for tests in unlocked.values() for nodeid in tests})
+    rerun = sessions.run(targets=tuple(nodeids), deselect=frozenset(ctx.frozen), trusted=trusted)
+    outcomes = {**result.outcomes, **{nodeid: rerun.outcome_of(nodeid) for nodeid in nodeids}}
+    note = (
+        f"reran {len(nodeids)} tests with main's bytes of {len(unlocked)} unlocked files they read"
+    )
+    return replace(result, outcomes=outcomes, tampering=result.tampering + rerun.tampering), (note,)
 
 
 def _probe(
@@ -188,6 +232,7 @@ def _triage(
         runs=ctx.cfg.triage_runs,
         environ=ctx.environ,
         progress=progress,
+        checkout=checkout_command(ctx.commits),
     )
     labels = triage.triage(ctx.repo, ctx.base.commit, ctx.head.commit, failing, ctx.cfg, how)
     return {nodeid: (found.label, found.repro) for nodeid, found in labels.items()}

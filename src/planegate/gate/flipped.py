@@ -156,8 +156,11 @@ def flipped(ctx: Context, head: RunResult, base: BaseRun) -> tuple[str, ...]:
     )
 
 
-def probe(ctx: Context, sessions: Sessions, head: RunResult, pending: Pending) -> AnswerProbes:
-    """Find the flipped tests, then probe every one of them within the budget."""
+def probe(
+    ctx: Context, sessions: Sessions, head: RunResult, pending: Pending, checkout: str
+) -> AnswerProbes:
+    """Find the flipped tests, then probe every one of them within the budget; `checkout` is
+    how a person gets the tree the gate ran (the repro commands start with it)."""
     base = pending.result()
     seconds = round(base.seconds, 3)
     record = ProbeRecord(answer_plan.BASE_RUN, "pass", seconds, len(base.targets), base.why)
@@ -175,7 +178,7 @@ def probe(ctx: Context, sessions: Sessions, head: RunResult, pending: Pending) -
         )
 
     def repro(session: ProbeSession, nodeid: str) -> str:
-        return answer_plan.repro(session, nodeid, ctx.head.commit, args)
+        return answer_plan.repro(session, nodeid, checkout, args)
 
     found = answer_probes.run(
         plan, run_one, ctx.cfg.probe_budget, repro, max_timeout=ctx.cfg.pytest_timeout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from planegate.errors import InternalError
+from planegate.gate import merge
 from planegate.gate.context import Context
 from planegate.gate.digest_check import DigestCheck
 from planegate.gate.execute import Execution
@@ -21,6 +22,8 @@ STEPS: tuple[StepCheck, ...] = (
 
 
 def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
+    if ctx.commits.conflicts:
+        return merge.conflict_report(ctx, digest.source)
     base_inventory = digest.inventory or execution.base_inventory
     if base_inventory is None:
         raise InternalError("no inventory of the base: neither a digest nor a collection")
@@ -42,4 +45,5 @@ def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
         steps=tuple(check(ctx, run) for check in STEPS),
         shadow=execution.shadow,
         probes=execution.answers.records,
+        merged=ctx.commits.merged,
     )

@@ -24,7 +24,7 @@ def run_in(ctx: Context, progress: Progress = QUIET) -> Report:
 def execute_and_judge(ctx: Context, progress: Progress = QUIET) -> tuple[Execution, Report]:
     """The whole gate on a context, with the execution the report was judged from (the action
     reads the failing tests' failure text from it)."""
-    progress.step("inventory", f"base {ctx.base.commit[:12]}, head {ctx.head.commit[:12]}")
+    progress.step("inventory", f"base {ctx.base.commit[:12]}, head {ctx.commits.head[:12]}")
     digest = check_digest(ctx)
     execution = execute(ctx, progress, collect_base=digest.inventory is None)
     return execution, judge(ctx, execution, digest)

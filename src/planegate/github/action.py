@@ -99,22 +99,20 @@ def fetch_main_digest(
     if options.base is None or options.repository_id is None or not options.default_branch:
         return _recomputed(options, "no base commit or repository facts: recomputed")
     try:
-        merge_base = ancestry.merge_base(options.base, options.head)
+        base = ancestry.resolve(options.base)
     except PlanegateError as error:
-        return _recomputed(options, "recomputed: the merge base is unknown", error.message)
+        return _recomputed(options, "recomputed: the base commit is unknown", error.message)
     request = artifacts.DigestRequest(
         token=token,
         repository_id=options.repository_id,
         default_branch=options.default_branch,
-        merge_base=merge_base,
+        base=base,
         name=options.digest_artifact,
     )
     try:
         fetch = artifacts.fetch_digest(repo, request, ancestry, verify=options.ca_bundle or True)
     except PlanegateError as error:  # git itself failed: the artifact cannot be checked
-        return _recomputed(
-            options, f"recomputed at the merge base {merge_base[:12]}", error.message
-        )
+        return _recomputed(options, f"recomputed at the base tip {base[:12]}", error.message)
     return dataclasses.replace(options, digest=fetch.data, digest_source=fetch.source), fetch
 
 

@@ -39,7 +39,7 @@ class Ancestry(Protocol):
     """The git facts the choice needs (planegate.repo.git.GitRepo has this shape); none of
     them raises for a commit the clone does not hold."""
 
-    def merge_base(self, base: str, head: str) -> str: ...
+    def resolve(self, ref: str) -> str: ...
 
     def has_commit(self, sha: str) -> bool: ...
 
@@ -48,13 +48,13 @@ class Ancestry(Protocol):
 
 @dataclass(frozen=True)
 class DigestRequest:
-    """Which artifact is main's: this repository's, its default branch's, at the merge base
+    """Which artifact is main's: this repository's, its default branch's, at the base's tip
     (or its newest ancestor that has one)."""
 
     token: str
     repository_id: int
     default_branch: str
-    merge_base: str
+    base: str  # the base's tip, a full sha
     name: str = DEFAULT_NAME
 
 
@@ -193,13 +193,13 @@ def run_refusal(
 def screen(
     refs: Iterable[ArtifactRef], request: DigestRequest, ancestry: Ancestry
 ) -> tuple[list[ArtifactRef], list[Refusal]]:
-    """The candidates, merge base's first then its ancestors' newest first, and the refused.
+    """The candidates, the base tip's first then its ancestors' newest first, and the refused.
     Git is asked only about artifacts the listing did not already rule out."""
     kept: list[ArtifactRef] = []
     refused: list[Refusal] = []
     for ref in refs:
         reason = artifact_refusal(ref, request)
-        at_base = ref.head_sha == request.merge_base
+        at_base = ref.head_sha == request.base
         if reason is None and not at_base and not ancestry.has_commit(ref.head_sha):
             reason = (
                 f"its commit {ref.head_sha[:12]} is not in this clone "
@@ -210,11 +210,11 @@ def screen(
         else:
             kept.append(ref)
     newest = sorted(kept, key=lambda r: (r.created_at is not None, r.created_at), reverse=True)
-    exact = [r for r in newest if r.head_sha == request.merge_base]
+    exact = [r for r in newest if r.head_sha == request.base]
     older = [
         r
         for r in newest
-        if r.head_sha != request.merge_base and ancestry.is_ancestor(r.head_sha, request.merge_base)
+        if r.head_sha != request.base and ancestry.is_ancestor(r.head_sha, request.base)
     ]
     return exact + older, refused
 
@@ -273,9 +273,7 @@ def fetch_digest(
     verify: bool | str = True,
 ) -> DigestFetch:
     """Never raises for GitHub trouble: every failure becomes "recomputed, and why"."""
-    fallback = (
-        f"no usable {request.name} artifact: recomputed at the merge base {request.merge_base[:12]}"
-    )
+    fallback = f"no usable {request.name} artifact: recomputed at the base tip {request.base[:12]}"
     try:
         listed = itertools.islice(repo.get_artifacts(name=request.name), MAX_CANDIDATES)
         refs = [artifact_ref(a) for a in listed]
@@ -318,9 +316,9 @@ def _download(
     fallback: str,
 ) -> DigestFetch:
     where = (
-        "the merge base"
-        if ref.head_sha == request.merge_base
-        else "the newest ancestor of the merge base"
+        "the base tip"
+        if ref.head_sha == request.base
+        else "the newest ancestor of the base tip that has one"
     )
     try:
         session, verify = http

@@ -11,9 +11,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import git
@@ -24,6 +26,7 @@ from planegate.repo import export, gitdiff, gitenv
 from planegate.repo.gitdiff import Change
 
 _CHUNK = 1 << 16
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _SYMLINK, _EXECUTABLE, _SUBMODULE = 0o120000, 0o100755, 0o160000
 # What GitPython raises for a name, sha or object it cannot resolve.
 _UNRESOLVED: tuple[type[Exception], ...] = (
@@ -33,6 +36,14 @@ _UNRESOLVED: tuple[type[Exception], ...] = (
     git.exc.AmbiguousObjectName,
     ValueError,
 )
+
+
+@dataclass(frozen=True)
+class Merge:
+    """`head` merged onto `base` in memory: the merged tree, or the paths that conflict."""
+
+    tree: str | None
+    conflicts: tuple[str, ...] = ()
 
 
 @contextlib.contextmanager
@@ -101,6 +112,31 @@ class GitRepo:
         with _translated("git merge-base --is-ancestor"):
             return bool(self._repo.is_ancestor(self._commit(ancestor), self._commit(descendant)))
 
+    def merge(self, base: str, head: str) -> Merge:
+        """`git merge-tree --write-tree`: the tree of `head` merged onto `base`, written to
+        the object store only; no working copy, index or ref changes."""
+        base_sha, head_sha = self.resolve(base), self.resolve(head)
+        with _translated("git merge-tree"):
+            status, out, err = self._repo.git.merge_tree(
+                "--write-tree",
+                "--name-only",
+                "--no-messages",
+                base_sha,
+                head_sha,
+                with_extended_output=True,
+                with_exceptions=False,
+            )
+        lines = [line for line in str(out).splitlines() if line.strip()]
+        if status not in (0, 1) or not lines:
+            detail = " ".join(str(err).split()) or f"exit status {status}"
+            raise ServiceUnavailable(
+                f"git merge-tree --write-tree failed: {detail}",
+                "planegate needs git 2.38 or newer to merge in memory",
+            )
+        if status == 1:
+            return Merge(None, tuple(sorted(set(lines[1:]))))
+        return Merge(lines[0])
+
     def files(self, commit: str) -> list[str]:
         tree = self._tree(commit)
         with _translated("git ls-tree"):
@@ -126,24 +162,25 @@ class GitRepo:
             return digest.hexdigest()
 
     def changes(self, base: str, head: str) -> list[Change]:
-        """Every path changed from `base` to `head`, read from `git diff-tree -z` (any name a
-        file can have) and cross-checked against a walk of the two trees: output that does not
-        parse, or that leaves out a path the trees say changed, stops the gate."""
-        base_sha, head_sha = self.resolve(base), self.resolve(head)
+        """Every path changed from `base` to `head` (commits, or trees named by full sha), read
+        from `git diff-tree -z` (any name a file can have) and cross-checked against a walk of
+        the two trees: output that does not parse, or that leaves out a path the trees say
+        changed, stops the gate."""
+        before, after = self._tree(base), self._tree(head)
         with _translated("git diff-tree"):
             raw = self._repo.git.diff_tree(
                 "-r", "-z", "-M", "--name-status", "--no-commit-id", "--no-ext-diff",
-                base_sha, head_sha, stdout_as_string=False, strip_newline_in_stdout=False,
+                before.hexsha, after.hexsha, stdout_as_string=False, strip_newline_in_stdout=False,
             )  # fmt: skip
             changes = gitdiff.parse_name_status(bytes(raw))
-            walked = _changed_paths(self._tree(base_sha), self._tree(head_sha))
+            walked = _changed_paths(before, after)
         gitdiff.cross_check(changes, walked)
         return sorted(changes, key=lambda change: change.path)
 
     @contextlib.contextmanager
     def worktree(self, commit: str) -> Iterator[Path]:
-        """`commit`'s tree exported into a throwaway folder with no link to this repository
-        (no `.git`), removed afterwards whatever happens."""
+        """`commit`'s tree (or a tree itself) exported into a throwaway folder with no link
+        to this repository (no `.git`), removed afterwards whatever happens."""
         parent = Path(tempfile.mkdtemp())  # a neutral name: the tests run in it
         path = parent / "tree"
         try:
@@ -160,6 +197,12 @@ class GitRepo:
             return self._repo.commit(rev)
 
     def _tree(self, rev: str) -> git.Tree:
+        """The tree of a commit, or a tree named by its full sha (a merge's result)."""
+        if _FULL_SHA.fullmatch(rev):
+            with _translated("git cat-file", rev):
+                found = self._repo.rev_parse(rev)
+            if isinstance(found, git.Tree):  # given a path, like a commit's own tree
+                return git.Tree(self._repo, found.binsha, git.Tree.tree_id << 12, "")
         commit = self._commit(rev)
         with _translated("git cat-file"):
             return commit.tree

@@ -56,6 +56,7 @@ class Report:
     notes: tuple[str, ...] = field(default=())
     base_broken: tuple[str, ...] = ()  # a sweep's tests that failed every run, and alone
     probes: tuple[ProbeRecord, ...] = ()  # the run's probes and their cost
+    merged: str = ""  # the tree of the head merged onto the base's tip: what ran
 
     @property
     def exit_code(self) -> int:

@@ -59,6 +59,7 @@ def report_from_dict(data: Mapping[str, Any]) -> Report:
             )
             for p in data.get("probes") or ()
         ),
+        merged=data.get("merged_tree") or "",
     )
 
 

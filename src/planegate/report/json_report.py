@@ -44,6 +44,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         "base": report.base,
         "head": report.head,
         "merge_base": report.merge_base,
+        "merged_tree": report.merged or None,
         "agent": report.agent,
         "digest_source": _text(report.digest_source),
         "steps": [

@@ -133,11 +133,17 @@ def _header(report: Report) -> list[str]:
     lines += [
         "",
         f"Base `{report.base[:12]}` · head `{report.head[:12]}` · merge base "
-        f"`{report.merge_base[:12]}` · {patch}",
+        f"`{report.merge_base[:12]}` · {_merged(report)} · {patch}",
         f"Digest: {escape_text(report.digest_source)}",
         "",
     ]
     return lines
+
+
+def _merged(report: Report) -> str:
+    if report.merged:
+        return f"ran the head merged onto the base (tree `{report.merged[:12]}`)"
+    return "the head does not merge onto the base"
 
 
 def _counts(findings: Sequence[Finding]) -> str:

@@ -52,8 +52,9 @@ def render(report: Report, *, color: bool | None = None) -> str:
     paint = _Paint(colour_wanted(sys.stdout, os.environ) if color is None else color)
     lines = [
         _verdict(report, paint),
-        f"base {shown(report.base[:12])} (merge base {shown(report.merge_base[:12])}), "
-        f"head {shown(report.head[:12])}, {'agent' if report.agent else 'human'} patch",
+        f"base {shown(report.base[:12])} (its tip: evidence, configuration, digest; merge base "
+        f"{shown(report.merge_base[:12])}), head {shown(report.head[:12])} {_merged(report)}, "
+        f"{'agent' if report.agent else 'human'} patch",
         f"digest: {shown(report.digest_source)}",
         "",
     ]
@@ -82,6 +83,12 @@ def render(report: Report, *, color: bool | None = None) -> str:
             for s in report.shadow
         ]
     return untrusted.inert_commands("\n".join(lines) + "\n")
+
+
+def _merged(report: Report) -> str:
+    if report.merged:
+        return f"merged onto it (tree {shown(report.merged[:12])})"
+    return "(does not merge onto the base)"
 
 
 def _verdict(report: Report, paint: _Paint) -> str:

@@ -60,6 +60,16 @@ RULES: tuple[Rule, ...] = (
         "`planegate-digest` artifact.",
     ),
     Rule(
+        "PG308",
+        Step.EVIDENCE,
+        "unlocked evidence changed",
+        "A scoring test read this file at run time (traced from the test side) and the patch "
+        "changed it, though nothing locks it: the test would grade the patch against the "
+        "patch's own expected values. The gate reran those tests with main's bytes.",
+        "Revert the file. Its owner locks it: add it to planes.fixture.data and run "
+        "`planegate lock` (or name it in `protected`); `evidence.exclude` takes it out.",
+    ),
+    Rule(
         "PG309",
         Step.EVIDENCE,
         "changed path with hidden characters (review)",

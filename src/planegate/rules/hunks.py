@@ -292,6 +292,15 @@ RULES: tuple[Rule, ...] = (
         "Remove the reference; package data lives in the package.",
     ),
     Rule(
+        "PG562",
+        Step.HUNKS,
+        "production code reads the oracle",
+        "At run time production code opened a file main's tests read as their expected "
+        "values (whatever the path's spelling): it can copy the answers instead of computing "
+        "them. Opening a locked file no test reads is a warning: inputs are read by design.",
+        "Compute the result; package data the production code needs lives in the package.",
+    ),
+    Rule(
         "PG580",
         Step.HUNKS,
         "property test uses wall-clock time",

@@ -69,6 +69,17 @@ RULES: tuple[Rule, ...] = (
         True,
     ),
     Rule(
+        "PG108",
+        Step.PLANES,
+        "patch does not merge onto the base",
+        "The gate runs main's newest evidence against the patch merged onto the base's tip; "
+        "a merge that conflicts leaves nothing to run, and passing it would skip main's "
+        "newest tests.",
+        "Rebase the branch onto the base (or merge the base into it), resolve the conflicts "
+        "and push.",
+        True,
+    ),
+    Rule(
         "PG120",
         Step.PLANES,
         "the fix does not generalise",

@@ -110,9 +110,10 @@ def plugin_args(session: ProbeSession) -> tuple[str, ...]:
     return tuple(arg for module in modules for arg in ("-p", module))
 
 
-def repro(session: ProbeSession, nodeid: str, commit: str, pytest_args: tuple[str, ...]) -> str:
-    """A command that reruns the session of `nodeid` at the commit as the gate does."""
+def repro(session: ProbeSession, nodeid: str, checkout: str, pytest_args: tuple[str, ...]) -> str:
+    """A command that reruns the session of `nodeid` as the gate does, after `checkout` (the
+    command that gives the tree the gate ran)."""
     targets = session.targets if set(session.kinds) & {ALONE, REVERSED} else (nodeid,)
     args = ["python", "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
     args += [*pytest_args, *plugin_args(session), *session.args, *targets]
-    return f"git checkout {commit[:12]} && " + shlex.join(args)
+    return f"{checkout} && " + shlex.join(args)

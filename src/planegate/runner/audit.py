@@ -16,6 +16,9 @@ Two attributions:
   caller). Used for what no library does for its callers: heap walks, trace hooks, /proc of
   other processes, writes into the interpreter.
 
+On a traced run the `open` handler also hands each open to `runner/reads.py`, which keeps
+what each test read in this state until the channel's hooks send it.
+
 A record is written to the result channel before the operation proceeds, so nothing the
 operation achieves can erase it. Nothing here keeps state a patch can reach without an audited
 step: the hook and its helpers take what they use as keyword-only defaults (reading
@@ -42,6 +45,7 @@ from planegate.runner.frames import (
     record,
     relative,
 )
+from planegate.runner.reads import on_open as trace_open
 
 FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 FUNCTION_ATTRS = frozenset({"__kwdefaults__", "__defaults__", "__code__"})
@@ -156,6 +160,7 @@ def _state(
         bottom=None,  # pytest's test loop, once pytest is imported
         table={},
         hook=None,
+        trace=None,  # read tracing (runner/reads.py), when the run asks for it
     )
 
 
@@ -303,6 +308,8 @@ def _on_open(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:
         _check_protected(s, real, "a write")
     if exists and text.startswith(s.prefixes):
         _check_tree_code(s, text, real)
+    if s.trace is not None:
+        trace_open(s, _caller(s), real, mode, flags)
 
 
 def _on_listing(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:

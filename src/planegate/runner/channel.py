@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator
 from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from planegate.runner import frames, integrity
+from planegate.runner import frames, integrity, reads
 
 if TYPE_CHECKING:
     import pytest
@@ -88,6 +88,8 @@ def make_plugin(
     hooks = _setup_hooks(audit, checks)
     hooks.update(_collection_hooks(emit, audit, checks, deselect))
     hooks.update(_run_hooks(emit, audit, checks))
+    if audit.trace is not None:
+        hooks.update(_trace_hooks(emit, audit))
     plugin = ModuleType("results")  # hashable, as pluggy needs; in no sys.modules
     for name, function in hooks.items():
         audit.ours.add(function)
@@ -211,18 +213,46 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
         _c: Any = checks,
         _g: Any = guard,
         _check: Any = check,
+        _flush: Any = reads.flush_all,
     ) -> None:
         if not _g(_a, "pytest_sessionfinish"):
             return
         _check(_c, "full", "at the end of the session")
+        _flush(_a, _e)
         fields = {"exitstatus": int(exitstatus), "testscollected": session.testscollected}
         _e("end", fields)
 
     return _hooks(locals())
 
 
+def _trace_hooks(emit: Emit, audit: SimpleNamespace) -> dict[str, Any]:
+    """Read tracing (runner/reads.py): each test's reads go out once its protocol ends."""
+    import pytest
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(
+        item: pytest.Item,
+        *,
+        _e: Emit = emit,
+        _a: Any = audit,
+        _g: Any = frames.guard,
+        _begin: Any = reads.begin,
+        _flush: Any = reads.flush,
+    ) -> Generator[None, None, None]:
+        # guarded on both sides: called by anything but pluggy, it changes nothing
+        nodeid = item.nodeid if _g(_a, "pytest_runtest_protocol") else None
+        if nodeid is not None:
+            _begin(_a, nodeid)
+        yield
+        if nodeid is not None and _g(_a, "pytest_runtest_protocol"):
+            _begin(_a, "")
+            _flush(_a, _e, nodeid)
+
+    return _hooks(locals())
+
+
 def _report_fields(report: pytest.TestReport) -> dict[str, Any]:
-    return {
+    fields: dict[str, Any] = {
         "nodeid": report.nodeid,
         "when": report.when,
         "outcome": report.outcome,
@@ -230,6 +260,34 @@ def _report_fields(report: pytest.TestReport) -> dict[str, Any]:
         "wasxfail": hasattr(report, "wasxfail"),
         "message": _text(report.longreprtext) if report.failed or report.skipped else "",
     }
+    label = subtest_label(report)
+    if label is not None:
+        fields["subtest"] = label
+    return fields
+
+
+def subtest_label(report: pytest.TestReport) -> str | None:
+    """A subtest's report (pytest 9's `subtests` fixture, the pytest-subtests plugin) carries
+    a `context`: its label as pytest prints it; None for the test's own reports. Only plain
+    values are formatted (pytest 9 hands their `saferepr`): no code of the patch runs here."""
+    context = getattr(report, "context", None)
+    if context is None:
+        return None
+    parts = []
+    msg = getattr(context, "msg", None)
+    if msg is not None:
+        parts.append(f"[{_plain(msg)}]")
+    kwargs = getattr(context, "kwargs", None)
+    if type(kwargs) is dict and kwargs:
+        parts.append("(" + ", ".join(f"{_plain(k)}={_plain(v)}" for k, v in kwargs.items()) + ")")
+    return " ".join(parts) or "(<subtest>)"
+
+
+def _plain(value: object) -> str:
+    if type(value) in (str, int, float, bool) or value is None:
+        return str(value)
+    kind = type(value)
+    return f"<{kind.__qualname__ if type(kind) is type else 'object'}>"
 
 
 def hypothesis_budget(test: object) -> int | None:

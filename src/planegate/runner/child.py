@@ -6,7 +6,8 @@ of planegate's and `__main__` keeps no reference to it. `prepare()`:
 
 1. reads the run's spec from its own pipe and closes it;
 2. drops privileges that could read another process (`bootstrap.lock_down`);
-3. opens the result channel and installs the audit hook, before anything else is imported;
+3. opens the result channel and installs the audit hook (with read tracing when the run asks
+   for it), before anything else is imported;
 4. imports pytest, pluggy, hypothesis and the allowed plugins while the tree is not on
    sys.path, and checks none of them was found in the tree;
 5. puts the tree on sys.path after the standard library and before site-packages;
@@ -30,7 +31,7 @@ SCRIPT = (
 
 
 def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
-    from planegate.runner import audit, bootstrap, channel, frames, integrity
+    from planegate.runner import audit, bootstrap, channel, frames, integrity, reads
 
     spec = _read_spec(spec_fd)
     if spec.get("nice"):
@@ -40,6 +41,7 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     emit("start", {"pid": os.getpid()})
     tree = str(spec["rootdir"])
     state = audit.install(emit, tree, spec.get("trusted", ()), spec.get("protect", ()))
+    reads.install(state, spec.get("reads"))
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=close)
     roots, allowed = bootstrap.import_harness(list(spec.get("modules", [])))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import configparser
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from planegate.config.protection import parse_toml, pytest_table
@@ -68,3 +68,11 @@ def testpaths(options: dict[str, Any]) -> list[str]:
     if value is None:
         return []
     return list(value) if isinstance(value, list) else str(value).split()
+
+
+def pythonpath(options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The `pythonpath` entries (a list in TOML, whitespace-separated in ini)."""
+    value = options.get("pythonpath")
+    if value is None:
+        return ()
+    return tuple(value) if isinstance(value, list) else tuple(str(value).split())

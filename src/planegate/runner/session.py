@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from planegate.progress import QUIET, Progress
-from planegate.runner import contain, ini, treescan
+from planegate.runner import contain, ini, subtests, traced, treescan
 from planegate.runner import env as child_env
 from planegate.runner.child import SCRIPT
 from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
@@ -47,6 +47,7 @@ class RunSpec:
     trusted: frozenset[str] = frozenset()  # tree paths that are main's evidence (the overlay's)
     answer_probes: bool = False  # register the answer probes' plugins (runner/probe_*.py)
     nice: int = 0  # added to the child's niceness: a run beside the scoring run yields to it
+    trace: traced.TraceSpec | None = None  # trace the files each test opens (runner/reads.py)
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class RunResult:
     unfinished: tuple[str, ...] = ()  # selected nodeids that never reported their teardown
     examples: Mapping[str, int] = field(default_factory=dict)  # Hypothesis max_examples per test
     tampering: tuple[Tamper, ...] = ()  # what the audit hook, the checks and the stream saw
+    reads: Mapping[str, traced.Reads] = field(default_factory=dict)  # traced opens per test
 
     def outcome_of(self, nodeid: str) -> Outcome:
         if nodeid in self.outcomes:
@@ -130,6 +132,7 @@ def run(
             "drop_caps": contain.linux() and os.geteuid() == 0 and user is None,
             "answer_probes": spec.answer_probes,
             "nice": spec.nice,
+            "reads": spec.trace.to_json() if spec.trace is not None else None,
         }
         found = treescan.suspicious(spec.tree, spec.trusted)
         committed = [Tamper(event, path) for event, path in found]
@@ -291,7 +294,10 @@ def _interpret(
     collected, selected, phases = fold.collected, fold.selected, fold.phases
     unfinished = _unfinished(selected, phases, spec)
     closed = fold.ended and fold.seen_selected and not unfinished
-    outcomes = {nodeid: outcome_of(nodeid, by_when) for nodeid, by_when in phases.items()}
+    outcomes = {
+        nodeid: _with_subtests(outcome_of(nodeid, by_when), fold.subtests.get(nodeid, ()))
+        for nodeid, by_when in phases.items()
+    }
     canary_ids = {n for n in collected if canary.owns(n)}
     problem = _canary_problem(canary_ids, outcomes, canary, spec, closed)
     return RunResult(
@@ -309,7 +315,13 @@ def _interpret(
         unfinished=tuple(n for n in unfinished if n not in canary_ids),
         examples={k: v for k, v in fold.examples.items() if k not in canary_ids},
         tampering=found + fold.tampering() + execution.tampering,
+        reads={k: traced.Reads(*v) for k, v in fold.reads.items() if k not in canary_ids},
     )
+
+
+def _with_subtests(outcome: Outcome, subs: Iterable[Mapping[str, Any]]) -> Outcome:
+    kind, message = subtests.verdict(outcome.outcome, outcome.message, subs)
+    return Outcome(outcome.nodeid, kind, message, outcome.duration)
 
 
 def _unfinished(

@@ -2,8 +2,9 @@
 
 One stream per run: a second `start`, a second `collected` or `selected`, a second report of
 one test's phase, or any record after `end` is tampering (a forged stream written beside, or
-after, the real one). Tamper records the child's audit hook and integrity checks sent are kept
-as they came, whatever follows them.
+after, the real one); a subtest's reports, tagged with its label, are kept apart from its
+test's phases (runner/subtests.py folds them in). Tamper records the child's audit hook and
+integrity checks sent are kept as they came, whatever follows them.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class Fold:
         self.phases: dict[str, dict[str, dict[str, Any]]] = {}
         self.errors: list[tuple[str, str]] = []
         self.examples: dict[str, int] = {}
+        self.subtests: dict[str, list[dict[str, Any]]] = {}  # failed or skipped subtests
+        self.reads: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # runner/reads.py
         self.ended = self.seen_selected = self.seen_collected = False
         self.stray = self.starts = self.after_end = 0
         self.tamper: list[Tamper] = []
@@ -76,14 +79,21 @@ class Fold:
         elif kind == "selected":
             self._once("selected")
             self.selected, self.seen_selected = list(record["nodeids"]), True
-        elif kind == "collect_error":
-            self.errors.append((str(record["nodeid"]), str(record["message"])))
         elif kind == "report":
             self._report(record)
-        elif kind == "hypothesis":
-            self.examples[str(record["nodeid"])] = int(record["max_examples"])
         elif kind == "end":
             self.ended = True
+        else:
+            self._data(kind, record)
+
+    def _data(self, kind: object, record: dict[str, Any]) -> None:
+        """Records that only add what they carry."""
+        if kind == "collect_error":
+            self.errors.append((str(record["nodeid"]), str(record["message"])))
+        elif kind == "reads":
+            self._reads(record)
+        elif kind == "hypothesis":
+            self.examples[str(record["nodeid"])] = int(record["max_examples"])
 
     def _once(self, kind: str) -> None:
         seen = self.seen_collected if kind == "collected" else self.seen_selected
@@ -94,11 +104,24 @@ class Fold:
 
     def _report(self, record: dict[str, Any]) -> None:
         nodeid, when = str(record["nodeid"]), str(record["when"])
+        if record.get("subtest") is not None:
+            if record["outcome"] != "passed":
+                self.subtests.setdefault(nodeid, []).append(_slim(record))
+            return
         phases = self.phases.setdefault(nodeid, {})
         if when in phases:
             self._tamper(Tamper(f"a second {when} report for {nodeid}"))
             return  # the first report stands
         phases[when] = _slim(record)
+
+    def _reads(self, record: dict[str, Any]) -> None:
+        """What one test (or one module outside any test) read, by side; a key sent twice
+        keeps both."""
+        test, prod = _paths(record["test"]), _paths(record["prod"])
+        before = self.reads.get(str(record["nodeid"]), ((), ()))
+        if before != ((), ()):
+            test, prod = tuple(sorted({*before[0], *test})), tuple(sorted({*before[1], *prod}))
+        self.reads[str(record["nodeid"])] = (test, prod)
 
     def _tamper(self, tamper: Tamper) -> None:
         if len(self.tamper) < MAX_TAMPER and tamper not in self.tamper:
@@ -122,7 +145,15 @@ def _slim(record: dict[str, Any]) -> dict[str, Any]:
         slim["wasxfail"] = True
     if record.get("message"):
         slim["message"] = record["message"]
+    if record.get("subtest") is not None:
+        slim["subtest"] = str(record["subtest"])
     return slim
+
+
+def _paths(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise TypeError("expected a list of paths")
+    return tuple(str(path) for path in value)
 
 
 def parse(line: str, nonce: str | None) -> dict[str, Any] | None:

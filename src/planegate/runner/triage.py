@@ -39,13 +39,14 @@ class Reruns:
     runs: int = 3
     environ: Mapping[str, str] | None = None
     progress: Progress = QUIET
+    checkout: str | None = None  # how a person gets the head's tree (default: checkout head)
 
 
-def repro_command(commit: str, nodeid: str, cfg: Config) -> str:
+def repro_command(commit: str, nodeid: str, cfg: Config, checkout: str | None = None) -> str:
     """A command that reruns the test at the commit as the gate does."""
     args = ["python", "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
     args += pytest_args(cfg)
-    return f"git checkout {commit[:12]} && " + shlex.join([*args, nodeid])
+    return (checkout or f"git checkout {commit[:12]}") + " && " + shlex.join([*args, nodeid])
 
 
 def triage(
@@ -72,7 +73,7 @@ def triage(
         b_fail, on_base = base[nodeid]
         label = core.triage_label(b_fail, h_fail, runs, on_base)
         result[nodeid] = Triage(
-            label, repro_command(head_commit, nodeid, cfg), h_fail, b_fail, runs
+            label, repro_command(head_commit, nodeid, cfg, how.checkout), h_fail, b_fail, runs
         )
     return result
 

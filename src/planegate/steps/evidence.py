@@ -10,6 +10,7 @@ import pathspec
 
 from planegate.config import manifest as fixtures
 from planegate.config import protection as protect
+from planegate.config.evidence import DefaultEvidence
 from planegate.config.load import Config
 from planegate.config.owners import Owners
 from planegate.config.planemap import data_files
@@ -18,7 +19,9 @@ from planegate.findings import Finding, Severity, Step
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
+from planegate.steps import observed
 from planegate.steps.inputs import GitFacts, RunFacts
+from planegate.vocabulary import Plane
 
 # Unicode control, format (zero-width, direction overrides), line and paragraph separators.
 _HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp"})
@@ -29,8 +32,11 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     changes = protect.changes(
         ctx.protection, changed, ctx.repo.read, ctx.base.commit, ctx.head.commit
     )
-    findings = protected_change_findings(changes, ctx.cfg, ctx.who, agent=ctx.agent)
+    findings = protected_change_findings(
+        changes, ctx.cfg, ctx.who, agent=ctx.agent, why=ctx.evidence
+    )
     findings += manifest_findings(ctx.cfg, ctx.base, ctx.head, ctx.who)
+    findings += observed.evidence_findings(ctx, run)
     findings += run.digest_findings
     findings += hidden_character_findings(ctx.changes, ctx.author)
     return StepResult(
@@ -55,7 +61,12 @@ def hidden_character_findings(changes: Iterable[Change], owner: str) -> list[Fin
 
 
 def protected_change_findings(
-    changes: Iterable[protect.ProtectedChange], config: Config, owners: Owners, *, agent: bool
+    changes: Iterable[protect.ProtectedChange],
+    config: Config,
+    owners: Owners,
+    *,
+    agent: bool,
+    why: DefaultEvidence | None = None,
 ) -> list[Finding]:
     fail = agent or config.on_human == "fail"
     rule = "PG301" if fail else "PG304"
@@ -81,12 +92,13 @@ def protected_change_findings(
             )
             continue
         what = f"{change.old_path} → {change.path}" if change.old_path else change.path
+        reason = _reason(change.path, why)
         findings.append(
             Finding(
                 rule,
                 Step.EVIDENCE,
                 severity,
-                f"protected {what} {change.status}",
+                f"protected {what} {change.status}{reason}",
                 path=change.path,
                 owner=owner,
                 plane=plane,
@@ -95,8 +107,25 @@ def protected_change_findings(
     return findings
 
 
+def _reason(path: str, why: DefaultEvidence | None) -> str:
+    """Why a file no pattern names is evidence all the same."""
+    if why is None:
+        return ""
+    if path in why.listed:
+        return " (it holds nodeids the configuration lists)"
+    if path in why.helpers:
+        return " (a test helper the plane tests import)"
+    if path in why.inits:
+        return " (an __init__.py on the way to plane tests)"
+    return ""
+
+
 def _plane_of_path(config: Config, path: str) -> str | None:
-    for name in ("fixture", "property"):
+    planes: tuple[Plane, ...] = ("fixture", "property")
+    for name in planes:
+        if any(nodeid.split("::", 1)[0] == path for nodeid in config.planes[name].nodeids):
+            return name
+    for name in planes:
         plane = config.planes[name]
         if pathspec.GitIgnoreSpec.from_lines([*plane.paths, *plane.data]).match_file(path):
             return name

@@ -11,13 +11,13 @@ from planegate.config.planemap import data_files
 from planegate.findings import Finding, Step
 from planegate.repo.gitdiff import Change
 from planegate.report import StepResult
-from planegate.steps import hunks_answers
+from planegate.steps import hunks_answers, observed
 from planegate.steps.inputs import GitFacts, RunFacts
 
 ASYNC_PLUGINS = {"asyncio", "pytest_asyncio", "pytest-asyncio", "anyio", "trio", "pytest_trio"}
 
 
-def check(ctx: GitFacts, _run: RunFacts) -> StepResult:
+def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings: list[Finding] = []
     changed: list[FileChange] = []
     data_paths = _data_paths(ctx)
@@ -37,6 +37,7 @@ def check(ctx: GitFacts, _run: RunFacts) -> StepResult:
         changed.append(file_change)
     findings += analyze_files(changed)
     findings += _lint_base(ctx)
+    findings += observed.oracle_findings(ctx, run, data_paths.files)
     mirrored, answers_note = hunks_answers.check(ctx)
     findings += mirrored
     notes = (f"{len(changed)} changed test files analysed", *filter(None, [answers_note]))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Protocol
 
+from planegate.config.evidence import DefaultEvidence
 from planegate.config.load import Config
 from planegate.config.owners import Owners
 from planegate.config.planemap import PlaneMap
@@ -39,6 +40,8 @@ class GitFacts(Protocol):
     def plane_map(self) -> PlaneMap: ...
     @property
     def protection(self) -> Protection: ...
+    @property
+    def evidence(self) -> DefaultEvidence: ...  # the base's evidence beyond the patterns
     @property
     def changes(self) -> tuple[Change, ...]: ...  # git's diff from the base to the head
     @property

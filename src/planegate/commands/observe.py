@@ -1,0 +1,97 @@
+"""What `init` and `lock` say after running the suite traced (runner/discover.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from planegate.config import evidence
+from planegate.config import load as config_mod
+from planegate.config.init_suite import Proposal
+from planegate.config.planemap import PlaneMap
+from planegate.config.protection import Protection
+from planegate.runner import discover, ini
+
+SHOWN = 20
+
+
+def _ini(root: Path) -> dict[str, object]:
+    def read(path: str) -> bytes | None:
+        target = root / path
+        return target.read_bytes() if target.is_file() else None
+
+    return ini.base_options(read)
+
+
+def propose_data(root: Path, proposal: Proposal, tests: str) -> None:
+    """Run the suite once, traced: `data` patterns for every file its tests read, notes on
+    helpers and on tests that read nothing."""
+    cfg = config_mod.parse(proposal.text, "planegate.yml")
+    found = discover.discover(root, cfg, _ini(root), targets=(tests,))
+    files = discover.checkout_files(root)
+    proposal.data = discover.data_patterns(found.reads, files)
+    notes = [
+        f"data: {pattern} (read by tests; locked by `planegate lock`)" for pattern in proposal.data
+    ]
+    notes += [
+        f"helper: {path} (imported by plane tests: evidence by default)" for path in found.helpers
+    ]
+    notes += [
+        f"reads no file: {nodeid} (its expected values are in the test file, locked with it)"
+        for nodeid in found.read_nothing[:SHOWN]
+    ]
+    if len(found.read_nothing) > SHOWN:
+        notes.append(f"reads no file: and {len(found.read_nothing) - SHOWN} more tests")
+    if not found.closed:
+        notes.append(
+            "the traced run did not finish: the data patterns may miss files; "
+            "see `python -m pytest` for why"
+        )
+    proposal.notes += notes
+
+
+def lock_warnings(
+    root: Path, cfg: config_mod.Config, locked: Mapping[str, str], trace: bool
+) -> list[str]:
+    """One line per problem: a fixture plane with tests and nothing locked; a file tests
+    read that is neither locked nor otherwise protected."""
+    files = discover.checkout_files(root)
+    warnings = []
+    if not locked and _fixture_has_tests(cfg, files):
+        warnings.append(
+            f"the fixture plane has tests but {cfg.manifest} locks no file: name the files they "
+            "read in planes.fixture.data (`planegate init` proposes patterns)"
+        )
+    if not trace:
+        return warnings
+    found = discover.discover(root, cfg, _ini(root))
+    protection = _protection(root, cfg, files)
+    excluded = evidence.exclusion(cfg)
+    for path, tests in found.reads.items():
+        if path in locked or protection.covers(path) or excluded.match_file(path):
+            continue
+        more = f" and {len(tests) - 1} more" if len(tests) > 1 else ""
+        warnings.append(
+            f"{path} is read by {tests[0]}{more} but is not locked: add it to "
+            "planes.fixture.data and run `planegate lock` again"
+        )
+    if not found.closed:
+        warnings.append("the traced run did not finish: files tests read may be missing here")
+    return warnings
+
+
+def _fixture_has_tests(cfg: config_mod.Config, files: list[str]) -> bool:
+    plane_map = PlaneMap(cfg)
+    if cfg.planes["fixture"].nodeids:
+        return True
+    return any(plane_map.plane_of_file(p) == "fixture" for p in files if p.endswith(".py"))
+
+
+def _protection(root: Path, cfg: config_mod.Config, files: list[str]) -> Protection:
+    """What the gate protects in this checkout: the patterns and the default evidence."""
+
+    def read(path: str) -> bytes | None:
+        return (root / path).read_bytes() if (root / path).is_file() else None
+
+    found = evidence.collect(cfg, files, read, pythonpath=ini.pythonpath(_ini(root)))
+    return Protection(cfg, found.paths)

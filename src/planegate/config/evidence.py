@@ -1,0 +1,157 @@
+"""What is evidence by default, whatever the plane patterns name (docs/planes.md, "Evidence").
+
+Beside the configured patterns, a commit's evidence holds:
+
+- the file of every nodeid the configuration lists (`planes.*.nodeids`) and of every frozen
+  nodeid: the test itself is main's, even when no pattern names its file;
+- every `__init__.py` on the way from a plane test file up to its *test root*: the nearest
+  folder above it named `tests`, `test` or `testing` (a test file with no such folder above
+  it has no test root);
+- every *test helper*: a repository module that a plane test file, a conftest or another test
+  helper imports (statically: `import`, `from ... import`, `pytest_plugins` strings) and
+  that lies under a test root (`tests/helpers.py`, `tests/utils/compare.py`, a shared
+  fixture module). Modules outside every test root are production code, never helpers.
+
+`evidence.exclude` patterns (read from the base like every other key) take helpers and
+`__init__.py` files out of the default evidence; the test files of listed nodeids stay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+import pathspec
+
+from planegate.config.imports import Layout, import_base, imports_of, join, parent, resolve
+from planegate.config.load import Config
+from planegate.vocabulary import SCORING_PLANES
+
+TEST_FOLDER_NAMES = frozenset({"tests", "test", "testing"})
+Reader = Callable[[str], "bytes | None"]
+
+
+def test_root(path: str) -> str | None:
+    """The nearest folder above `path` named tests/test/testing, None when there is none."""
+    folder = parent(path)
+    while folder:
+        if PurePosixPath(folder).name.lower() in TEST_FOLDER_NAMES:
+            return folder
+        folder = parent(folder)
+    return None
+
+
+def listed_files(cfg: Config, files: Iterable[str]) -> list[str]:
+    """Files of the commit that hold a nodeid the configuration lists in a scoring plane."""
+    present = set(files)
+    named = {nodeid.split("::", 1)[0] for p in SCORING_PLANES for nodeid in cfg.planes[p].nodeids}
+    return sorted(named & present)
+
+
+def plane_test_files(cfg: Config, files: Iterable[str], frozen_files: Iterable[str]) -> list[str]:
+    """Python files of the scoring planes' patterns, of listed and frozen nodeids, conftests."""
+    names = list(files)
+    patterns = [line for p in SCORING_PLANES for line in cfg.planes[p].paths]
+    spec = pathspec.GitIgnoreSpec.from_lines(patterns)
+    found = {path for path in names if path.endswith(".py") and spec.match_file(path)}
+    found |= {path for path in names if PurePosixPath(path).name == "conftest.py"}
+    found |= set(listed_files(cfg, names)) | (set(frozen_files) & set(names))
+    return sorted(found)
+
+
+@dataclass(frozen=True)
+class DefaultEvidence:
+    """A commit's evidence beyond the configured patterns, by why each file is evidence."""
+
+    listed: tuple[str, ...] = ()
+    helpers: tuple[str, ...] = ()
+    inits: tuple[str, ...] = ()
+    tests: tuple[str, ...] = ()  # every plane test file: the test side, with the helpers
+    roots: tuple[str, ...] = ()  # test roots
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(sorted({*self.listed, *self.helpers, *self.inits}))
+
+    @property
+    def test_side(self) -> tuple[str, ...]:
+        """Files whose code is the test side of a run: plane tests, conftests, helpers."""
+        return tuple(sorted({*self.tests, *self.helpers, *self.inits}))
+
+
+def collect(
+    cfg: Config,
+    files: Iterable[str],
+    read: Reader,
+    *,
+    frozen_files: Iterable[str] = (),
+    pythonpath: Iterable[str] = (),
+) -> DefaultEvidence:
+    """The default evidence of a commit whose files are `files` (bytes from `read`)."""
+    layout = Layout.of(files)
+    tests = plane_test_files(cfg, layout.files, frozen_files)
+    roots = sorted({root for path in tests if (root := test_root(path)) is not None})
+    excluded = exclusion(cfg)
+    imported = _helpers(tests, roots, layout, read, tuple(pythonpath))
+    helpers = [path for path in imported if not path.endswith("/__init__.py")]
+    inits = sorted({*_inits(tests, layout), *(set(imported) - set(helpers))})
+    return DefaultEvidence(
+        listed=tuple(listed_files(cfg, layout.files)),
+        helpers=tuple(p for p in helpers if not excluded.match_file(p)),
+        inits=tuple(p for p in inits if not excluded.match_file(p)),
+        tests=tuple(tests),
+        roots=tuple(roots),
+    )
+
+
+def exclusion(cfg: Config) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(list(cfg.evidence_exclude))
+
+
+def _inits(tests: Iterable[str], layout: Layout) -> list[str]:
+    found: set[str] = set()
+    for path in tests:
+        root = test_root(path)
+        if root is None:
+            continue
+        folder = parent(path)
+        while True:
+            if join(folder, "__init__.py") in layout.files:
+                found.add(join(folder, "__init__.py"))
+            if folder == root:
+                break
+            folder = parent(folder)
+    return sorted(found)
+
+
+def _helpers(
+    tests: list[str], roots: list[str], layout: Layout, read: Reader, pythonpath: tuple[str, ...]
+) -> list[str]:
+    """Modules under a test root that the plane tests import, transitively."""
+
+    def under_a_root(path: str) -> bool:
+        return any(path.startswith(root + "/") for root in roots)
+
+    seen, found = set(tests), []
+    queue = list(tests)
+    while queue:
+        path = queue.pop()
+        data = read(path)
+        if data is None:
+            continue
+        search = _search_roots(path, layout, pythonpath)
+        for imported in imports_of(data.decode("utf-8", "replace")):
+            for target in resolve(imported, path, search, layout):
+                if target in seen or not under_a_root(target):
+                    continue
+                seen.add(target)
+                found.append(target)
+                queue.append(target)
+    return sorted(found)
+
+
+def _search_roots(path: str, layout: Layout, pythonpath: tuple[str, ...]) -> list[str]:
+    roots = ["", import_base(path, layout)]
+    roots += [entry.strip("/") for entry in pythonpath if entry.strip("/") not in ("", ".")]
+    return list(dict.fromkeys(roots))

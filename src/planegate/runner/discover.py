@@ -1,0 +1,141 @@
+"""Discovery: run a checkout's suite once with read tracing and say what its tests read.
+
+Used by `planegate init` (propose `planes.fixture.data` patterns covering every file the
+tests read, list the test helpers, name the tests that read nothing) and by `planegate lock`
+(warn about read files the manifest does not lock). The suite runs in a copy of the checkout,
+so nothing is written into it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from planegate.config import evidence
+from planegate.config.imports import parent
+from planegate.config.load import Config
+from planegate.config.planemap import PlaneMap, file_of
+from planegate.runner import ini
+from planegate.runner.session import RunResult
+from planegate.runner.spec import Sessions
+from planegate.runner.traced import TraceSpec
+from planegate.vocabulary import SCORING_PLANES
+
+# Folders never copied: version control, environments, caches, build output.
+SKIPPED = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "node_modules", "__pycache__"}
+)
+SKIPPED_SUFFIXES = (".egg-info", "_cache")
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """What one traced run of the suite showed."""
+
+    closed: bool
+    reads: Mapping[str, tuple[str, ...]]  # file read from the test side: the tests reading it
+    prod_reads: tuple[str, ...]  # files production code opened
+    helpers: tuple[str, ...]
+    read_nothing: tuple[str, ...]  # scoring tests that opened no repository file
+    output: str = ""
+
+
+def checkout_files(root: Path) -> list[str]:
+    """The checkout's files (repository-relative), without VCS folders, caches, envs."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED and not d.endswith(SKIPPED_SUFFIXES))
+        rel = Path(folder).relative_to(root).as_posix()
+        found += [name if rel == "." else f"{rel}/{name}" for name in files]
+    return sorted(found)
+
+
+def discover(
+    root: Path, cfg: Config, ini_options: Mapping[str, Any], targets: tuple[str, ...] = ()
+) -> Discovery:
+    """Run the checkout's suite once, traced, in a copy of it."""
+    files = checkout_files(root)
+    found = evidence.collect(
+        cfg, files, lambda path: _read(root, path), pythonpath=ini.pythonpath(ini_options)
+    )
+    trace = TraceSpec(found.test_side, found.roots)
+    with tempfile.TemporaryDirectory(prefix="planegate-discover-") as scratch:
+        tree = Path(scratch) / "tree"
+        _copy(root, tree, files)
+        result = Sessions(tree, cfg, ini_options).run(trace=trace, canaries=False, targets=targets)
+    return summarise(result, PlaneMap(cfg), found.helpers)
+
+
+def summarise(result: RunResult, plane_map: PlaneMap, helpers: Iterable[str]) -> Discovery:
+    scoring = [
+        n
+        for n in result.collected
+        if n in result.outcomes and plane_map.plane_of(n) in SCORING_PLANES
+    ]
+    readers: dict[str, set[str]] = {}
+    prod: set[str] = set()
+    reading_tests: set[str] = set()
+    for key, reads in result.reads.items():
+        tests = [key] if "::" in key else [n for n in scoring if file_of(n) == key]
+        for path in reads.test:
+            readers.setdefault(path, set()).update(tests or [key])
+        if reads.test:
+            reading_tests.update(tests)
+        prod.update(reads.prod)
+    return Discovery(
+        closed=result.closed,
+        reads={path: tuple(sorted(readers[path])) for path in sorted(readers)},
+        prod_reads=tuple(sorted(prod)),
+        helpers=tuple(helpers),
+        read_nothing=tuple(n for n in scoring if n not in reading_tests),
+        output=result.output,
+    )
+
+
+def data_patterns(read: Iterable[str], files: Iterable[str]) -> list[str]:
+    """gitignore-style patterns covering exactly the read files: a folder whose files (and
+    sub-folders) were all read becomes `folder/`, anything else is named file by file."""
+    names = list(files)
+    wanted = set(read) & set(names)
+    below: dict[str, set[str]] = {}
+    for path in names:
+        folder = parent(path)
+        while folder:
+            below.setdefault(folder, set()).add(path)
+            folder = parent(folder)
+    whole = {folder for folder, inside in below.items() if inside and inside <= wanted}
+    patterns = set()
+    for path in wanted:
+        top = path
+        folder = parent(path)
+        while folder in whole:
+            top, folder = folder + "/", parent(folder)
+        patterns.add(_anchored(top))
+    return sorted(patterns)
+
+
+def _anchored(pattern: str) -> str:
+    """A pattern with no inner slash would match at any depth: anchor it at the root."""
+    return pattern if "/" in pattern.rstrip("/") else "/" + pattern
+
+
+def _read(root: Path, path: str) -> bytes | None:
+    try:
+        return (root / path).read_bytes()
+    except OSError:
+        return None
+
+
+def _copy(root: Path, tree: Path, files: Iterable[str]) -> None:
+    for path in files:
+        source, target = root / path, tree / PurePosixPath(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            target.symlink_to(os.readlink(source))
+        else:
+            shutil.copyfile(source, target)

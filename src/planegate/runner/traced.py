@@ -1,0 +1,26 @@
+"""What read tracing reports (runner/reads.py traces in the child): plain data, no pytest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TEST, PROD = "test", "prod"
+
+
+@dataclass(frozen=True)
+class Reads:
+    """What one test (or one module, outside any test) opened: repository paths by side."""
+
+    test: tuple[str, ...] = ()
+    prod: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TraceSpec:
+    """What the child needs to tell the sides apart (paths relative to the tree)."""
+
+    test_files: tuple[str, ...] = ()
+    test_roots: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {"test_files": list(self.test_files), "test_roots": list(self.test_roots)}

@@ -1,0 +1,109 @@
+"""What the traced run showed about evidence (runner/reads.py): files main's scoring tests read.
+
+- PG308 (evidence, exit 3): a file read from the test side by a scoring test, changed by the
+  patch, and not protected (not locked, named by no pattern, not default evidence): the test
+  now compares against the patch's bytes. The gate reruns those tests with main's bytes for
+  the planes step (gate/execute.py).
+- PG562 (hunks, exit 5): production code opened a file the test side reads — the oracle —
+  whatever the path's spelling. Production code opening a locked file no test reads (an
+  input) is a warning for the reviewer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from planegate.config import evidence
+from planegate.config.imports import parent
+from planegate.config.planemap import file_of
+from planegate.findings import Finding, Severity, Step
+from planegate.runner.session import RunResult
+from planegate.steps.inputs import GitFacts, RunFacts
+from planegate.vocabulary import SCORING_PLANES
+
+SHOWN = 3
+
+
+def readers(ctx: GitFacts, run: RunResult) -> dict[str, list[str]]:
+    """File read from the test side -> the scoring tests that read it. Reads outside any test
+    are keyed by the reading module: a test module's reads count for its tests, a conftest's
+    or helper's for the tests below its folder."""
+    scoring = [n for n in run.outcomes if ctx.plane_map.plane_of(n) in SCORING_PLANES]
+    found: dict[str, set[str]] = {}
+    for key, reads in run.reads.items():
+        if not reads.test:
+            continue
+        tests = [key] if "::" in key else _tests_of_module(key, scoring)
+        for path in reads.test:
+            found.setdefault(path, set()).update(n for n in tests if n in scoring)
+    return {path: sorted(tests) for path, tests in sorted(found.items()) if tests}
+
+
+def _tests_of_module(module: str, scoring: Iterable[str]) -> list[str]:
+    own = [n for n in scoring if file_of(n) == module]
+    if own:
+        return own
+    folder = parent(module)
+    return [n for n in scoring if not folder or file_of(n).startswith(folder + "/")]
+
+
+def unlocked_changes(ctx: GitFacts, run: RunResult) -> dict[str, list[str]]:
+    """Files scoring tests read, that the patch changed, and that nothing protects."""
+    changed = {c.path for c in ctx.changes} | {c.old_path for c in ctx.changes if c.old_path}
+    excluded = evidence.exclusion(ctx.cfg)
+    return {
+        path: tests
+        for path, tests in readers(ctx, run).items()
+        if path in changed and not ctx.protection.covers(path) and not excluded.match_file(path)
+    }
+
+
+def evidence_findings(ctx: GitFacts, run: RunFacts) -> list[Finding]:
+    findings = []
+    for path, tests in unlocked_changes(ctx, run.head_run).items():
+        plane = ctx.plane_map.plane_of(tests[0])
+        shown = ", ".join(tests[:SHOWN]) + (
+            f" and {len(tests) - SHOWN} more" if len(tests) > SHOWN else ""
+        )
+        findings.append(
+            Finding(
+                "PG308",
+                Step.EVIDENCE,
+                Severity.ERROR,
+                f"unlocked evidence changed: {path} is read by {shown}; the patch changed it "
+                "and nothing locks it (those tests ran again with main's bytes)",
+                path=path,
+                owner=ctx.who.of_plane(plane, path),
+                plane=plane,
+                nodeid=tests[0],
+            )
+        )
+    return findings
+
+
+def oracle_findings(ctx: GitFacts, run: RunFacts, locked: Iterable[str]) -> list[Finding]:
+    """PG562: production code opened what the test side reads (an error) or a locked file
+    (a warning: inputs are read by production code by design)."""
+    reads = run.head_run.reads
+    test_side = {path for r in reads.values() for path in r.test}
+    prod = sorted({path for r in reads.values() for path in r.prod})
+    locked_set = set(locked)
+    findings = []
+    for path in prod:
+        if path in test_side:
+            severity, why = Severity.ERROR, "which main's tests read as their expected values"
+        elif path in locked_set:
+            severity, why = Severity.WARNING, "a locked file (fine for an input; not for answers)"
+        else:
+            continue
+        findings.append(
+            Finding(
+                "PG562",
+                Step.HUNKS,
+                severity,
+                f"production code reads the oracle: it opened {path}, {why}",
+                path=path,
+                owner=ctx.author,
+            )
+        )
+    return findings

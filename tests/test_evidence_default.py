@@ -1,0 +1,151 @@
+"""Evidence by default: the files of listed nodeids, test helpers and `__init__.py` files are
+protected and restored from the base, whatever the plane patterns name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers.seed_project import (
+    CORE,
+    FILES,
+    GOLDEN_TEST,
+    HELPERS,
+    PLANES,
+    findings,
+    gate_json,
+    seed_project,
+)
+from planegate.config import evidence
+from planegate.config import load as config_mod
+
+CONFIG = "version: 1\nplanes:\n  property: {}\n  fixture: {}\n"
+
+
+def collect(
+    files: dict[str, str], config: str = CONFIG, **kwargs: object
+) -> evidence.DefaultEvidence:
+    cfg = config_mod.parse(config, "planegate.yml")
+    encoded = {path: text.encode() for path, text in files.items()}
+    return evidence.collect(cfg, encoded, encoded.get, **kwargs)  # type: ignore[arg-type]
+
+
+def listing(nodeids: list[str]) -> str:
+    return CONFIG.replace("fixture: {}", f"fixture: {{nodeids: {nodeids}}}")
+
+
+def test_listed_files_helpers_and_inits_of_the_seed_layout() -> None:
+    files = {p: t for p, t in FILES.items() if isinstance(t, str)}
+    found = collect(files, listing(PLANES["fixture"]))
+    assert found.tests == ("tests/test_golden.py",)
+    assert found.listed == ("tests/test_golden.py",)
+    assert found.helpers == ("tests/helpers.py",)
+    assert found.inits == ("tests/__init__.py",)
+    assert "calc/core.py" not in found.paths  # production code is never a helper
+
+
+def test_helpers_are_followed_through_packages_relative_imports_and_pytest_plugins() -> None:
+    files = {
+        "tests/unit/test_a.py": "from ..utils.compare import close\nimport tests.shared\n",
+        "tests/unit/__init__.py": "",
+        "tests/__init__.py": "",
+        "tests/utils/__init__.py": "",
+        "tests/utils/compare.py": "from . import tolerance\n\ndef close(a, b):\n    return 1\n",
+        "tests/utils/tolerance.py": "EPS = 1e-9\n",
+        "tests/shared.py": "",
+        "tests/conftest.py": "pytest_plugins = ['tests.fixtures.db']\n",
+        "tests/fixtures/db.py": "import calc.db\n",
+        "calc/db.py": "",
+        "calc/__init__.py": "",
+        "tests/unused.py": "",
+    }
+    found = collect(files, listing(["tests/unit/test_a.py::test_x"]))
+    assert set(found.helpers) == {
+        "tests/utils/compare.py",
+        "tests/utils/tolerance.py",
+        "tests/shared.py",
+        "tests/fixtures/db.py",
+    }
+    assert found.inits == ("tests/__init__.py", "tests/unit/__init__.py", "tests/utils/__init__.py")
+
+
+def test_a_test_beside_production_code_protects_no_production_module() -> None:
+    files = {
+        "src/calc/__init__.py": "",
+        "src/calc/core.py": "",
+        "src/calc/test_core.py": "from calc.core import add\nfrom . import core\n",
+    }
+    found = collect(files, listing(["src/calc/test_core.py::test_add"]), pythonpath=["src"])
+    assert found.paths == ("src/calc/test_core.py",)
+
+
+def test_evidence_exclude_takes_a_helper_out() -> None:
+    files = {
+        "tests/test_a.py": "import helpers\nimport timing\n",
+        "tests/helpers.py": "",
+        "tests/timing.py": "",
+    }
+    config = listing(["tests/test_a.py::test_x"]) + "evidence:\n  exclude: ['tests/timing.py']\n"
+    found = collect(files, config)
+    assert found.helpers == ("tests/helpers.py",)
+
+
+def test_a_deleted_assert_in_a_listed_test_file_fails_evidence_and_mains_test_runs(
+    tmp_path: Path,
+) -> None:
+    repo = seed_project(tmp_path / "seed")
+    repo.branch("weaken")
+    repo.commit(
+        "label bug, assert gone",
+        {
+            "calc/core.py": CORE.replace("f'n={n}'", "f'N={n}'"),
+            "tests/test_golden.py": GOLDEN_TEST.replace(
+                "    assert label(3) == (DATA / 'label.txt').read_text()\n",
+                "    label(3)\n",
+            ),
+        },
+    )
+    code, report = gate_json(repo.root)
+    assert code == 3
+    (changed,) = findings(report, "PG301")
+    assert changed["path"] == "tests/test_golden.py"
+    assert "lists" in str(changed["message"])
+    failed = [f["nodeid"] for f in findings(report, "PG101")]
+    assert failed == ["tests/test_golden.py::test_label_golden"]  # main's test ran
+
+
+def test_a_weakened_comparison_helper_fails_evidence(tmp_path: Path) -> None:
+    repo = seed_project(tmp_path / "seed")
+    repo.branch("weaken")
+    repo.commit(
+        "render bug, helper loosened",
+        {
+            "calc/core.py": CORE.replace("f'{k}: {v}'", "f'{k}={v}'"),
+            "tests/helpers.py": HELPERS.replace(
+                "actual.strip() == expected.strip()", "bool(actual)"
+            ),
+        },
+    )
+    code, report = gate_json(repo.root)
+    assert code == 3
+    (changed,) = findings(report, "PG301")
+    assert changed["path"] == "tests/helpers.py"
+    assert "helper" in str(changed["message"])
+    assert [f["nodeid"] for f in findings(report, "PG101")] == [
+        "tests/test_golden.py::test_render_golden"
+    ]
+
+
+def test_an_honest_production_change_in_the_seed_layout_passes(tmp_path: Path) -> None:
+    repo = seed_project(tmp_path / "seed")
+    repo.branch("refactor")
+    repo.commit(
+        "refactor",
+        {
+            "calc/core.py": CORE.replace(
+                "return a + b", "total = a\n    total += b\n    return total"
+            ),
+            "calc/extra.py": "def twice(x):\n    return 2 * x\n",
+        },
+    )
+    code, report = gate_json(repo.root)
+    assert code == 0, findings(report)
