@@ -81,7 +81,7 @@ def pinned_environment(
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests that build repositories or start processes are integration tests: marked slow,
     so `pytest -m "not slow"` is the quick inner loop."""
-    integration = ("TestRepo", "run_cli", "running", "FakeGitHub")
+    integration = ("TestRepo", "run_cli", "running", "FakeGitHub", "Project")
     for item in items:
         names = getattr(item, "fixturenames", ())
         module = getattr(item, "module", None)

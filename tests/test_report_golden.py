@@ -7,7 +7,7 @@ from pathlib import Path
 from planegate.config import manifest as fixtures
 from planegate.findings import Finding, Severity, Step
 from planegate.repo.hashing import file_sha256
-from planegate.report import Report, ShadowResult, StepResult, json_report, text
+from planegate.report import ProbeRecord, Report, ShadowResult, StepResult, json_report, text
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden"
@@ -95,6 +95,10 @@ REPORT = Report(
         ),
     ),
     shadow=(ShadowResult("tests/fix/test_t.py::test_slow", "failed", "@org/flakes"),),
+    probes=(
+        ProbeRecord("base run", "pass", 1.25, 1, "1 of 2 scoring test files import the change"),
+        ProbeRecord("alone", "fail", 0.5, 1, "1 failed"),
+    ),
 )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from planegate import untrusted
 from planegate.findings import Finding, Severity, Step
 from planegate.github.checks import annotations_for
-from planegate.report import Report, ShadowResult, StepResult, json_report, sarif, text
+from planegate.report import ProbeRecord, Report, ShadowResult, StepResult, json_report, sarif, text
 from planegate.report.markdown import MarkdownContext, render_comment
 from planegate.report.workflow_commands import finding_commands
 
@@ -49,6 +49,7 @@ REPORT = Report(
     ),
     shadow=(ShadowResult(f"tests/fix/test_`t`.py::test_{HOSTILE}", "failed", "@org/flakes"),),
     notes=(HOSTILE,),
+    probes=(ProbeRecord("base run", "pass", 1.0, 1, f"the patch changes {HOSTILE}"),),
 )
 CTX = MarkdownContext(repository="octo/demo", head_sha="b" * 40)
 

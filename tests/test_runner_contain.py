@@ -58,9 +58,9 @@ def test_overlapping_runs_keep_the_guard_and_each_other_s_child() -> None:
     sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
     first, second = contain.guarded(), contain.guarded()
     before_first = first.__enter__()
-    early = contain.start(lambda: subprocess.Popen(sleeper, start_new_session=True))
+    early = contain.launch(lambda: subprocess.Popen(sleeper, start_new_session=True))
     before_second = second.__enter__()
-    late = contain.start(lambda: subprocess.Popen(sleeper, start_new_session=True))
+    late = contain.launch(lambda: subprocess.Popen(sleeper, start_new_session=True))
     assert late.pid not in before_first
     early.kill()
     early.wait()
@@ -74,6 +74,32 @@ def test_overlapping_runs_keep_the_guard_and_each_other_s_child() -> None:
     assert contain.kill_descendants(late.pid, before_second) == 0
     second.__exit__(None, None, None)
     assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 1
+
+
+def _sleeper(session: bool) -> subprocess.Popen[bytes]:
+    code = "import time; time.sleep(60)"
+    return subprocess.Popen([sys.executable, "-c", code], start_new_session=session)
+
+
+def test_overlapping_runs_spare_each_other_and_the_gates_own_children() -> None:
+    """The base's run beside the head's: the first run to end kills its own child only; the
+    settings hold until the last run ends; a child of the gate in its own session (git,
+    started during a run) is not taken for something a run left behind."""
+    with contain.guarded() as first:
+        one = contain.launch(lambda: _sleeper(True))
+        with contain.guarded() as second:
+            two = contain.launch(lambda: _sleeper(True))
+            gate_own = _sleeper(False)
+            assert contain.kill_descendants(one.pid, first) == 0
+            one.wait()
+            assert alive(two.pid) and alive(gate_own.pid)
+        assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 0  # one guard still holds
+        assert contain.kill_descendants(two.pid, second) == 0
+        two.wait()
+        assert alive(gate_own.pid)
+    assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 1
+    gate_own.kill()
+    gate_own.wait()
 
 
 def test_a_file_written_into_a_watched_folder_is_a_change(tmp_path: Path) -> None:

@@ -79,6 +79,7 @@ def test_the_child_sees_no_product_name_and_no_pytest_variable(
         "def label(n):\n"
         "    seen = {'environ': dict(os.environ), 'argv': sys.argv,\n"
         "            'home': os.path.expanduser('~'), 'files': os.listdir('.'),\n"
+        "            'cwd': os.getcwd(), 'file': __file__,\n"
         "            'modules': [m for m in sys.modules if m.startswith('plane')]}\n"
         f"    open({str(dump)!r}, 'w').write(json.dumps(seen))\n"
         "    return f'n={n}'\n"
@@ -88,7 +89,8 @@ def test_the_child_sees_no_product_name_and_no_pytest_variable(
     assert code == 0, errors(report)
     seen = json.loads(dump.read_text())
     added = [f for f in seen["files"] if f != "planegate.yml"]  # the project's own config
-    text = json.dumps([seen["environ"], seen["argv"], seen["home"], added]).lower()
+    places = [seen["environ"], seen["argv"], seen["home"], seen["cwd"], seen["file"], added]
+    text = json.dumps(places).lower()
     assert "planegate" not in text and not seen["modules"]
     assert len([f for f in added if f.endswith(".ini")]) == 1  # this run's, and only it
     assert not [name for name in seen["environ"] if name.startswith("PYTEST_")]

@@ -22,6 +22,7 @@ PYTEST_PLUGINS: tuple[str, ...] = ("hypothesis",)
 PYTEST_TIMEOUT = 1200.0  # seconds for one pytest run
 TRIAGE_RUNS = 3
 TRIAGE_MAX = 10
+PROBE_BUDGET = 300.0  # seconds for the probes of one gate run
 MAX_EXAMPLES = 100
 SEED = 0
 MAX_FROZEN_FRACTION = 0.05
@@ -53,6 +54,7 @@ CONFIG: Mapping[str, object] = {
     "pytest.env": (),
     "pytest.triage_runs": TRIAGE_RUNS,
     "pytest.triage_max": TRIAGE_MAX,
+    "pytest.probe_budget": PROBE_BUDGET,
 }
 
 # Paths protected whatever the configuration says (DESIGN §2, §5); `protected` adds to them.
@@ -80,3 +82,6 @@ THAW_CONFIDENCE = 0.05
 
 # The flake sweep proposes at most this many freezes at a time.
 MAX_PROPOSALS = 10
+
+# The fresh-input probe runs a flipped property test with this many times its example budget.
+PROBE_EXAMPLES_FACTOR = 5

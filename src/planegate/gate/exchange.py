@@ -13,6 +13,7 @@ from typing import Any
 
 from planegate import loading
 from planegate.errors import InputDataError
+from planegate.gate import exchange_probes
 from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
 from planegate.report import ShadowResult
@@ -37,6 +38,7 @@ def to_json(execution: Execution) -> str:
         "triage": {nodeid: list(pair) for nodeid, pair in execution.triage.items()},
         "on_base": None if execution.on_base is None else asdict(execution.on_base),
         "timings": dict(execution.timings),
+        "answers": exchange_probes.to_dict(execution.answers),
     }
     return json.dumps(data) + "\n"
 
@@ -110,6 +112,7 @@ def _execution(data: Any) -> Execution:
         triage={str(n): (str(pair[0]), str(pair[1])) for n, pair in data["triage"].items()},
         on_base=_rerun(data.get("on_base")),
         timings={str(k): float(v) for k, v in (data.get("timings") or {}).items()},
+        answers=exchange_probes.from_dict(data.get("answers")),
     )
 
 

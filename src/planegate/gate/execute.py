@@ -4,6 +4,7 @@ base's collection, the shadow lane of frozen tests, the fixture probe, failure t
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -12,13 +13,14 @@ from typing import Any
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
 from planegate.errors import ConfigError
-from planegate.gate import merge
+from planegate.gate import flipped, merge
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.git import GitRepo
-from planegate.report import ShadowResult
+from planegate.report import ProbeRecord, ShadowResult
+from planegate.runner import answer_plan, overlay, session, startup, triage
 from planegate.runner import fixture_probe as probe
-from planegate.runner import overlay, session, startup, triage
+from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
@@ -39,6 +41,7 @@ class Execution:
     triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
     on_base: Rerun | None = None  # the base's outcomes of the scoring tests not passing on head
     timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part
+    answers: AnswerProbes = field(default_factory=AnswerProbes)  # the flipped tests' probes
 
 
 def execute(
@@ -55,8 +58,8 @@ def execute(
     watch = Stopwatch()
     with collecting_base(ctx, collect_base, progress) as base_collection:
         progress.step("planes", "running main's evidence against the patch")
-        with watch.time("head run"):
-            head_run, overlay_notes, probed = _run_head(ctx)
+        with watch.time("head run"), flipped.started(ctx) as base_run:
+            head_run, overlay_notes, probed, answers = _run_head(ctx, base_run)
         with watch.time("shadow lane"):
             shadow = _shadow(ctx, progress)
         with watch.time("base collection (alongside)"):
@@ -77,6 +80,7 @@ def execute(
         labels,
         on_base,
         watch.seconds,
+        answers,
     )
 
 
@@ -152,15 +156,16 @@ def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
     )
 
 
-def _run_head(ctx: Context) -> tuple[session.RunResult, tuple[str, ...], probe.ProbeResult]:
+def _run_head(
+    ctx: Context, base_run: flipped.Pending
+) -> tuple[session.RunResult, tuple[str, ...], probe.ProbeResult, AnswerProbes]:
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
-        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
-        result = sessions.run(
-            deselect=frozenset(ctx.frozen), trusted=applied.kept, trace=trace_spec(ctx)
-        )
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept)
+        result = sessions.run(deselect=frozenset(ctx.frozen), trace=trace_spec(ctx))
         result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
-        probed = _probe(ctx, sessions, result)
+        answers = flipped.probe(ctx, sessions, result, base_run, checkout_command(ctx.commits))
+        probed, answers = _fixture_probe(ctx, sessions, result, answers)
     notes = list(reran)
     if applied.restored:
         notes.append(f"restored {len(applied.restored)} protected files from the base")
@@ -169,7 +174,27 @@ def _run_head(ctx: Context) -> tuple[session.RunResult, tuple[str, ...], probe.P
             f"removed {len(applied.removed)} protected files the head added: "
             + ", ".join(applied.removed[:5])
         )
-    return result, tuple(notes), probed
+    return result, tuple(notes), probed, answers
+
+
+def _fixture_probe(
+    ctx: Context, sessions: Sessions, result: session.RunResult, answers: AnswerProbes
+) -> tuple[probe.ProbeResult, AnswerProbes]:
+    """The fixture probe after the flipped tests' probes: the flipped fixture tests first,
+    whatever their duration, then the others with what is left of the budget."""
+    started = time.monotonic()
+    budget = max(0.0, ctx.cfg.probe_budget - answers.seconds)
+    probed = _probe(ctx, sessions, result, answers.flipped, budget)
+    seconds = round(time.monotonic() - started, 3)
+    flipped_ones = [n for n in probed.probed if n in answers.flipped]
+    record = ProbeRecord(
+        answer_plan.FIXTURE_DATA,
+        "fail" if probed.survivors else "pass" if probed.probed else "not run",
+        seconds,
+        len(probed.probed),
+        f"{len(flipped_ones)} flipped" if flipped_ones else "",
+    )
+    return probed, replace(answers, records=(*answers.records, record))
 
 
 def trace_spec(ctx: Context) -> TraceSpec:
@@ -198,7 +223,13 @@ def with_mains_bytes(
     return replace(result, outcomes=outcomes, tampering=result.tampering + rerun.tampering), (note,)
 
 
-def _probe(ctx: Context, sessions: Sessions, result: session.RunResult) -> probe.ProbeResult:
+def _probe(
+    ctx: Context,
+    sessions: Sessions,
+    result: session.RunResult,
+    always: tuple[str, ...] = (),
+    budget: float | None = None,
+) -> probe.ProbeResult:
     """Rerun passing fixture tests that read locked files with those files perturbed."""
     if not ctx.cfg.fixture_probe or not result.closed:
         return probe.ProbeResult()
@@ -212,7 +243,7 @@ def _probe(ctx: Context, sessions: Sessions, result: session.RunResult) -> probe
         for path in {file_of(n) for n in passed}
         if (data := ctx.base.read(path)) is not None
     }
-    chosen = probe.candidates(passed, sources, data_files(ctx.cfg, ctx.base.files))
+    chosen = probe.candidates(passed, sources, data_files(ctx.cfg, ctx.base.files), always, budget)
     if not chosen:
         return probe.ProbeResult()
     probe.perturb_files(sessions.tree, [f for c in chosen for f in c.files])

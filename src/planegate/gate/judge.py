@@ -36,6 +36,7 @@ def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
         triage=execution.triage,
         digest_findings=digest.findings,
         on_base=execution.on_base,
+        answers=execution.answers,
     )
     watch = Stopwatch()
     steps = tuple(_timed(watch, check, ctx, run) for check in STEPS)
@@ -47,6 +48,7 @@ def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
         digest_source=digest.source,
         steps=steps,
         shadow=execution.shadow,
+        probes=execution.answers.records,
         merged=ctx.commits.merged,
         base_broken=base_broken(steps),
         timings={**execution.timings, **watch.seconds},

@@ -32,6 +32,20 @@ class ShadowResult:
 
 
 @dataclass(frozen=True)
+class ProbeRecord:
+    """One probe of the run: what it ran, how it ended, what it cost.
+
+    `outcome`: pass, fail, not run (nothing to probe), over budget (the probe budget ran out
+    before it could run every test it had to)."""
+
+    probe: str
+    outcome: str
+    seconds: float
+    tests: int = 0
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class Report:
     base: str
     head: str
@@ -42,6 +56,7 @@ class Report:
     shadow: tuple[ShadowResult, ...] = ()
     notes: tuple[str, ...] = field(default=())
     base_broken: tuple[str, ...] = ()  # tests failing on the base too (sweep or gate)
+    probes: tuple[ProbeRecord, ...] = ()  # the run's probes and their cost
     merged: str = ""  # the tree of the head merged onto the base's tip: what ran
     timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part of the run
 

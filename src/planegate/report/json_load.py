@@ -10,7 +10,7 @@ from typing import Any
 
 from planegate import loading
 from planegate.findings import Finding, Severity, Step
-from planegate.report import Report, ShadowResult, StepResult
+from planegate.report import ProbeRecord, Report, ShadowResult, StepResult
 
 
 def finding_from_dict(data: Mapping[str, Any]) -> Finding:
@@ -49,6 +49,16 @@ def report_from_dict(data: Mapping[str, Any]) -> Report:
         ),
         notes=tuple(data.get("notes") or ()),
         base_broken=tuple(data.get("base_broken") or ()),
+        probes=tuple(
+            ProbeRecord(
+                p["probe"],
+                p["outcome"],
+                float(p["seconds"]),
+                p.get("tests", 0),
+                p.get("detail", ""),
+            )
+            for p in data.get("probes") or ()
+        ),
         merged=data.get("merged_tree") or "",
         timings={str(k): float(v) for k, v in (data.get("timings") or {}).items()},
     )

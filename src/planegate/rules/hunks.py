@@ -349,4 +349,15 @@ RULES: tuple[Rule, ...] = (
         "random.Random() or default_rng() without a seed differs on every run.",
         "Pass a fixed seed.",
     ),
+    Rule(
+        "PG570",
+        Step.HUNKS,
+        "production code carries the tests' answers",
+        "The patch adds production code that reproduces what main's scoring tests expect: "
+        "a special case for the exact input of an assert returning its answer, a table "
+        "mapping the tests' inputs to their answers, or a copy of locked golden lines. It "
+        "passes those tests without computing anything.",
+        "Compute the answer from the input; the finding names the test or golden the "
+        "literal mirrors.",
+    ),
 )

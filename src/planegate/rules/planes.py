@@ -99,4 +99,62 @@ RULES: tuple[Rule, ...] = (
         "The plane's owner fixes the test or the base's code, or freezes the test for a "
         "classified reason (`planegate freeze`); the repro command reruns it on the base.",
     ),
+    Rule(
+        "PG120",
+        Step.PLANES,
+        "the fix does not generalise",
+        "A test the patch makes pass (it fails on main) failed when its property ran with "
+        "another seed and five times its example budget: the patch holds for the inputs the "
+        "frozen seed draws, not for the property.",
+        "Fix the production code for every input; the finding shows the counterexample and "
+        "the command that reproduces it.",
+        True,
+    ),
+    Rule(
+        "PG121",
+        Step.PLANES,
+        "answer depends on call history",
+        "A test the patch makes pass failed when it ran alone in a fresh process, twice in "
+        "one process, or after the rest of its file in reverse order: the production code "
+        "answers from state left by earlier calls (a call counter, a first-call flag), not "
+        "from its input.",
+        "Remove the state the answer depends on; a cache that only saves time (such as "
+        "functools.lru_cache on a pure function) is fine.",
+        True,
+    ),
+    Rule(
+        "PG122",
+        Step.PLANES,
+        "answer depends on the test harness",
+        "A test the patch makes pass failed when the probe called it plainly: Hypothesis' "
+        "engine replaced by a loop over generated examples, pytest's and Hypothesis' "
+        "modules out of sys.modules, no PYTEST_* variable, and no profile or trace hook of "
+        "the code under test (one installed is a failure in itself). The production code "
+        "recognises that it is being tested.",
+        "Remove whatever inspects the environment, sys.modules, the recursion limit or the "
+        "call stack; the code must give the same answer outside the tests.",
+        True,
+    ),
+    Rule(
+        "PG123",
+        Step.PLANES,
+        "comparison delegated to the patch's code",
+        "A test the patch makes pass compares a builtin value with an object whose class, "
+        "new or changed in the patch, overrides the comparison and changes its answer (a "
+        "str subclass whose __eq__ ignores case, an int subclass that tolerates one unit, "
+        "an __eq__ that is always true however it is written). The test's assert is "
+        "checked with strict comparisons; pytest.approx operands too.",
+        "Return plain builtin values (or a subclass that keeps the builtin's comparison) "
+        "and fix the value itself.",
+        True,
+    ),
+    Rule(
+        "PG124",
+        Step.PLANES,
+        "flipped test not probed",
+        "Every test the patch flips from failing on main to passing must be probed; the "
+        "probe budget (pytest.probe_budget) ran out before this one was, so the gate "
+        "cannot vouch for it.",
+        "Raise pytest.probe_budget in main's planegate.yml, or make the flipped tests faster.",
+    ),
 )

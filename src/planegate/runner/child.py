@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 SCRIPT = (
@@ -36,6 +37,8 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     from planegate.runner import roots as tree_roots
 
     spec = _read_spec(spec_fd)
+    if spec.get("nice"):
+        os.nice(int(spec["nice"]))  # a run beside the scoring run yields the CPU to it
     bootstrap.lock_down(bool(spec.get("drop_caps")))
     emit, close = channel.make_writer(int(spec["fd"]), str(spec["nonce"]))
     emit("start", {"pid": os.getpid()})
@@ -61,10 +64,29 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
         from planegate.runner.sweep_probes import ProbesPlugin
 
         plugins.append(ProbesPlugin(spec["probes"]))
+    if spec.get("answer_probes"):
+        plugins += _answer_probes(state)
     args = list(spec["args"]) + bootstrap.autoload_off()
     del spec
     _forget_planegate()
     return args, plugins
+
+
+def _answer_probes(state: SimpleNamespace) -> list[object]:
+    """The answer probes' plugins (runner/probe_*.py), registered like the channel's: objects
+    handed to pytest.main() before pytest's set-up, so the integrity baseline holds them, and
+    named plainly (the registered name of a module is its `__name__`)."""
+    from planegate.runner import probe_fresh, probe_plain, probe_repeat, probe_strict
+
+    plugins: list[object] = []
+    for module in (probe_fresh, probe_plain, probe_repeat, probe_strict):
+        plugin = ModuleType(module.__name__.rsplit(".", 1)[-1])
+        for name, value in vars(module).items():
+            if name.startswith("pytest_") and callable(value):
+                state.ours.add(value)
+                setattr(plugin, name, value)
+        plugins.append(plugin)
+    return plugins
 
 
 def _read_spec(fd: int) -> dict[str, Any]:

@@ -1,7 +1,6 @@
 """Containment on the parent's side of a run (Linux; elsewhere only the process group).
 
-- The parent becomes a child subreaper while a run is in progress (PR_SET_CHILD_SUBREAPER;
-  runs may overlap in threads, each run's end then spares the others' children): a descendant
+- The parent becomes a child subreaper for the run (PR_SET_CHILD_SUBREAPER): a descendant
   that leaves the child's session or process group is re-parented to us, not to init, and is
   killed with everything else when the run ends, whatever its session or process group.
 - The parent is not dumpable during the run (PR_SET_DUMPABLE 0): a process of the same user
@@ -11,6 +10,10 @@
   itself (`bootstrap.lock_down`).
 - The interpreter's folders are compared before and after the run: a `.pth`, a module or a
   program written there would run in later runs (or in the gate itself).
+
+Runs may overlap (the base's run beside the head's, gate/flipped.py): the process-wide
+settings are set by the first run under way and restored by the last, and a run that ends
+never kills another run's child or what lies below it (`launch` registers each child).
 """
 
 from __future__ import annotations
@@ -29,7 +32,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
 # Folders the system's package manager writes while it installs: not watched (a root child
@@ -38,6 +40,9 @@ SYSTEM_BIN = frozenset({"/usr/bin", "/usr/sbin", "/bin", "/sbin"})
 PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37
 NOBODY = 65534
 HARNESS_PACKAGES = ("pytest", "_pytest", "pluggy", "hypothesis")
+_LOCK = threading.Lock()
+_GUARD: dict[str, int | None] = {"runs": 0, "dumpable": None, "reaper": None}
+_ACTIVE: set[int] = set()  # the child of every run under way
 
 
 def linux() -> bool:
@@ -77,62 +82,57 @@ def _prctl_set(option: int, value: int) -> None:
         libc.prctl(option, value, 0, 0, 0)  # type: ignore[attr-defined]
 
 
-# Runs may overlap in one process (the base's collection runs in a thread alongside the head's
-# run): the process-wide settings hold while any run is in progress, and a run that ends
-# leaves the children of the others alone.
-_LOCK = threading.Lock()
-_GUARDS: dict[str, Any] = {"depth": 0, "saved": (None, None)}
-_ACTIVE: set[int] = set()  # the child of every run in progress
-
-
 @contextlib.contextmanager
 def guarded() -> Iterator[frozenset[int]]:
-    """Subreaper and not dumpable while a run is in progress; yields the children we had
-    before this one started."""
+    """Subreaper and not dumpable for the run; yields the children we had before it."""
     with _LOCK:
-        if _GUARDS["depth"] == 0:
-            _GUARDS["saved"] = (_prctl_get(PR_GET_DUMPABLE), _prctl_get(PR_GET_CHILD_SUBREAPER))
+        if not _GUARD["runs"]:
+            _GUARD["dumpable"] = _prctl_get(PR_GET_DUMPABLE)
+            _GUARD["reaper"] = _prctl_get(PR_GET_CHILD_SUBREAPER)
             _prctl_set(PR_SET_DUMPABLE, 0)
             _prctl_set(PR_SET_CHILD_SUBREAPER, 1)
-        _GUARDS["depth"] += 1
+        _GUARD["runs"] = int(_GUARD["runs"] or 0) + 1
+        before = frozenset(_children(os.getpid(), _parents()))
     try:
-        yield frozenset(_children(os.getpid(), _parents()))
+        yield before
     finally:
         with _LOCK:
-            _GUARDS["depth"] -= 1
-            if _GUARDS["depth"] == 0:
-                dumpable, reaper = _GUARDS["saved"]
+            _GUARD["runs"] = int(_GUARD["runs"] or 0) - 1
+            if not _GUARD["runs"]:
+                reaper, dumpable = _GUARD["reaper"], _GUARD["dumpable"]
                 if reaper is not None:
                     _prctl_set(PR_SET_CHILD_SUBREAPER, reaper)
                 if dumpable is not None:
                     _prctl_set(PR_SET_DUMPABLE, dumpable)
 
 
-def start(spawn: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
-    """Start a run's child and count it as in progress, in one step: no other run's end
-    kills it, not even one ending as it starts."""
+def launch(start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """Start a run's child and register it, at once: no other run ending meanwhile takes it
+    for a process its own run left behind."""
     with _LOCK:
-        proc = spawn()
+        proc = start()
         _ACTIVE.add(proc.pid)
     return proc
 
 
 def kill_descendants(root: int, before: frozenset[int]) -> int:
     """SIGKILL the child `root`, everything below it and every process re-parented to us during
-    the run (the children of other runs in progress excepted), until none is left; reap those
-    that became our children. Returns how many."""
+    the run, until none is left; reap those that became our children. Returns how many.
+    The children of other runs under way, and what lies below them, are left alone; so are
+    our children in our own session (git, say): a run's processes can never join it."""
     me, killed = os.getpid(), set()
     try:
         for _ in range(200):
             with _LOCK:
-                table, others = _parents(), frozenset(_ACTIVE - {root})
-            roots = {root} | {p for p in _children(me, table) if p not in before | others}
-            targets = _below(roots, table) | (roots & set(table))
-            if not targets - {root} and root not in table:
-                break
-            for pid in targets:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
+                table = _parents()
+                others = _ACTIVE - {root}
+                spared = others | _below(others, table)
+                new = {p for p in _children(me, table) if p not in before and not _ours(p)}
+                roots = ({root} | new) - spared
+                targets = (_below(roots, table) | (roots & set(table))) - spared
+                if not targets - {root} and root not in table:
+                    break
+                _kill(targets)
             killed |= targets - {root}
             for pid in targets:
                 if pid != root and table.get(pid) == me:
@@ -143,6 +143,21 @@ def kill_descendants(root: int, before: frozenset[int]) -> int:
         with _LOCK:
             _ACTIVE.discard(root)
     return len(killed)
+
+
+def _ours(pid: int) -> bool:
+    """In this process's session: started by the gate itself, not left behind by a run (whose
+    child starts a session of its own)."""
+    try:
+        return os.getsid(pid) == os.getsid(0)
+    except OSError:
+        return False
+
+
+def _kill(pids: Iterable[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _parents() -> dict[int, int]:

@@ -6,8 +6,9 @@ file name) in the test's own function, in module-level code, or in a function of
 test uses (a helper, a fixture it requests), followed through the functions those use.
 Every such file is perturbed at once in the overlay (one byte changed) and the passing tests
 that name them are run again in one extra session: a test that still passes does not
-check its data (an always-true comparison in production code, for one). Tests slower than
-`MAX_SECONDS` are left out to keep the probe cheap.
+check its data (an always-true comparison in production code, for one). The tests the patch
+flips are always probed; other tests slower than `MAX_SECONDS` are left out, and the rest
+only while the probe budget lasts.
 """
 
 from __future__ import annotations
@@ -78,29 +79,43 @@ class Candidate:
 
 
 def candidates(
-    passed: Mapping[str, float], sources: Mapping[str, str], data_files: Iterable[str]
+    passed: Mapping[str, float],
+    sources: Mapping[str, str],
+    data_files: Iterable[str],
+    always: Iterable[str] = (),
+    budget: float | None = None,
 ) -> list[Candidate]:
     """`passed`: fixture nodeid -> duration of its passing run; `sources`: test file -> text.
 
+    The nodeids of `always` (the tests the patch flips) come first, whatever their duration;
+    then the others under MAX_SECONDS, while their durations add up to at most `budget`.
     Linear in the suite: each test file is scanned once for locked names, and each of its
     definitions once; a nodeid only unions the mentions of the definitions it reaches.
     """
     index = NameIndex(tuple(data_files))
     if not index.files:
         return []
+    first = frozenset(always)
     per_file: dict[str, _FileMentions] = {}
     found = []
-    for nodeid, duration in sorted(passed.items()):
+    spent = 0.0
+    for nodeid, duration in sorted(passed.items(), key=lambda item: (item[0] not in first, item)):
         path = nodeid.split("::", 1)[0]
         source = sources.get(path)
-        if source is None or duration >= MAX_SECONDS:
+        chosen = nodeid in first
+        if source is None or not (chosen or _affordable(duration, spent, budget)):
             continue
         if path not in per_file:
             per_file[path] = _FileMentions(source, index)
         named = per_file[path].of(nodeid)
         if named:
             found.append(Candidate(nodeid, named))
+            spent += 0.0 if chosen else duration
     return found
+
+
+def _affordable(duration: float, spent: float, budget: float | None) -> bool:
+    return duration < MAX_SECONDS and (budget is None or spent + duration <= budget)
 
 
 def _parse(source: str) -> ast.Module | None:

@@ -47,6 +47,8 @@ class RunSpec:
     probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
     trusted: frozenset[str] = frozenset()  # tree paths that are main's evidence (the overlay's)
     repeat: int = 1  # run each selected test this many times (runner/repeat.py)
+    answer_probes: bool = False  # register the answer probes' plugins (runner/probe_*.py)
+    nice: int = 0  # added to the child's niceness: a run beside the scoring run yields to it
     trace: traced.TraceSpec | None = None  # trace the files each test opens (runner/reads.py)
 
 
@@ -91,7 +93,9 @@ class _Canary:
         return cls(names[0], names[1], names[2] + "x")
 
     def owns(self, nodeid: str) -> bool:
-        return nodeid.rsplit("::", 1)[-1] in (self.must_pass, self.must_fail)
+        """A canary, or a repeated run of one (`<nodeid>@2`, runner/probe_repeat.py)."""
+        name = nodeid.rsplit("::", 1)[-1].split("@", 1)[0]
+        return name in (self.must_pass, self.must_fail)
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,8 @@ def run(
             "drop_caps": contain.linux() and os.geteuid() == 0 and user is None,
             "roots": package_roots(spec.tree, spec.ini_options),
             "repeat": spec.repeat,
+            "answer_probes": spec.answer_probes,
+            "nice": spec.nice,
             "reads": spec.trace.to_json() if spec.trace is not None else None,
         }
         found = treescan.suspicious(spec.tree, spec.trusted)
@@ -221,7 +227,7 @@ def _execute(
     fold = Fold(str(child_spec["nonce"]))
     before = contain.interpreter_snapshot(env["PATH"])
     with (scratch / "output.log").open("wb") as log, contain.guarded() as children:
-        proc = contain.start(
+        proc = contain.launch(
             lambda: subprocess.Popen(
                 [sys.executable, "-s", "-"],
                 cwd=spec.tree,

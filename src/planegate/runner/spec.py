@@ -38,15 +38,17 @@ def build(
 @dataclass(frozen=True)
 class Sessions:
     """What every session in one tree shares: the configuration, the base's pytest setup,
-    the parent environment the child's minimal environment is cut from."""
+    the parent environment the child's minimal environment is cut from, and the tree's files
+    that are main's evidence (the overlay's: every session in the tree trusts them)."""
 
     tree: Path
     cfg: Config
     ini_options: Mapping[str, Any] = field(hash=False)
     environ: Mapping[str, str] | None = field(default=None, hash=False)
+    trusted: frozenset[str] = frozenset()
 
     def spec(self, **changes: Any) -> session.RunSpec:
-        return build(self.tree, self.cfg, self.ini_options, **changes)
+        return build(self.tree, self.cfg, self.ini_options, **{"trusted": self.trusted, **changes})
 
     def run(self, **changes: Any) -> session.RunResult:
         return session.run(self.spec(**changes), parent_env=self.environ)

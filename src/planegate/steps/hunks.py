@@ -11,7 +11,7 @@ from planegate.config.planemap import data_files
 from planegate.findings import Finding, Step
 from planegate.repo.gitdiff import Change
 from planegate.report import StepResult
-from planegate.steps import observed
+from planegate.steps import hunks_answers, observed
 from planegate.steps.inputs import GitFacts, RunFacts
 
 ASYNC_PLUGINS = {"asyncio", "pytest_asyncio", "pytest-asyncio", "anyio", "trio", "pytest_trio"}
@@ -38,7 +38,10 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings += analyze_files(changed)
     findings += _lint_base(ctx)
     findings += observed.oracle_findings(ctx, run, data_paths.files)
-    return StepResult(Step.HUNKS, tuple(findings), (f"{len(changed)} changed test files analysed",))
+    mirrored, answers_note = hunks_answers.check(ctx)
+    findings += mirrored
+    notes = (f"{len(changed)} changed test files analysed", *filter(None, [answers_note]))
+    return StepResult(Step.HUNKS, tuple(findings), notes)
 
 
 def _file_change(ctx: GitFacts, change: Change) -> FileChange:

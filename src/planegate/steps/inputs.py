@@ -18,6 +18,7 @@ from planegate.repo.git import GitRepo
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
+from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.rerun import Rerun
 from planegate.runner.session import RunResult
@@ -68,6 +69,7 @@ class RunFacts:
     triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
     digest_findings: tuple[Finding, ...] = ()
     on_base: Rerun | None = None  # the base's outcomes of the tests that did not pass on head
+    answers: AnswerProbes = field(default_factory=AnswerProbes)  # the flipped tests' probes
 
 
 StepCheck = Callable[[GitFacts, RunFacts], StepResult]

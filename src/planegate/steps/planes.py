@@ -12,9 +12,9 @@ from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
 from planegate.runner import provenance, startup
 from planegate.runner.fixture_probe import ProbeResult
-from planegate.runner.session import Outcome, RunResult
+from planegate.runner.session import Outcome, RunResult, Tamper
 from planegate.runner.triage import repro_command
-from planegate.steps import on_base
+from planegate.steps import on_base, planes_probes
 from planegate.steps.inputs import GitFacts, RunFacts
 from planegate.vocabulary import SCORING_PLANES
 
@@ -44,12 +44,14 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings += failures
     findings += _budget_findings(ctx, head_run, owner)
     findings += _probe_findings(run.probed, owner)
-    findings += _tamper_findings(head_run, owner)
+    findings += _tamper_findings((*head_run.tampering, *run.answers.tampering), owner)
+    findings += planes_probes.findings(ctx, run.answers)
     findings += provenance_findings(head_run, ctx.who.of_plane_map())
     passed = len(expected) - len(failures) - len(same)
     notes = (*_same_notes(same), *run.overlay_notes)
     if run.probed.probed:
         notes = (*notes, f"probed {len(run.probed.probed)} fixture tests with their data perturbed")
+    notes = (*notes, *planes_probes.notes(run.answers))
     return StepResult(
         Step.PLANES, tuple(findings), (f"{passed}/{len(expected)} expected nodeids passed", *notes)
     )
@@ -215,8 +217,9 @@ def _first_line(message: str) -> str:
     return lines[-1][:200] if lines else ""
 
 
-def _tamper_findings(head_run: RunResult, owner: str) -> list[Finding]:
-    """PG107: what the child's audit hook, its integrity checks and the stream saw."""
+def _tamper_findings(tampering: tuple[Tamper, ...], owner: str) -> list[Finding]:
+    """PG107: what the child's audit hook, its integrity checks and the stream saw, in the
+    scoring run and in the probe runs of the flipped tests (each sign once)."""
     return [
         Finding(
             "PG107",
@@ -227,7 +230,7 @@ def _tamper_findings(head_run: RunResult, owner: str) -> list[Finding]:
             line=t.line or None,
             owner=owner,
         )
-        for t in head_run.tampering
+        for t in dict.fromkeys(tampering)
     ]
 
 

@@ -1,0 +1,205 @@
+"""The tests a patch flips (fail on the base, pass on the head) and the probes run on them.
+
+The base's run is cheap to decide and runs beside the head's: only the scoring test files
+whose imports reach a file the patch changes (analysis/imports.py) run on the base, in a
+thread of this process while the head's session runs in another child (a patch that
+changes no unprotected file runs nothing). A patch that changes a file Python does not
+import (data, a compiled module) runs every scoring test file on the base.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from planegate.analysis.hunks import is_test_file
+from planegate.analysis.imports import ImportGraph, touched_tests
+from planegate.config import defaults
+from planegate.config.planemap import file_of
+from planegate.gate.context import Context
+from planegate.report import ProbeRecord
+from planegate.runner import answer_plan, answer_probes
+from planegate.runner.answer_plan import Plan, ProbeSession
+from planegate.runner.answer_probes import AnswerProbes
+from planegate.runner.session import RunResult
+from planegate.runner.spec import Sessions, pytest_args
+from planegate.vocabulary import SCORING_PLANES
+
+INERT = (".md", ".rst", ".adoc")
+NICE = 10  # the base's run yields the CPU to the head's scoring run it runs beside
+
+
+@dataclass(frozen=True)
+class BaseRun:
+    targets: tuple[str, ...] = ()  # the base's test files that ran
+    why: str = ""
+    result: RunResult | None = None
+    seconds: float = 0.0
+
+
+def changed_code(ctx: Context) -> tuple[str, ...]:
+    """Paths the patch changes that the run can see (protected files are main's)."""
+    paths = {p for c in ctx.changes for p in (c.path, c.old_path) if p is not None}
+    return tuple(sorted(p for p in paths if not ctx.protection.covers(p)))
+
+
+def scoring_files(ctx: Context) -> list[str]:
+    listed = {file_of(n) for p in SCORING_PLANES for n in ctx.cfg.planes[p].nodeids}
+    return sorted(
+        path
+        for path in ctx.base.files
+        if is_test_file(path)
+        and not path.endswith("conftest.py")
+        and (ctx.plane_map.plane_of_file(path) is not None or path in listed)
+    )
+
+
+def base_targets(ctx: Context, tree: Path) -> tuple[tuple[str, ...], str]:
+    """The base's scoring test files whose outcome the patch can change, and why.
+
+    The imports are read in the base's exported `tree`: a path from a test to a changed file
+    runs through files the patch left alone, whose imports are the same on both sides; a
+    file only the head has is still named by the files that import it."""
+    changed = changed_code(ctx)
+    tests = scoring_files(ctx)
+    if not changed or not tests:
+        return (), "the patch changes no file the scoring tests can see"
+    other = [p for p in changed if not p.endswith(".py") and not p.endswith(INERT)]
+    if other:
+        return tuple(tests), f"the patch changes {other[0]}, which Python does not import"
+    files = frozenset(p for p in (*ctx.base.files, *ctx.head.files) if p.endswith(".py"))
+    graph = ImportGraph(files, lambda path: _read(tree, path))
+    touched = touched_tests(graph, tests, changed)
+    return tuple(touched), f"{len(touched)} of {len(tests)} scoring test files import the change"
+
+
+def _read(tree: Path, path: str) -> str | None:
+    target = tree / path
+    if not target.is_file() or target.is_symlink():
+        return None
+    return target.read_bytes().decode("utf-8", "replace")
+
+
+class Pending:
+    """The base's run in a thread; `result()` waits for it."""
+
+    def __init__(self, done: BaseRun | None = None) -> None:
+        self._done = done
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self, sessions: Sessions, targets: tuple[str, ...], why: str, ctx: Context) -> None:
+        def work() -> None:
+            started = time.monotonic()
+            try:
+                result = sessions.run(
+                    targets=targets, deselect=frozenset(ctx.frozen), canaries=False, nice=NICE
+                )
+                self._done = BaseRun(targets, why, result, time.monotonic() - started)
+            except BaseException as error:  # handed to the caller of result()
+                self._error = error
+
+        self._thread = threading.Thread(target=work, name="base-run", daemon=True)
+        self._thread.start()
+
+    def result(self) -> BaseRun:
+        if self._thread is not None:
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._done or BaseRun()
+
+
+@contextlib.contextmanager
+def started(ctx: Context) -> Iterator[Pending]:
+    """The base's run of the test files the patch can flip, started now."""
+    started_at = time.monotonic()
+    if not changed_code(ctx):
+        yield Pending(BaseRun((), "the patch changes no file the scoring tests can see"))
+        return
+    with ctx.repo.worktree(ctx.base.commit) as tree:
+        targets, why = base_targets(ctx, tree)
+        if not targets:
+            yield Pending(BaseRun((), why, None, time.monotonic() - started_at))
+            return
+        pending = Pending()
+        trusted = frozenset(ctx.protection.select(ctx.base.files))  # main's evidence, as overlaid
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=trusted)
+        pending.start(sessions, targets, why, ctx)
+        try:
+            yield pending
+        finally:
+            with contextlib.suppress(BaseException):
+                pending.result()
+
+
+def flipped(ctx: Context, head: RunResult, base: BaseRun) -> tuple[str, ...]:
+    """Scoring tests that passed on the head and did not pass on the base (a test file
+    that ran on the base and does not hold the nodeid did not pass it)."""
+    if base.result is None:
+        return ()
+    ran = set(base.targets)
+    return tuple(
+        sorted(
+            nodeid
+            for nodeid, outcome in head.outcomes.items()
+            if outcome.passed
+            and file_of(nodeid) in ran
+            and ctx.plane_map.plane_of(nodeid) in SCORING_PLANES
+            and not base.result.outcome_of(nodeid).passed
+        )
+    )
+
+
+def probe(
+    ctx: Context, sessions: Sessions, head: RunResult, pending: Pending, checkout: str
+) -> AnswerProbes:
+    """Find the flipped tests, then probe every one of them within the budget; `checkout` is
+    how a person gets the tree the gate ran (the repro commands start with it)."""
+    base = pending.result()
+    seconds = round(base.seconds, 3)
+    record = ProbeRecord(answer_plan.BASE_RUN, "pass", seconds, len(base.targets), base.why)
+    if not head.closed or head.canary_problem:
+        return AnswerProbes(records=(record,))
+    plan = _plan(ctx, head, flipped(ctx, head, base))
+    args = pytest_args(ctx.cfg)
+
+    def run_one(session: ProbeSession, timeout: float) -> RunResult:
+        return sessions.run(
+            targets=session.targets,
+            extra_args=(*args, *session.args),
+            timeout=timeout,
+            answer_probes=True,
+        )
+
+    def repro(session: ProbeSession, nodeid: str) -> str:
+        return answer_plan.repro(session, nodeid, checkout, args)
+
+    found = answer_probes.run(
+        plan, run_one, ctx.cfg.probe_budget, repro, max_timeout=ctx.cfg.pytest_timeout
+    )
+    record = replace(record, detail=f"{base.why}; {len(plan.flipped)} flipped")
+    return replace(found, records=(record, *found.records))
+
+
+def _plan(ctx: Context, head: RunResult, tests: tuple[str, ...]) -> Plan:
+    files = {file_of(n) for n in tests}
+    modules = {
+        path: tuple(n for n in head.selected if file_of(n) == path) for path in sorted(files)
+    }
+    suspects = tuple(p for p in changed_code(ctx) if p.endswith(".py") and not is_test_file(p))
+    seed = zlib.crc32(ctx.head.commit.encode()) or 1
+    return Plan(
+        flipped=tests,
+        given=frozenset(n for n in tests if n in head.examples),
+        modules=modules,
+        suspects=suspects,
+        seed=seed if seed != ctx.cfg.seed else seed + 1,
+        factor=defaults.PROBE_EXAMPLES_FACTOR,
+        examples=ctx.cfg.max_examples,
+    )

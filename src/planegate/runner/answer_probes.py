@@ -1,0 +1,209 @@
+"""Run the answer probes on the tests a patch flips, within a time budget, and say what
+each probe found and what it cost (the sessions are planned in runner/answer_plan.py).
+
+A flipped test a probe could not run before the budget ran out is `unprobed`: the gate fails
+closed on it. A probe run that ended without its closing record (a crash, a hang up to
+`pytest.timeout`) is a failure of that probe for every test it left unfinished. A probe run
+is contained and watched like the scoring run: what its audit hook, integrity checks and
+stream saw is kept (`tampering`) and judged like the scoring run's (PG107).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from planegate.report import ProbeRecord
+from planegate.runner import answer_plan as plan_of
+from planegate.runner.answer_plan import Plan, ProbeSession
+from planegate.runner.session import Outcome, RunResult, Tamper
+
+# runs one session with a timeout (seconds): the gate's Sessions, in the head's tree
+Runner = Callable[[ProbeSession, float], RunResult]
+MAX_MESSAGE = 600
+
+
+@dataclass(frozen=True)
+class ProbeFailure:
+    probe: str
+    nodeid: str
+    message: str
+    repro: str
+
+
+@dataclass(frozen=True)
+class AnswerProbes:
+    """The flipped tests, what the probes found on them, and each probe's record."""
+
+    flipped: tuple[str, ...] = ()
+    failures: tuple[ProbeFailure, ...] = ()
+    unprobed: tuple[tuple[str, str], ...] = ()  # (probe, nodeid) the budget left out
+    not_applicable: tuple[tuple[str, str], ...] = ()  # (probe, nodeid) skipped by the probe
+    records: tuple[ProbeRecord, ...] = ()
+    tampering: tuple[Tamper, ...] = ()  # what the probe runs' audit hooks and streams saw
+
+    @property
+    def seconds(self) -> float:
+        return sum(record.seconds for record in self.records)
+
+
+@dataclass
+class _Tally:
+    failures: list[ProbeFailure]
+    unprobed: list[tuple[str, str]]
+    not_applicable: list[tuple[str, str]]
+    seconds: dict[str, float]
+    tests: dict[str, set[str]]
+    tampering: dict[Tamper, None]
+
+
+def run(
+    plan: Plan,
+    runner: Runner,
+    budget: float,
+    repro: Callable[[ProbeSession, str], str],
+    clock: Callable[[], float] = time.monotonic,
+    max_timeout: float = 1200.0,
+) -> AnswerProbes:
+    """Every planned session in order while the budget lasts."""
+    tally = _Tally([], [], [], {}, {}, {})
+    deadline = clock() + budget
+    for session in plan_of.sessions(plan):
+        for kind in session.kinds:
+            tally.tests.setdefault(kind, set()).update(session.runs)
+        remaining = deadline - clock()
+        if remaining <= 0:
+            tally.unprobed += [(kind, n) for n in session.runs for kind in session.kinds]
+            continue
+        started = clock()
+        timeout = min(max_timeout, remaining)
+        result = runner(session, timeout)
+        share = (clock() - started) / len(session.kinds)
+        for kind in session.kinds:
+            tally.seconds[kind] = tally.seconds.get(kind, 0.0) + share
+        _judge(session, result, timeout < max_timeout, tally, repro)
+        tally.tampering.update(dict.fromkeys(result.tampering))
+    tally.failures = _attributed(tally.failures)
+    return AnswerProbes(
+        flipped=plan.flipped,
+        failures=tuple(tally.failures),
+        unprobed=tuple(tally.unprobed),
+        not_applicable=tuple(tally.not_applicable),
+        records=_records(tally),
+        tampering=tuple(tally.tampering),
+    )
+
+
+def _judge(
+    session: ProbeSession,
+    result: RunResult,
+    budget_bound: bool,
+    tally: _Tally,
+    repro: Callable[[ProbeSession, str], str],
+) -> None:
+    """Each flipped test of the session: every one of its runs must pass; the first run
+    that does not is the finding of its probe."""
+    for nodeid, runs in session.runs.items():
+        for run, probe in runs:
+            outcome = result.outcome_of(run)
+            if outcome.passed:
+                continue
+            if probe == plan_of.PLAIN and outcome.outcome == "skipped":
+                tally.not_applicable.append((probe, nodeid))
+                continue
+            if result.timed_out and budget_bound and outcome.outcome == "missing":
+                tally.unprobed.append((probe, nodeid))
+            else:
+                message = _why(outcome, result, run != nodeid and run)
+                probe = plan_of.probe_of(probe, message)
+                tally.failures.append(ProbeFailure(probe, nodeid, message, repro(session, nodeid)))
+            break
+    if result.canary_problem:
+        for nodeid, runs in session.runs.items():
+            message = f"result channel compromised: {result.canary_problem}"
+            failure = ProbeFailure(runs[0][1], nodeid, message, repro(session, nodeid))
+            tally.failures.append(failure)
+
+
+def _attributed(failures: list[ProbeFailure]) -> list[ProbeFailure]:
+    """A plain call that fails where the alone or fresh-inputs probe fails too says nothing
+    of its own: the first call in a fresh process, or fresh examples, explain it."""
+    explained = {f.nodeid for f in failures if f.probe in (plan_of.ALONE, plan_of.FRESH)}
+    return [f for f in failures if not (f.probe == plan_of.PLAIN and f.nodeid in explained)]
+
+
+def _why(outcome: Outcome, result: RunResult, copy: str | bool) -> str:
+    """Why a run did not pass; `copy`: the nodeid of a repeated run, else False."""
+    if outcome.outcome in ("missing", "deselected") and not result.closed:
+        return "the probe run ended without its closing record" + (
+            " (timed out)" if result.timed_out else ""
+        )
+    text = summary(outcome.message) or outcome.outcome
+    where = f" on run {str(copy).rsplit('@', 1)[-1]}" if copy else ""
+    return f"{outcome.outcome}{where}: {text}"[:MAX_MESSAGE]
+
+
+COUNTEREXAMPLE = ("Falsifying example", "Failing test case")
+
+
+def summary(message: str) -> str:
+    """Hypothesis' counterexample and pytest's `E` lines: on what input, what failed."""
+    lines = [line.strip() for line in message.splitlines()]
+    kept: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        text = line[2:].strip() if line.startswith("E ") else line
+        if text.startswith(COUNTEREXAMPLE):
+            call, used = _call(lines[index:], text)
+            kept.insert(0, "counterexample: " + call)
+            index += used
+            continue
+        if line.startswith("E ") and not text.startswith(("+ ", "and ")):
+            kept.append(text)
+        index += 1
+    if not kept:
+        kept = [line.strip() for line in lines if line.strip()][-1:]
+    seen: list[str] = []
+    for line in kept:
+        if line not in seen:
+            seen.append(line)
+    return " | ".join(seen[:6])
+
+
+def _call(lines: list[str], header: str) -> tuple[str, int]:
+    """`test_x(a=0, b=1)` from Hypothesis' lines `Failing test case: test_x(`, `a=0,`, ...,
+    and how many lines it took."""
+    parts = [header.split(":", 1)[-1].strip()]
+    used = 1
+    while used < min(len(lines), 12) and not parts[-1].endswith(")"):
+        line = lines[used]
+        parts.append(line[2:].strip() if line.startswith("E ") else line)
+        used += 1
+    call = " ".join(part for part in parts if part)
+    return call.replace("( ", "(").replace(", )", ")").replace(" )", ")"), used
+
+
+def _records(tally: _Tally) -> tuple[ProbeRecord, ...]:
+    records = []
+    for kind in plan_of.KINDS:
+        tests = tally.tests.get(kind, set())
+        if not tests:
+            continue
+        failed = {f.nodeid for f in tally.failures if f.probe == kind}
+        skipped = {n for k, n in tally.not_applicable if k == kind}
+        over = {n for k, n in tally.unprobed if k == kind}
+        outcome = "fail" if failed else "over budget" if over else "pass"
+        parts = [
+            f"{count} {what}"
+            for count, what in (
+                (len(failed), "failed"),
+                (len(over), "not run: budget"),
+                (len(skipped), "not applicable"),
+            )
+            if count
+        ]
+        seconds = round(tally.seconds.get(kind, 0.0), 3)
+        records.append(ProbeRecord(kind, outcome, seconds, len(tests), ", ".join(parts)))
+    return tuple(records)
