@@ -7,10 +7,13 @@ of planegate's and `__main__` keeps no reference to it. `prepare()`:
 1. reads the run's spec from its own pipe and closes it;
 2. drops privileges that could read another process (`bootstrap.lock_down`);
 3. opens the result channel and installs the audit hook, before anything else is imported;
-4. imports pytest, pluggy, hypothesis and the allowed plugins while the tree is not on
-   sys.path, and checks none of them was found in the tree;
-5. puts the tree on sys.path after the standard library and before site-packages;
-6. builds the channel plugin and forgets planegate's own modules.
+4. imports pytest, pluggy and hypothesis while neither the project's site nor the tree is on
+   sys.path;
+5. adds the project's site folders, if the run has any, at the end of sys.path (their `.pth`
+   files run; what they change in the harness is named);
+6. imports the allowed plugins, and checks none of them was found in the tree;
+7. puts the tree on sys.path after the standard library and before site-packages;
+8. builds the channel plugin and forgets planegate's own modules.
 """
 
 from __future__ import annotations
@@ -39,15 +42,20 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     state = audit.install(emit, tree, spec.get("trusted", ()), spec.get("protect", ()))
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=close)
-    roots, allowed = bootstrap.import_harness(list(spec.get("modules", [])))
+    roots = bootstrap.import_harness()
     state.pluggy_dir = os.path.dirname(sys.modules["pluggy"].__file__ or "") + "/"
     state.bottom = sys.modules["_pytest.main"].pytest_runtestloop.__code__
+    bootstrap.neutralise(str(spec.get("pycache", "")))
+    checks = integrity.make(emit, state, roots)
+    site = [str(folder) for folder in spec.get("site", [])]
+    if site:
+        integrity.around(checks, "by the project's site", lambda: bootstrap.add_site(site))
+    more, allowed = bootstrap.import_plugins(list(spec.get("modules", [])))
+    checks.roots += more
     for problem in bootstrap.harness_in_tree(tree):
         frames.record(state, problem, None)
-    bootstrap.neutralise(str(spec.get("pycache", "")))
     os.chdir(tree)
     bootstrap.place_tree(tree)
-    checks = integrity.make(emit, state, roots)
     plugins: list[object] = [channel.make_plugin(emit, state, checks, frozenset(spec["deselect"]))]
     plugins += allowed
     if spec.get("probes") is not None:
