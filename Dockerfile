@@ -48,24 +48,27 @@ RUN apt-get update \
 
 # Stage 4: the root file system: the base without its package caches, documentation and the
 # standard library parts no test run uses (IDLE, tkinter, lib2to3, ensurepip), git, the
-# stripped interpreter and packages, the setup helper and the unprivileged user.
+# stripped interpreter and packages, the phase-1 helpers and the two unprivileged users.
 FROM ${PYTHON_BASE} AS rootfs
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 COPY --from=strip /usr/local /usr/local
 # git is the only system program planegate needs: Debian bookworm's build (the base digest
-# pins the distribution), without Perl, from the stage above.
+# pins the distribution), without Perl, from the stage above. setpriv (util-linux, in the
+# base) switches users in phase 1.
 COPY --from=git /opt/git/ /
 COPY docker/setup-auto.sh /usr/local/bin/planegate-setup-auto
-# The gated project's test dependencies go to a prefix of their own, outside the
-# interpreter's root-owned site-packages: a root-owned .pth adds it *after* planegate's
-# own packages, so a project can add modules but never shadow planegate, pytest or Hypothesis.
-RUN python -m pip check && planegate --version && git --version \
+COPY docker/phase1.sh /usr/local/bin/planegate-phase1
+# The gated project's test dependencies go to a prefix of their own (PIP_PREFIX below), owned
+# by the project's user (10002) in phase 1. No interpreter adds it by itself: planegate runs
+# isolated (python -I) and only its test child adds the prefix's site folder, after the
+# harness, so a project can add modules but never shadow planegate, pytest or Hypothesis,
+# and no .pth it installs runs inside planegate.
+RUN python -m pip check && planegate --version && git --version && setpriv --version \
     && git init -q /tmp/probe && git -C /tmp/probe worktree list && rm -rf /tmp/probe \
-    && chmod 0755 /usr/local/bin/planegate-setup-auto \
-    && site=$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') \
-    && printf '%s\n' "import site; site.addsitedir('/tmp/planegate-project/lib/python3.12/site-packages')" \
-        > "$site/zz-planegate-project.pth" \
+    && chmod 0755 /usr/local/bin/planegate-setup-auto /usr/local/bin/planegate-phase1 \
     && useradd --uid 10001 --create-home --home-dir /home/planegate --shell /usr/sbin/nologin planegate \
+    && useradd --uid 10002 --no-create-home --home-dir /tmp/planegate-project-home \
+        --shell /usr/sbin/nologin planegate-project \
     && lib=/usr/local/lib/python3.12 \
     && rm -rf /usr/local/include /usr/local/lib/pkgconfig "$lib"/config-3.12-* \
         "$lib"/idlelib "$lib"/tkinter "$lib"/turtledemo "$lib"/test "$lib"/lib2to3 \

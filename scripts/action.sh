@@ -6,9 +6,11 @@
 #                       Dockerfile and say so), make the shared folders, copy the event-file and
 #                       ca-bundle inputs where phase 1 cannot write, refuse a checkout that
 #                       persisted credentials into .git/config
-#   action.sh run       phase 1, untrusted: a copy of the workspace, the `setup` command and
-#                       the tests, in a container with NO token, no file-command paths and no
-#                       runner tokens; writes only into the exchange folder
+#   action.sh run       phase 1, untrusted: the `setup` command and the tests, in a container
+#                       with NO token, no file-command paths and no runner tokens; the
+#                       workspace read-only; the setup and the tests as a user of their own,
+#                       planegate isolated as the user that alone can write the exchange
+#                       folder (docker/phase1.sh, the image's planegate-phase1)
 #   action.sh judge     phase 2, trusted: the token, the original workspace read-only and the
 #                       exchange folder read-only; never executes project code
 #
@@ -30,13 +32,25 @@ output() {
 }
 
 # The uid the containers run as: the runner's own (it owns the workspace) unless that is root,
-# in which case the image's unprivileged user.
+# in which case the image's unprivileged user. In phase 1 this is planegate's user.
 container_user() {
 	if [[ $(id -u) == 0 ]]; then printf '10001:10001'; else printf '%s:%s' "$(id -u)" "$(id -g)"; fi
 }
 
+# The uid phase 1's setup and tests run as: 10002 (the image's planegate-project), never
+# planegate's own.
+project_user() {
+	local uid=10002
+	[[ ${1%%:*} != "$uid" ]] || uid=10003
+	printf '%s:%s' "$uid" "$uid"
+}
+
 # Docker options common to both phases: no new privileges, no capabilities, bounded pids.
 hardening=(--rm --init --cap-drop ALL --security-opt no-new-privileges --pids-limit 4096)
+# Phase 1 starts as root with these only, to copy the workspace for the setup and switch users
+# (docker/phase1.sh); none of them reaches the setup or the tests.
+phase1_caps=(--cap-add CHOWN --cap-add DAC_READ_SEARCH --cap-add SETUID --cap-add SETGID
+	--cap-add SETPCAP --cap-add KILL)
 # PLANEGATE_DOCKER_NETWORK (host side, optional): e.g. "host" where the engine has no bridge.
 if [[ -n ${PLANEGATE_DOCKER_NETWORK:-} ]]; then hardening+=(--network "$PLANEGATE_DOCKER_NETWORK"); fi
 
@@ -80,7 +94,9 @@ prepare() {
 
 	local dir=${RUNNER_TEMP:?}/planegate-${GITHUB_RUN_ID:-0}-${GITHUB_RUN_ATTEMPT:-1}-$$
 	mkdir -p "$dir/exchange" "$dir/out" "$dir/in"
-	chmod 0777 "$dir/exchange" # written by the phase-1 container's (possibly different) uid
+	# written by phase 1's planegate alone (the judge's user too); never by the project's user
+	chmod 0700 "$dir/exchange"
+	if [[ $(id -u) == 0 ]]; then chown "$(container_user)" "$dir/exchange"; fi
 	chmod 0755 "$dir/in"
 	stage event.json "${INPUT_EVENT_FILE:-}" "$dir" "$workdir"
 	# a private CA: the input, else the runner's REQUESTS_CA_BUNDLE (GitHub Enterprise Server)
@@ -137,39 +153,32 @@ run_phase() {
 		output exit-code 0
 		return 0
 	fi
-	# Phase 1 gets a copy: whatever the tests do to .git (hooks, config) never reaches phase 2.
-	local copy=$dir/workspace
-	rm -rf "$copy"
-	mkdir -p "$copy"
-	cp -a "$workspace/." "$copy/"
+	# Phase 1 reads the workspace read-only; the setup works in a copy of its own, in the container.
 	local user
 	user=$(container_user)
-	if [[ $user == 10001:10001 ]]; then chown -R 10001:10001 "$copy"; fi
-
 	local event_mount=()
 	if [[ -n ${GITHUB_EVENT_PATH:-} && -f $GITHUB_EVENT_PATH ]]; then
 		event_mount=(-v "$GITHUB_EVENT_PATH:/github/event.json:ro" -e GITHUB_EVENT_PATH=/github/event.json)
 	fi
 	export INPUT_PHASE=run PLANEGATE_EXCHANGE=$dir/exchange HOME=/tmp/planegate-home
-	export PLANEGATE_SETUP=${INPUT_SETUP:-}
+	export PLANEGATE_SETUP=${INPUT_SETUP:-} PLANEGATE_GATE_USER=$user
+	PLANEGATE_PROJECT_USER=$(project_user "$user")
+	export PLANEGATE_PROJECT_USER
+	# the workspace may belong to another uid than planegate's (a root runner)
+	export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0=$workspace
+	export GIT_CONFIG_KEY_1=safe.directory GIT_CONFIG_VALUE_1=$PLANEGATE_WORKDIR
 	staged_inputs "$dir"
 	local status=0
-	# shellcheck disable=SC2016 # expanded by the container's shell
-	guarded docker run "${hardening[@]}" --user "$user" \
-		-v "$copy:$workspace" -v "$dir/exchange:$dir/exchange" "${event_mount[@]}" "${staged[@]}" \
+	guarded docker run "${hardening[@]}" "${phase1_caps[@]}" --user 0:0 \
+		-v "$workspace:$workspace:ro" -v "$dir/exchange:$dir/exchange" "${event_mount[@]}" "${staged[@]}" \
 		-w "$PLANEGATE_WORKDIR" \
 		-e HOME -e CI=true -e GITHUB_ACTIONS=true -e GITHUB_WORKSPACE \
 		-e GITHUB_EVENT_NAME -e GITHUB_REPOSITORY -e GITHUB_SHA -e GITHUB_REF \
+		-e GIT_CONFIG_COUNT -e GIT_CONFIG_KEY_0 -e GIT_CONFIG_VALUE_0 -e GIT_CONFIG_KEY_1 -e GIT_CONFIG_VALUE_1 \
 		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_HEAD \
 		-e INPUT_WORKING_DIRECTORY -e PLANEGATE_EXCHANGE -e PLANEGATE_SETUP \
-		--entrypoint /bin/sh "$image" -c '
-			mkdir -p "$HOME"
-			case $PLANEGATE_SETUP in
-			"" | none) echo "planegate: setup skipped" ;;
-			auto) planegate-setup-auto || { echo "planegate: setup failed"; exit 69; } ;;
-			*) sh -c "$PLANEGATE_SETUP" || { echo "planegate: setup failed"; exit 69; } ;;
-			esac
-			exec planegate action' || status=$?
+		-e PLANEGATE_GATE_USER -e PLANEGATE_PROJECT_USER \
+		--entrypoint planegate-phase1 "$image" || status=$?
 	echo "planegate: phase 1 (untrusted) exited $status"
 	output exit-code "$status"
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # image-smoke.sh - build the image and run the action's two phases, as action.yml runs them
 # (through scripts/action.sh), on fixture copies of the demo repository: an honest patch
-# that must pass and a cheating one (rewritten golden file) that must fail with exit 3.
+# that must pass, a cheating one (rewritten golden file) that must fail with exit 3, and a
+# hostile install (a production bug plus a build backend that plants code everywhere) that
+# must fail with exit 1.
 #
 # Needs a Docker engine (here: /work/shared/tools/local-container.sh up). Run: make image-smoke
 #
@@ -10,11 +12,17 @@
 #   2. it runs as a non-root user;
 #   3. phase 1 gets no token: with GITHUB_TOKEN, ACTIONS_RUNTIME_TOKEN and
 #      ACTIONS_ID_TOKEN_REQUEST_TOKEN set on the "runner", the phase-1 container's environment
-#      (captured by its setup command) holds none of them, no GITHUB_OUTPUT/ENV/PATH/
-#      STEP_SUMMARY/STATE variable, and none of those files is mounted;
+#      (printed by its setup command) holds none of them, no GITHUB_OUTPUT/ENV/PATH/
+#      STEP_SUMMARY/STATE variable, and none of those files is mounted; the setup runs as a
+#      user of its own that cannot write the exchange folder;
 #   4. with `planegate action` in the image and a fake GitHub server, both phases on the honest
 #      and the cheating patch: verdict and exit-code outputs, one check run each (success /
-#      failure) and one sticky comment on the fake server.
+#      failure) and one sticky comment on the fake server;
+#   5. the hostile install (scripts/fixture-hostile.py, setup: auto): the verdict is still
+#      failure, exit 1; the planted code never ran inside planegate's own process; the test
+#      child ran it (the project's .pth, after the harness) as the project's user; and nothing
+#      it or the production code could write is the exchange folder, planegate's HOME, the
+#      workspace or the interpreter's folders.
 #
 # Check 4 needs `planegate action` (docs/action-contract.md) and the fake GitHub server from
 # the tests. It expects SMOKE_FAKE_GITHUB, a command (default below) that serves the fake API
@@ -64,10 +72,11 @@ uid=$(docker run --rm --entrypoint id "$image" -u)
 # A fake runner: the variables and files GitHub's runner provides to a composite step.
 scratch=$(mktemp -d /tmp/planegate-smoke.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
-fake_runner() { # fake_runner NAME PATCH -> prints the workspace
+fake_runner() { # fake_runner NAME PATCH [hostile] -> prints the workspace
 	local ws=$scratch/$1/workspace
 	mkdir -p "$scratch/$1/temp" "$scratch/$1/files" "$ws"
 	"$python" scripts/fixture-repo.py "$ws/repo" "$2" >/dev/null
+	if [[ ${3:-} == hostile ]]; then "$python" scripts/fixture-hostile.py "$ws/repo"; fi
 	: >"$scratch/$1/files/output"
 	: >"$scratch/$1/files/summary"
 	: >"$scratch/$1/files/env"
@@ -131,16 +140,22 @@ dir=$(step_output envcheck dir)
 workdir=$(step_output envcheck workdir)
 # shellcheck disable=SC2016 # expanded inside the phase-1 container
 action envcheck run PLANEGATE_DIR="$dir" PLANEGATE_IMAGE_REF="$image" PLANEGATE_WORKDIR="$workdir" \
-	INPUT_SETUP='env >"$PLANEGATE_EXCHANGE/phase1.env"; ls -a /github >"$PLANEGATE_EXCHANGE/phase1.github" 2>&1; exit 0' \
+	INPUT_SETUP='echo "setup-uid=$(id -u)"; echo ENV-BEGIN; env; echo ENV-END; echo LS-BEGIN; ls -a /github; echo LS-END; : >"$PLANEGATE_EXCHANGE/x" 2>/dev/null && echo EXCHANGE-WRITABLE; exit 0' \
 	>>"$scratch/envcheck.log" 2>&1 || true
-if [[ -f $dir/exchange/phase1.env ]]; then
-	leaks=$(grep -E '^(GITHUB_TOKEN|ACTIONS_RUNTIME_TOKEN|ACTIONS_ID_TOKEN_REQUEST_TOKEN|GITHUB_OUTPUT|GITHUB_ENV|GITHUB_PATH|GITHUB_STATE|GITHUB_STEP_SUMMARY|INPUT_GITHUB_TOKEN)=' "$dir/exchange/phase1.env" || true)
-	canary=$(grep -c -E 'canary' "$dir/exchange/phase1.env" || true)
+sed -n '/^ENV-BEGIN$/,/^ENV-END$/p' "$scratch/envcheck.log" >"$scratch/phase1.env"
+if grep -q '^PLANEGATE_EXCHANGE=' "$scratch/phase1.env"; then
+	leaks=$(grep -E '^(GITHUB_TOKEN|ACTIONS_RUNTIME_TOKEN|ACTIONS_ID_TOKEN_REQUEST_TOKEN|GITHUB_OUTPUT|GITHUB_ENV|GITHUB_PATH|GITHUB_STATE|GITHUB_STEP_SUMMARY|INPUT_GITHUB_TOKEN)=' "$scratch/phase1.env" || true)
+	canary=$(grep -c -E 'smoke_canary_token|smoke_runtime_canary|smoke_oidc_canary' "$scratch/envcheck.log" || true)
 	[[ -z $leaks && $canary == 0 ]] && pass "phase 1 environment has no token and no file-command variable" ||
 		fail "phase 1 saw: $leaks (canary lines: $canary)"
-	grep -qE 'output|summary' "$dir/exchange/phase1.github" && fail "phase 1 sees file-command files: $(cat "$dir/exchange/phase1.github")" ||
-		pass "phase 1 has no file-command files mounted ($(tr '\n' ' ' <"$dir/exchange/phase1.github"))"
-	grep -q '^PLANEGATE_EXCHANGE=' "$dir/exchange/phase1.env" && pass "phase 1 got the exchange folder" || fail "phase 1 had no PLANEGATE_EXCHANGE"
+	listing=$(sed -n '/^LS-BEGIN$/,/^LS-END$/p' "$scratch/envcheck.log" | grep -vx 'LS-BEGIN\|LS-END' | tr '\n' ' ')
+	grep -qE 'output|summary' <<<"$listing" && fail "phase 1 sees file-command files: $listing" ||
+		pass "phase 1 has no file-command files mounted ($listing)"
+	setup_uid=$(sed -n 's/^setup-uid=//p' "$scratch/envcheck.log")
+	[[ -n $setup_uid && $setup_uid != 0 && $setup_uid != 10001 ]] && pass "setup runs as uid $setup_uid, not planegate's" ||
+		fail "setup ran as uid '$setup_uid'"
+	grep -q '^EXCHANGE-WRITABLE$' "$scratch/envcheck.log" && fail "the setup could write the exchange folder" ||
+		pass "the setup cannot write the exchange folder ($(stat -c '%a %u' "$dir/exchange"))"
 else
 	cat "$scratch/envcheck.log"
 	fail "phase 1's setup did not run"
@@ -157,13 +172,14 @@ state=$scratch/fake-github.json
 coproc FAKE { FAKE_GITHUB_STATE=$state exec $fake_github; }
 read -r api_url <&"${FAKE[0]}" || { fail "fake GitHub server did not start ($fake_github)"; exit 1; }
 fake_pid=$FAKE_PID
-gate_patch() { # gate_patch NAME PATCH WANT_VERDICT WANT_EXIT
-	fake_runner "$1" "$2"
+gate_patch() { # gate_patch NAME PATCH WANT_VERDICT WANT_EXIT [hostile]
+	fake_runner "$1" "$2" "${5:-}"
 	action "$1" prepare >"$scratch/$1.log" 2>&1
-	local d w
+	local d w setup=none
 	d=$(step_output "$1" dir)
 	w=$(step_output "$1" workdir)
-	local common=(PLANEGATE_DIR="$d" PLANEGATE_IMAGE_REF="$image" PLANEGATE_WORKDIR="$w" INPUT_SETUP=none)
+	[[ ${5:-} != hostile ]] || setup=auto
+	local common=(PLANEGATE_DIR="$d" PLANEGATE_IMAGE_REF="$image" PLANEGATE_WORKDIR="$w" INPUT_SETUP="$setup")
 	action "$1" run "${common[@]}" >>"$scratch/$1.log" 2>&1 || true
 	local run_exit status=0
 	run_exit=$(step_output "$1" exit-code)
@@ -180,14 +196,35 @@ gate_patch() { # gate_patch NAME PATCH WANT_VERDICT WANT_EXIT
 	fi
 }
 gate_patch honest honest-fix pass 0
+gate_patch hostile plain-bug fail 1 hostile
+# 5. what the planted code did, from phase 1's log and from run.json (the child's output)
+hostile_dir=$(step_output hostile dir)
+"$python" - "$scratch/hostile.log" "$hostile_dir/exchange" "$scratch/hostile/workspace" <<'PY' && pass "hostile install: never ran inside planegate; the test child ran it as the project's user and could write none of planegate's folders" || fail "hostile install: see above"
+import json, os, re, sys
+log, exchange, workspace = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
+lines = [l for l in log.splitlines() if l.startswith("planegate-attack:")]
+inside = [l for l in lines if "planegate=True" in l or "isolated=1" in l or "replaced" in l]
+assert not inside, inside
+assert sorted(os.listdir(exchange)) == ["run.json"], os.listdir(exchange)
+run = json.load(open(os.path.join(exchange, "run.json")))
+assert "forged" not in run, run
+output = run["head_run"]["output"]
+ran = re.findall(r"planegate-attack: \.pth ran: uid=(\d+) isolated=0 planegate=False", output)
+assert ran and set(ran) == {"10002"}, (ran, output[:2000])
+for found in re.findall(r"planegate-attack: .* could write: (\[.*\])", output):
+    for path in eval(found):
+        bad = (exchange, "/tmp/planegate-home", workspace, "/usr/local", "/home/planegate")
+        assert not any(path == b or path.startswith(b + "/") for b in bad), path
+print("planted .pth ran in the child", len(ran), "times, as uid", ran[0])
+PY
 gate_patch cheat rewritten-golden fail 3
 kill -TERM "$fake_pid" && wait "$fake_pid" || true
-"$python" - "$state" <<'PY' && pass "fake GitHub: one check run per patch (success, failure), one sticky comment edited in place" || fail "fake GitHub state: see above"
+"$python" - "$state" <<'PY' && pass "fake GitHub: one check run per patch (success, failure, failure), one sticky comment edited in place" || fail "fake GitHub state: see above"
 import json, sys
 state = json.load(open(sys.argv[1]))
 conclusions = sorted(run.get("conclusion") for run in state["check_runs"])
 print("check runs:", conclusions, "comments:", len(state["comments"]))
-assert conclusions == ["failure", "success"], conclusions
+assert conclusions == ["failure", "failure", "success"], conclusions
 # both patches are pull request 7: the sticky comment is edited, never duplicated
 assert len(state["comments"]) == 1, state["comments"]
 assert "Exit 3" in state["comments"][0]["body"], state["comments"][0]["body"][:300]

@@ -74,7 +74,7 @@ def test_event_file_and_ca_bundle_are_staged_where_phase_1_cannot_write(tmp_path
     assert (folder / "in/event.json").read_text() == "{}\n"
     assert (folder / "in/ca-bundle.pem").read_text() == "PEM\n"
     assert os.stat(folder / "in").st_mode & 0o777 == 0o755
-    assert os.stat(folder / "exchange").st_mode & 0o777 == 0o777
+    assert os.stat(folder / "exchange").st_mode & 0o777 == 0o700  # phase 1 planegate alone
 
 
 def test_a_missing_event_file_is_refused(tmp_path: Path) -> None:

@@ -93,10 +93,10 @@ def run_phase(environ: Mapping[str, str], progress: Progress) -> int:
     if options.mode == "digest":
         repo = GitRepo(Path(options.working_directory))
         made = build_digest(repo, repo.resolve(options.head), options.config, progress)
-        (folder / digest_mod.FILE_NAME).write_text(digest_mod.to_json(made), "utf-8")
+        exchange.write_file(folder, digest_mod.FILE_NAME, digest_mod.to_json(made))
         return exitcodes.PASS
     if options.mode == "sweep":
-        (folder / SWEEP_FILE).write_text(_sweep_json(options, progress), "utf-8")
+        exchange.write_file(folder, SWEEP_FILE, _sweep_json(options, progress))
         return exitcodes.PASS
     if options.mode != "gate":
         raise UsageError(f"mode {options.mode!r} has no run phase")

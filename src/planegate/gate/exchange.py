@@ -1,18 +1,23 @@
 """The run phase's results as data (`run.json`), read back by the judge phase.
 
 The run phase executes project code, so the judge treats this file as untrusted input: it
-checks its shape and its commits, and recomputes everything git can tell it by itself.
+checks its shape and its commits, and recomputes everything git can tell it by itself. The
+run phase's planegate process writes it (`write_file`: a temporary file renamed into place,
+no symlink followed); in the action nothing else can write the folder (docs/security.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import secrets
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from planegate import loading
-from planegate.errors import InputDataError
+from planegate.errors import InputDataError, ServiceUnavailable
 from planegate.gate import exchange_probes
 from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
@@ -23,6 +28,7 @@ from planegate.runner.rerun import Rerun
 
 SCHEMA = "planegate-run/1"
 FILE_NAME = "run.json"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def to_json(execution: Execution) -> str:
@@ -44,9 +50,35 @@ def to_json(execution: Execution) -> str:
 
 
 def write(folder: Path, execution: Execution) -> Path:
-    path = folder / FILE_NAME
-    path.write_text(to_json(execution), "utf-8")
-    return path
+    return write_file(folder, FILE_NAME, to_json(execution))
+
+
+def write_file(folder: Path, name: str, text: str) -> Path:
+    """`text` as `folder/name`, atomically: a new file of a random name in the folder, then
+    renamed over `name`. Neither step follows a symlink: one planted at `name` is replaced,
+    never written through, and a folder that is itself a symlink is refused."""
+    try:
+        dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+    except OSError as error:
+        raise ServiceUnavailable(f"{folder}: cannot write there: {error.strerror}") from None
+    temp = f".{name}.{secrets.token_hex(8)}"
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=dir_fd)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(text.encode("utf-8"))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=dir_fd)
+            raise
+    except OSError as error:
+        raise ServiceUnavailable(f"{folder / name}: cannot be written: {error.strerror}") from None
+    finally:
+        os.close(dir_fd)
+    return folder / name
 
 
 def read(folder: Path) -> Execution:

@@ -1,4 +1,5 @@
-"""The child's set-up before pytest runs: privileges, harness imports, names.
+"""The child's set-up before pytest runs: privileges, harness imports, the project's site,
+sys.path, names.
 
 Runs inside the child (see `runner/child.py` for the order). Linux-specific parts (prctl,
 capabilities) are skipped elsewhere; docs/runner.md says what each one buys.
@@ -6,6 +7,7 @@ capabilities) are skipped elsewhere; docs/runner.md says what each one buys.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -74,30 +76,55 @@ def _drop_capabilities(libc: Any) -> None:
         raise OSError(ctypes.get_errno(), "capset failed")
 
 
-def import_harness(modules: list[str]) -> tuple[tuple[str, ...], list[object]]:
-    """Import and so pin the harness before the tree is on sys.path: pytest, every plugin
-    module pytest loads by default, pluggy, hypothesis and the allowed plugins. A later
+def import_harness() -> tuple[str, ...]:
+    """Import and so pin the harness before the project's site and the tree are on sys.path:
+    pytest, every plugin module pytest loads by default, pluggy and hypothesis. A later
     `import pytest` (or of any submodule, found through the package's own __path__) gets
-    these; nothing in the tree can stand in for them. Returns the top-level names to watch
-    and the allowed plugins' modules, handed to pytest.main() as objects (not `-p` names)."""
+    these; nothing the project installs or commits can stand in for them. Returns the
+    top-level names to watch."""
     import _pytest.config
     import pluggy  # noqa: F401
     import pytest  # noqa: F401
 
     builtin = (*_pytest.config.essential_plugins, *_pytest.config.default_plugins)
     names = [f"_pytest.{name}" for name in builtin] + ["pytest"]
-    names += [name for name in (*HARNESS, *modules) if name not in names]
-    roots: list[str] = list(HARNESS)
-    plugins: list[object] = []
+    names += [name for name in HARNESS if name not in names]
     for name in names:
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            if name in modules:
-                raise  # an allowed plugin that is not installed: pytest's own error
-            continue  # hypothesis when it is not installed
-        if name in modules:
-            plugins.append(module)
+        with contextlib.suppress(ImportError):  # hypothesis when it is not installed
+            importlib.import_module(name)
+    return HARNESS
+
+
+def add_site(folders: list[str]) -> None:
+    """The project's site folders, after everything on sys.path (the harness's folders
+    included), their `.pth` files run as at start-up (`site.addsitedir`); a `sitecustomize`
+    there is importable, not run. What those files put in front (a path, a meta-path finder,
+    a path hook) is moved behind what was there: the project adds, it never comes first.
+    Cached path finders are dropped, so each folder's finder comes from the hooks as now."""
+    import site
+
+    path, meta, hooks = list(sys.path), list(sys.meta_path), list(sys.path_hooks)
+    for folder in folders:
+        site.addsitedir(folder)
+    sys.path[:] = path + [entry for entry in sys.path if entry not in path]
+    sys.meta_path[:] = _behind(meta, sys.meta_path)
+    sys.path_hooks[:] = _behind(hooks, sys.path_hooks)
+    sys.path_importer_cache.clear()
+
+
+def _behind(before: list[Any], now: list[Any]) -> list[Any]:
+    return [*before, *(item for item in now if not any(item is old for old in before))]
+
+
+def import_plugins(modules: list[str]) -> tuple[tuple[str, ...], list[object]]:
+    """The allowed plugins, after the project's site is added (a plugin the project installs
+    is found there) and before the tree is on sys.path; handed to pytest.main() as objects
+    (not `-p` names). One that is not installed fails the run with pytest's own error.
+    Returns their top-level names (watched like the harness) and the modules."""
+    roots: list[str] = []
+    plugins: list[object] = []
+    for name in modules:
+        plugins.append(importlib.import_module(name))
         root = name.split(".", 1)[0]
         if root not in roots:
             roots.append(root)

@@ -8,11 +8,14 @@ of planegate's and `__main__` keeps no reference to it. `prepare()`:
 2. drops privileges that could read another process (`bootstrap.lock_down`);
 3. opens the result channel and installs the audit hook (with read tracing when the run asks
    for it), before anything else is imported;
-4. imports pytest, pluggy, hypothesis and the allowed plugins while the tree is not on
-   sys.path, and checks none of them was found in the tree;
-5. puts the tree's package roots (`runner/roots.py`: `src/`, the base's `pythonpath`, the
+4. imports pytest, pluggy and hypothesis while neither the project's site nor the tree is on
+   sys.path;
+5. adds the project's site folders, if the run has any, at the end of sys.path (their `.pth`
+   files run; what they change in the harness is named);
+6. imports the allowed plugins, and checks none of them was found in the tree;
+7. puts the tree's package roots (`runner/roots.py`: `src/`, the base's `pythonpath`, the
    tree) on sys.path after the standard library and before site-packages;
-6. builds the channel plugin and its companions (`runner/extras.py`: the import record, the
+8. builds the channel plugin and its companions (`runner/extras.py`: the import record, the
    repeat plugin) and forgets planegate's own modules.
 """
 
@@ -47,16 +50,21 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     reads.install(state, spec.get("reads"))
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=close)
-    harness, allowed = bootstrap.import_harness(list(spec.get("modules", [])))
+    roots = bootstrap.import_harness()
     state.pluggy_dir = os.path.dirname(sys.modules["pluggy"].__file__ or "") + "/"
     state.bottom = sys.modules["_pytest.main"].pytest_runtestloop.__code__
+    bootstrap.neutralise(str(spec.get("pycache", "")))
+    checks = integrity.make(emit, state, roots)
+    site = [str(folder) for folder in spec.get("site", [])]
+    if site:
+        integrity.around(checks, "by the project's site", lambda: bootstrap.add_site(site))
+    more, allowed = bootstrap.import_plugins(list(spec.get("modules", [])))
+    checks.roots += more
     for problem in bootstrap.harness_in_tree(tree):
         frames.record(state, problem, None)
-    bootstrap.neutralise(str(spec.get("pycache", "")))
     os.chdir(tree)
     package_roots = [str(root) for root in spec.get("roots") or [tree]]
     sys.path[:] = tree_roots.placed(sys.path, package_roots, tree_roots.stdlib_paths())
-    checks = integrity.make(emit, state, harness)
     plugins: list[object] = [channel.make_plugin(emit, state, checks, frozenset(spec["deselect"]))]
     plugins += extras.make_plugins(emit, state, tree, package_roots, int(spec.get("repeat") or 1))
     plugins += allowed

@@ -5,9 +5,12 @@
   killed with everything else when the run ends, whatever its session or process group.
 - The parent is not dumpable during the run (PR_SET_DUMPABLE 0): a process of the same user
   cannot read its /proc/<pid>/environ (where a CLI may hold GITHUB_TOKEN) or memory.
-- As root, the child runs as an unprivileged user (65534) when the interpreter, the tree and
-  the scratch folder can be made reachable for it; otherwise it drops its capabilities
-  itself (`bootstrap.lock_down`).
+- With `PLANEGATE_CHILD_USER` (the action's container), the child runs as that user, started
+  through `setpriv` with every capability dropped; the parent needs CAP_SETUID, CAP_SETGID and
+  CAP_KILL (to kill what the child leaves) and refuses to run otherwise. Without it, as root,
+  the child runs as an unprivileged user (65534) when the interpreter, the tree and the
+  scratch folder can be made reachable for it; otherwise it drops its capabilities itself
+  (`bootstrap.lock_down`). Any other user runs the child as itself: it cannot switch.
 - The interpreter's folders are compared before and after the run: a `.pth`, a module or a
   program written there would run in later runs (or in the gate itself).
 
@@ -31,7 +34,10 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+
+from planegate.errors import ServiceUnavailable
 
 PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
 # Folders the system's package manager writes while it installs: not watched (a root child
@@ -39,6 +45,8 @@ PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
 SYSTEM_BIN = frozenset({"/usr/bin", "/usr/sbin", "/bin", "/sbin"})
 PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37
 NOBODY = 65534
+CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SETPCAP = 5, 6, 7, 8
+SETPRIV = ("/usr/bin/setpriv", "/bin/setpriv")  # never from PATH: the project's bin is on it
 HARNESS_PACKAGES = ("pytest", "_pytest", "pluggy", "hypothesis")
 _LOCK = threading.Lock()
 _GUARD: dict[str, int | None] = {"runs": 0, "dumpable": None, "reaper": None}
@@ -197,6 +205,63 @@ def _below(roots: Iterable[int], table: Mapping[int, int]) -> set[int]:
 # an unprivileged child ---------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Launch:
+    """How the child starts: a command before the interpreter (setpriv), the user Popen
+    switches to (a root parent), the child's umask, whether it drops capabilities itself."""
+
+    prefix: tuple[str, ...] = ()
+    user: int | None = None
+    umask: int = -1
+    drop_caps: bool = False
+
+
+def plan_launch(tree: Path, scratch: Path, wanted: tuple[int, int] | None) -> Launch:
+    """The child as `wanted` (uid, gid) through setpriv, else as `child_user` decides."""
+    if wanted is None:
+        user = child_user(tree, scratch)
+        return Launch(user=user, drop_caps=linux() and os.geteuid() == 0 and user is None)
+    uid, gid = wanted
+    caps = effective_capabilities()
+    program = next((path for path in SETPRIV if os.access(path, os.X_OK)), None)
+    why = _cannot_switch(caps, program)
+    if not why and not all(_open_for_others(f) for f in [*tree.parents, *scratch.parents]):
+        why = "the run's folders cannot be made reachable for that user"
+    if why or program is None:
+        raise ServiceUnavailable(
+            f"the tests cannot run as user {uid}:{gid} (PLANEGATE_CHILD_USER): {why}",
+            "the action's phase-1 container grants what this needs; elsewhere leave it unset",
+        )
+    for path in (tree, scratch):
+        _share(path)
+    bounding = ("--bounding-set=-all",) if caps >> CAP_SETPCAP & 1 else ()
+    prefix = (program, f"--reuid={uid}", f"--regid={gid}", "--clear-groups")
+    prefix += ("--inh-caps=-all", "--ambient-caps=-all", *bounding, "--no-new-privs", "--")
+    return Launch(prefix=prefix, umask=0)  # what the child leaves, the parent can remove
+
+
+def _cannot_switch(caps: int, program: str | None) -> str:
+    if not linux():
+        return "not Linux"
+    if program is None:
+        return "no setpriv in /usr/bin or /bin"
+    needed = {"CAP_SETUID": CAP_SETUID, "CAP_SETGID": CAP_SETGID, "CAP_KILL": CAP_KILL}
+    missing = [name for name, bit in needed.items() if not caps >> bit & 1]
+    return f"this process lacks {', '.join(missing)}" if missing else ""
+
+
+def effective_capabilities() -> int:
+    """This process's effective capability set (a bit mask; 0 off Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("CapEff:"):
+                    return int(line.split()[1], 16)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 def child_user(tree: Path, scratch: Path) -> int | None:
     """The uid the child runs as: NOBODY when we are root and it can work there, else None."""
     if not linux() or os.geteuid() != 0 or not _nobody_runs_python():
@@ -244,13 +309,18 @@ def _open_for_others(folder: Path) -> bool:
 
 
 def _share(root: Path) -> None:
-    """Readable and writable by the child's user: a throwaway tree or scratch folder."""
+    """Readable and writable by the child's user: a throwaway tree or scratch folder. What an
+    earlier child of another user created there is its own already (a non-root parent cannot
+    change it, and need not)."""
+    me = os.geteuid()
     for folder, _dirs, files in os.walk(root):
-        os.chmod(folder, 0o777)
+        if me == 0 or os.lstat(folder).st_uid == me:
+            os.chmod(folder, 0o777)
         for name in files:
             path = os.path.join(folder, name)
-            if not os.path.islink(path):
-                os.chmod(path, stat.S_IMODE(os.lstat(path).st_mode) | 0o666)
+            info = os.lstat(path)
+            if not stat.S_ISLNK(info.st_mode) and (me == 0 or info.st_uid == me):
+                os.chmod(path, stat.S_IMODE(info.st_mode) | 0o666)
 
 
 # the interpreter's folders -----------------------------------------------------------------
@@ -259,11 +329,14 @@ def _share(root: Path) -> None:
 Snapshot = dict[str, tuple[int, int, int]]
 
 
-def interpreter_snapshot(path_env: str) -> Snapshot:
+def interpreter_snapshot(path_env: str, site: Iterable[str] = ()) -> Snapshot:
     """Files whose change would outlive the run: site-packages' top level (`.pth`, modules,
-    new packages), the harness packages' sources, the standard library's top level, and the
-    programs on PATH and in the interpreter's bin folder. Bytecode caches are left out."""
+    new packages) and the project's site folders', the harness packages' sources, the standard
+    library's top level, and the programs on PATH and in the interpreter's bin folder.
+    Bytecode caches are left out."""
     found: Snapshot = {}
+    for folder in site:
+        _scan(folder, found, recursive=False)
     for folder in _site_folders():
         _scan(folder, found, recursive=False)
         for package in HARNESS_PACKAGES:

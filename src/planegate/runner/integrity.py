@@ -13,6 +13,9 @@ the harness); a reported difference is re-based so it is reported once:
 - `import` before pytest imports each test module (import system, assertion rewriting);
 - `report` before each report record (report construction, the report hooks' registry);
 - `full` after collection and at the end of the session (and Python signal handlers).
+
+`around()` compares the harness's bindings before and after the project's site folders are
+added (their `.pth` files run then, before the baseline), so what those files change is named.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import operator
 import os
 import signal
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import (
     BuiltinFunctionType,
     FunctionType,
@@ -148,6 +151,18 @@ def baseline(c: SimpleNamespace) -> None:
     c.signals = tuple(c.getsignal(number) for number in c.sigs)
     c.finder_types = tuple({type(f) for f in sys.path_importer_cache.values()})
     shadowing(c)
+
+
+def around(c: SimpleNamespace, when: str, action: Callable[[], None]) -> None:
+    """Run `action` (the project's site added: its `.pth` files run before the baseline) and
+    name every binding of the harness it replaced, added or removed."""
+    names = [n for n in list(sys.modules) if _watched(c, n)]
+    entries = [entry for name in names for entry in _spaces(name, sys.modules[name])]
+    action()
+    for entry in entries:
+        mapping, keys, values = entry[2], entry[3], entry[4]
+        if len(mapping) != entry[5] or not all(map(operator.is_, values, map(mapping.get, keys))):
+            _diff(c, entry, when)
 
 
 def after_collection(c: SimpleNamespace, config: Any) -> None:

@@ -111,17 +111,16 @@ class _Execution:
 def run(
     spec: RunSpec, progress: Progress = QUIET, parent_env: Mapping[str, str] | None = None
 ) -> RunResult:
-    with tempfile.TemporaryDirectory() as scratch:
+    parent = parent_env if parent_env is not None else os.environ
+    site = child_env.project_site(parent)
+    # a child of another user may leave what this process cannot remove: the container goes
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as scratch:
         scratch_dir = Path(scratch)
         canary = _Canary.new()
         args = _arguments(spec, scratch_dir, canary)
         (scratch_dir / "home").mkdir()
-        env = child_env.minimal(
-            parent_env if parent_env is not None else os.environ,
-            str(scratch_dir / "home"),
-            spec.env_allow,
-        )
-        user = contain.child_user(spec.tree, scratch_dir)
+        env = child_env.minimal(parent, str(scratch_dir / "home"), spec.env_allow)
+        how = contain.plan_launch(spec.tree, scratch_dir, child_env.child_user(parent))
         child_spec = {
             "nonce": secrets.token_hex(16),
             "deselect": sorted(spec.deselect),
@@ -129,10 +128,11 @@ def run(
             "args": args,
             "probes": dict(spec.probes) if spec.probes is not None else None,
             "trusted": sorted(spec.trusted),
-            "protect": [*contain.protected_folders(env["PATH"]), *_git_dirs(spec.tree)],
-            "modules": plugin_modules(spec.plugins),
+            "protect": [*contain.protected_folders(env["PATH"]), *site, *_git_dirs(spec.tree)],
+            "modules": plugin_modules(spec.plugins, site),
+            "site": list(site),
             "pycache": str(scratch_dir / "pycache"),
-            "drop_caps": contain.linux() and os.geteuid() == 0 and user is None,
+            "drop_caps": how.drop_caps,
             "roots": package_roots(spec.tree, spec.ini_options),
             "repeat": spec.repeat,
             "answer_probes": spec.answer_probes,
@@ -142,7 +142,7 @@ def run(
         found = treescan.suspicious(spec.tree, spec.trusted)
         committed = [Tamper(event, path) for event, path in found]
         try:
-            execution = _execute(spec, child_spec, env, scratch_dir, progress, user)
+            execution = _execute(spec, child_spec, env, scratch_dir, progress, how)
         finally:
             Path(args[1]).unlink(missing_ok=True)  # the gate-written ini
     return _interpret(execution, canary, spec, tuple(committed))
@@ -179,21 +179,33 @@ def _arguments(spec: RunSpec, scratch: Path, canary: _Canary) -> list[str]:
     return args + targets
 
 
-def plugin_modules(names: Iterable[str]) -> list[str]:
-    """Map allowed plugin names (entry-point or distribution names) to importable modules."""
-    from importlib.metadata import entry_points
-
-    points = list(entry_points(group="pytest11"))
+def plugin_modules(names: Iterable[str], site: Iterable[str] = ()) -> list[str]:
+    """Map allowed plugin names (entry-point or distribution names) to importable modules:
+    from the interpreter's own distributions first; a name none of them declares, from the
+    project's site folders (read as metadata, never imported here)."""
+    own = _pytest11(None)
+    theirs = _pytest11(list(site)) if site else []
     modules: list[str] = []
     for name in names:
-        matches = [
-            ep
-            for ep in points
-            if ep.name == name or (ep.dist is not None and ep.dist.name.lower() == name.lower())
-        ]
-        found = [ep.value.split(":", 1)[0] for ep in matches] or [name]
+        found = _matching(own, name) or _matching(theirs, name) or [name]
         modules += [module for module in found if module not in modules]
     return modules
+
+
+def _pytest11(path: list[str] | None) -> list[tuple[str, str, str]]:
+    """(entry-point name, distribution name, module) of every pytest11 entry point."""
+    from importlib.metadata import distributions
+
+    found = []
+    for dist in distributions() if path is None else distributions(path=path):
+        for ep in dist.entry_points:
+            if ep.group == "pytest11":
+                found.append((ep.name, str(dist.name or ""), ep.value.split(":", 1)[0]))
+    return found
+
+
+def _matching(points: list[tuple[str, str, str]], name: str) -> list[str]:
+    return [module for ep, dist, module in points if ep == name or dist.lower() == name.lower()]
 
 
 def _git_dirs(tree: Path) -> list[str]:
@@ -219,17 +231,18 @@ def _execute(
     env: dict[str, str],
     scratch: Path,
     progress: Progress,
-    user: int | None,
+    how: contain.Launch,
 ) -> _Execution:
     read_fd, write_fd = os.pipe()
     spec_read, spec_write = os.pipe()
     child_spec["fd"] = write_fd
     fold = Fold(str(child_spec["nonce"]))
-    before = contain.interpreter_snapshot(env["PATH"])
+    site = child_spec["site"]
+    before = contain.interpreter_snapshot(env["PATH"], site)
     with (scratch / "output.log").open("wb") as log, contain.guarded() as children:
         proc = contain.launch(
             lambda: subprocess.Popen(
-                [sys.executable, "-s", "-"],
+                [*how.prefix, sys.executable, "-s", "-"],
                 cwd=spec.tree,
                 env=env,
                 stdin=subprocess.PIPE,
@@ -237,9 +250,10 @@ def _execute(
                 stderr=subprocess.STDOUT,
                 pass_fds=(write_fd, spec_read),
                 start_new_session=True,
-                user=user,
-                group=user,
-                extra_groups=None if user is None else [],
+                user=how.user,
+                group=how.user,
+                extra_groups=None if how.user is None else [],
+                umask=how.umask,
             )
         )
         os.close(write_fd)
@@ -252,7 +266,7 @@ def _execute(
         proc.wait()
         reader.join(timeout=5)
     output = (scratch / "output.log").read_bytes()[-MAX_OUTPUT:].decode("utf-8", "replace")
-    changed = contain.changed(before, contain.interpreter_snapshot(env["PATH"]))
+    changed = contain.changed(before, contain.interpreter_snapshot(env["PATH"], site))
     notes = (f"killed {killed} processes the run left behind",) if killed else ()
     found = tuple(Tamper(f"the run changed {path}") for path in changed[:10])
     return _Execution(fold, output, status, timed_out, notes, found)
@@ -265,7 +279,7 @@ def _send(proc: subprocess.Popen[bytes], script: str, spec_fd: int, spec: dict[s
         proc.stdin.close()
     except BrokenPipeError:
         pass
-    with os.fdopen(spec_fd, "wb") as handle, contextlib.suppress(BrokenPipeError):
+    with contextlib.suppress(BrokenPipeError), os.fdopen(spec_fd, "wb") as handle:
         handle.write(json.dumps(spec).encode())
 
 
