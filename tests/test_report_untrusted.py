@@ -109,3 +109,9 @@ def test_cleaning_is_idempotent_on_the_hostile_text() -> None:
     for clean in (untrusted.clean, untrusted.one_line, untrusted.inert_commands):
         once = clean(HOSTILE)
         assert clean(once) == once
+
+
+def test_issue_references_in_markdown_link_nowhere() -> None:
+    shown = untrusted.markdown("fixes #12, octo/other#7 and GH-3 for @x")
+    assert not re.search(r"(?<!&)#\d|GH-\d", shown)
+    assert shown.replace("\u2060", "") == "fixes #12, octo/other#7 and GH-3 for &#64;x"

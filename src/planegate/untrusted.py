@@ -24,6 +24,9 @@ _ANSI = re.compile(
 _UNSAFE = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 _COMMAND_START = re.compile(r"^(\s*)(::)", re.MULTILINE)
 _V1_COMMAND = "##["
+# `#123`, `owner/repo#123` and `GH-123` link to (and leave a trace on) that issue: a word
+# joiner after `#` or `GH` keeps the text and breaks the reference.
+_REFERENCE = re.compile(r"(?<![&\w])#(?=\d)|(?<=\w)#(?=\d)|\bGH(?=-\d)", re.IGNORECASE)
 _MARKDOWN = re.compile(r"[\\`\[\]<>&|@]|://|www\.", re.IGNORECASE)
 
 
@@ -72,9 +75,10 @@ def _markdown_escape(match: re.Match[str]) -> str:
 
 def markdown(text: str) -> str:
     """Untrusted text for one GitHub Markdown line (a table cell, a list item): no HTML,
-    links, images, autolinks, code spans, table breaks or @-mentions; its own
+    links, images, autolinks, code spans, table breaks, @-mentions or issue references; its own
     line breaks become `<br>`."""
     escaped = _MARKDOWN.sub(_markdown_escape, clean(text))
+    escaped = _REFERENCE.sub("\\g<0>\u2060", escaped)
     return escaped.replace("\n", "<br>").replace("\t", " ")
 
 
