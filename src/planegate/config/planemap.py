@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import pathspec
@@ -133,24 +133,26 @@ def _membership(plane_map: PlaneMap, nodeids: Iterable[str], owner: str) -> list
 
 
 def _mixed_files(plane_map: PlaneMap, data: InventoryInput, owner: str) -> list[Finding]:
+    """A mixed file fails the step, unless each of its nodeids is listed by nodeid in the
+    configuration (`planegate init` does this for files it cannot split): then the mix is
+    documented, and reported as a notice until the file is split."""
     by_file: dict[str, set[str]] = defaultdict(set)
+    by_path: set[str] = set()  # files with a nodeid whose plane comes from a path pattern
     for nodeid in data.head_nodeids:
         plane = plane_map.plane_of(nodeid)
         if plane in SCORING_PLANES:
             by_file[file_of(nodeid)].add(plane)
+            if not _nodeid_listed(nodeid, plane_map._listed[plane]):
+                by_path.add(file_of(nodeid))
     findings = []
     for path in sorted(by_file):
         planes = by_file[path]
+        severity = Severity.ERROR if path in by_path else Severity.NOTICE
+        listed = "" if path in by_path else " (its nodeids are listed by nodeid in the planes)"
         if len(planes) > 1:
-            findings.append(
-                _finding(
-                    "PG203",
-                    f"{path} holds tests of both the property and the fixture plane; split it",
-                    None,
-                    owner,
-                    path=path,
-                )
-            )
+            message = f"{path} holds tests of both the property and the fixture plane; split it"
+            found = _finding("PG203", message + listed, None, owner, path=path)
+            findings.append(replace(found, severity=severity))
             continue
         (plane,) = planes
         source = data.sources.get(path)
@@ -158,18 +160,12 @@ def _mixed_files(plane_map: PlaneMap, data: InventoryInput, owner: str) -> list[
         if wrong:
             names = ", ".join(name for name, _ in wrong[:5])
             kind = "example (non-@given) tests" if plane == "property" else "@given property tests"
-            findings.append(
-                _finding(
-                    "PG203",
-                    f"{path} is in the {plane} plane but holds {kind}: "
-                    f"{names}; move them to a file of their own plane",
-                    None,
-                    owner,
-                    plane=plane,
-                    path=path,
-                    line=wrong[0][1],
-                )
+            message = (
+                f"{path} is in the {plane} plane but holds {kind}: "
+                f"{names}; move them to a file of their own plane{listed}"
             )
+            found = _finding("PG203", message, None, owner, plane, path, wrong[0][1])
+            findings.append(replace(found, severity=severity))
     return findings
 
 
