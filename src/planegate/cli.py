@@ -94,13 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify = add("verify", "verify", "check the fixture data files against the manifest")
     verify.add_argument("--config")
 
-    migrate = add("migrate", "migrate", "write planegate.yml from planes.json / scoring_map.yaml")
-    migrate.add_argument("files", nargs="+", metavar="FILE")
-    migrate.add_argument("--write", action="store_true", help="write planegate.yml (else print)")
-
-    init = add("init", "init", "propose a planegate.yml for an existing suite")
-    init.add_argument("--tests", default="tests", help="folder of the test suite")
-    init.add_argument("--write", action="store_true", help="write planegate.yml (else print)")
+    _add_setup(add)
 
     ledger = add("ledger", "ledger", "check the freeze ledger (one JSON event a line)")
     ledger.add_argument("action", choices=("check",))
@@ -120,6 +114,36 @@ def build_parser() -> argparse.ArgumentParser:
     add("action", "action", "the GitHub Action's entrypoint (reads INPUT_* and GITHUB_*)")
     add("demo", "demo", "build the bundled demo repository and gate honest and cheating patches")
     return parser
+
+
+def _add_setup(add: Callable[[str, str, str], argparse.ArgumentParser]) -> None:
+    """`migrate` and `init`: write a first planegate.yml (docs/configuration.md)."""
+    migrate = add("migrate", "migrate", "write planegate.yml from planes.json / scoring_map.yaml")
+    migrate.add_argument("files", nargs="+", metavar="FILE")
+    migrate.add_argument("--write", action="store_true", help="write planegate.yml (else print)")
+
+    init = add("init", "init", "propose a planegate.yml from pytest's collection of the suite")
+    init.add_argument(
+        "--tests",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="collect PATH (repeatable; default: pytest's testpaths)",
+    )
+    init.add_argument(
+        "--plugin",
+        action="append",
+        metavar="NAME",
+        help="pytest plugin the suite needs "
+        "(repeatable; hypothesis is always named; written to pytest.plugins)",
+    )
+    init.add_argument(
+        "--split",
+        action="store_true",
+        help="move the property tests of mixed files into "
+        "sibling _props files (changes in the working tree, for review)",
+    )
+    init.add_argument("--write", action="store_true", help="write planegate.yml (else print)")
 
 
 def _add_freeze_plane(add: Callable[[str, str, str], argparse.ArgumentParser]) -> None:

@@ -169,7 +169,15 @@ def cmd_init(args: argparse.Namespace) -> int:
     from planegate.config import init_suite
 
     root = _root(args)
-    result = init_suite.propose(root, args.tests)
+    if args.write and (root / "planegate.yml").exists():
+        raise ConfigError(f"{root / 'planegate.yml'}: exists already; not overwritten")
+    options = init_suite.InitOptions(
+        root,
+        tuple(args.tests),
+        tuple(dict.fromkeys(["hypothesis", *(args.plugin or [])])),
+        args.split,
+    )
+    result = init_suite.propose(options, _progress(args))
     return _emit_config(root, result.text, result.notes, args.write)
 
 
