@@ -10,6 +10,8 @@ from typing import Any
 import yaml
 
 from planegate.config.load import missing_config_error
+from planegate.config.planemap import file_of, spec
+from planegate.config.propose import FIXTURE, PROPERTY, Proposal, render
 from planegate.errors import ConfigError
 
 
@@ -21,20 +23,28 @@ class Migration:
     protected: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def proposal(self) -> Proposal:
+        """Seed nodeid lists are per-nodeid membership, as `planegate init` writes it for the
+        files it cannot split: each file of a listed nodeid is protected as a whole (unless a
+        protected pattern covers it already), and a file whose nodeids span both planes is a
+        documented mixed file."""
+        files: dict[str, set[str]] = {}
+        for plane, ids in ((PROPERTY, self.property_ids), (FIXTURE, self.fixture_ids)):
+            for nodeid in ids:
+                files.setdefault(file_of(nodeid), set()).add(plane)
+        covered = spec(self.protected)
+        extra = {path for path in files if not covered.match_file(path)}
+        mixed = sorted(path for path, planes in files.items() if len(planes) > 1)
+        return Proposal(
+            property_ids=sorted(set(self.property_ids)),
+            fixture_ids=sorted(set(self.fixture_ids)),
+            protected=sorted({*self.protected, *extra}),
+            header=[f"  {path}: MIXED: nodeids in both planes" for path in mixed],
+        )
+
     @property
     def text(self) -> str:
-        data: dict[str, Any] = {
-            "version": 1,
-            "owner": "unowned",
-            "planes": {
-                "property": {"owner": "unowned", "paths": [], "nodeids": sorted(self.property_ids)},
-                "fixture": {"owner": "unowned", "paths": [], "nodeids": sorted(self.fixture_ids)},
-                "freeze": {"owner": "unowned"},
-            },
-            "protected": sorted(set(self.protected)),
-        }
-        header = "# planegate.yml migrated from the seed layout; set the owners before use.\n"
-        return header + yaml.safe_dump(data, sort_keys=False)
+        return render(self.proposal(), "planegate.yml migrated from the seed layout")
 
 
 def migrate(paths: list[Path]) -> Migration:
@@ -48,6 +58,13 @@ def migrate(paths: list[Path]) -> Migration:
             _planes(data, path, result)
         else:
             _scoring_map(data, path, result)
+    proposal = result.proposal()
+    for line in proposal.header:
+        result.notes.append(
+            f"{line.strip()} (split it; the gate reports it as a notice until then)"
+        )
+    for listed in sorted(set(proposal.protected) - set(result.protected)):
+        result.notes.append(f"{listed}: holds listed nodeids; protected as a whole")
     for nodeid in result.frozen_ids:
         result.notes.append(
             f"{nodeid} was frozen without class or evidence: it is not frozen now; freeze it with "
