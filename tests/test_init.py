@@ -320,3 +320,39 @@ def test_quiet_init_prints_no_progress(suite: TestRepo, capsys: pytest.CaptureFi
     code, _, err = init(suite, capsys, "-q")
     assert code == 0
     assert "collecting" not in err and "tests/test_mixed.py: MIXED" in err
+
+
+def test_migrate_writes_seed_nodeids_as_per_nodeid_membership(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "planes.json").write_text(
+        json.dumps(
+            {
+                "property": ["tests/test_m.py::test_prop", "tests/test_p.py::test_inv"],
+                "fixture": ["tests/test_m.py::test_example"],
+            }
+        )
+    )
+    (tmp_path / "scoring_map.yaml").write_text("forbidden_to_agent:\n  - tests/test_p.py\n")
+    assert main(["-C", str(tmp_path), "migrate", "planes.json", "scoring_map.yaml"]) == 0
+    captured = capsys.readouterr()
+    migrated = config.parse(captured.out, "planegate.yml")
+    assert migrated.protected == ("tests/test_m.py", "tests/test_p.py")
+    assert "#  tests/test_m.py: MIXED: nodeids in both planes" in captured.out
+    assert "planegate: tests/test_m.py: MIXED: nodeids in both planes (split it;" in captured.err
+    assert "planegate: tests/test_m.py: holds listed nodeids; protected as a whole" in captured.err
+
+
+def test_real_project_bench_names_the_missing_cache_and_how_to_fill_it(tmp_path: Path) -> None:
+    bench = Path(__file__).resolve().parent.parent / "bench/real_projects.py"
+    run = subprocess.run(
+        [sys.executable, str(bench), "--cache", str(tmp_path), "--only", "attrs"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0
+    assert run.stdout == (
+        f"== attrs: SKIPPED: {tmp_path}/attrs-26.1.0.tar.gz is not in the cache; fill it with "
+        "`python bench/real_projects.py --fetch` (needs the package index)\n"
+    )
