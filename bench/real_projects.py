@@ -240,13 +240,26 @@ def show(outcome: Outcome) -> None:
         print(f"   init: {note.removeprefix('planegate: ')}")
     counts = Counter((f["severity"], f["rule"]) for f in outcome.findings)
     if counts:
-        print(
-            "   findings: "
-            + ", ".join(f"{n} {sev} {rule}" for (sev, rule), n in sorted(counts.items()))
-        )
+        print("   findings: " + ", ".join(f"{n} {s} {r}" for (s, r), n in sorted(counts.items())))
+    groups: dict[tuple[str, str, str], list[str]] = {}
     for finding in outcome.findings:
-        where = finding.get("nodeid") or finding.get("path") or "-"
-        print(f"   {finding['severity']:7} {finding['rule']} {where}: {finding['message'][:200]}")
+        key = (finding["severity"], finding["rule"], _reason(finding))
+        groups.setdefault(key, []).append(finding.get("nodeid") or finding.get("path") or "-")
+    for (severity, rule, reason), where in sorted(groups.items(), key=lambda g: -len(g[1])):
+        more = f" (and {len(where) - 1} more)" if len(where) > 1 else ""
+        print(f"   {severity:7} {rule} x{len(where)}: {where[0]}{more}: {reason}")
+
+
+def _reason(finding: dict[str, str]) -> str:
+    """A finding's message without its nodeid and worktree paths, so alike ones group."""
+    message = finding["message"]
+    nodeid = finding.get("nodeid")
+    if nodeid and message.startswith(nodeid):
+        message = message[len(nodeid) :].lstrip(" :")
+    message = re.sub(r"/tmp/planegate-wt-\w+/tree/", "", message)
+    message = re.sub(r"git checkout [0-9a-f]+ && .*?(\]|$)", r"<repro>\1", message)
+    message = re.sub(r"', \d+, '", "', N, '", message)
+    return message[:160]
 
 
 def main(argv: list[str] | None = None) -> int:
