@@ -50,6 +50,7 @@ def test_total_is_sum(xs):
 """
 
 MIXED = '''\
+# SPDX-License-Identifier: MIT
 """Prices: examples and properties side by side."""
 
 import pytest
@@ -216,6 +217,7 @@ def test_split_moves_property_tests_to_a_props_file_that_imports_and_passes(
     assert "from hypothesis import strategies as st\n" in remaining  # PERCENTS stays too
     assert "def _ceiling" in moved and "PERCENTS = " in moved and "def base" not in moved
     assert "def test_empty" not in moved and "class TestTotal" in moved
+    assert moved.startswith('# SPDX-License-Identifier: MIT\n\n"""Property tests of tests/test_')
     proposed = config.parse((suite.root / "planegate.yml").read_text(), "planegate.yml")
     assert proposed.planes["property"].paths == ("tests/test_mixed_props.py", "tests/test_props.py")
     assert proposed.planes["fixture"].paths == ("tests/test_gen.py", "tests/test_mixed.py")

@@ -12,6 +12,7 @@ they used. The shell checks the result by collecting again and reverts what does
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -198,7 +199,9 @@ def _stays_independent(plan: _Plan) -> str | None:
 
 def _compose(plan: _Plan, origin: str) -> str:
     body = plan.tree.body
-    text = f'"""Property tests of {origin} (moved by `planegate init --split`)."""\n'
+    heading = list(itertools.takewhile(lambda line: line.startswith("#"), plan.lines))
+    text = "".join(heading) + ("\n" if heading else "")  # a license or coding header
+    text += f'"""Property tests of {origin} (moved by `planegate init --split`)."""\n'
     previous: int | None = None
     for index in sorted(plan.moved | plan.carried | set(plan.split)):
         node = body[index]
