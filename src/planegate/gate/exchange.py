@@ -25,6 +25,8 @@ FILE_NAME = "run.json"
 
 def to_json(execution: Execution) -> str:
     run = asdict(execution.head_run)
+    for init_only in ("hypothesis", "plain"):  # item kinds: `planegate init` asks, never the gate
+        del run[init_only]
     data = {
         "schema": SCHEMA,
         "commits": asdict(execution.commits),

@@ -50,7 +50,8 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     os.chdir(tree)
     bootstrap.place_tree(tree)
     checks = integrity.make(emit, state, roots)
-    plugins: list[object] = [channel.make_plugin(emit, state, checks, frozenset(spec["deselect"]))]
+    deselect, kinds = frozenset(spec["deselect"]), bool(spec.get("kinds"))
+    plugins: list[object] = [channel.make_plugin(emit, state, checks, deselect, kinds)]
     plugins += allowed
     if spec.get("probes") is not None:
         from planegate.runner.sweep_probes import ProbesPlugin

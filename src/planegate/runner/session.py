@@ -46,6 +46,7 @@ class RunSpec:
     probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
     trusted: frozenset[str] = frozenset()  # tree paths that are main's evidence (the overlay's)
     trace: traced.TraceSpec | None = None  # trace the files each test opens (runner/reads.py)
+    kinds: bool = False  # say which items are Hypothesis tests, which not functions (init)
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class RunResult:
     examples: Mapping[str, int] = field(default_factory=dict)  # Hypothesis max_examples per test
     tampering: tuple[Tamper, ...] = ()  # what the audit hook, the checks and the stream saw
     reads: Mapping[str, traced.Reads] = field(default_factory=dict)  # traced opens per test
+    hypothesis: frozenset[str] = frozenset()  # collected Hypothesis tests (RunSpec.kinds)
+    plain: frozenset[str] = frozenset()  # collected items that are not test functions (kinds)
 
     def outcome_of(self, nodeid: str) -> Outcome:
         if nodeid in self.outcomes:
@@ -127,6 +130,7 @@ def run(
             "pycache": str(scratch_dir / "pycache"),
             "drop_caps": contain.linux() and os.geteuid() == 0 and user is None,
             "reads": spec.trace.to_json() if spec.trace is not None else None,
+            "kinds": spec.kinds,
         }
         found = treescan.suspicious(spec.tree, spec.trusted)
         committed = [Tamper(event, path) for event, path in found]
@@ -308,6 +312,8 @@ def _interpret(
         examples={k: v for k, v in fold.examples.items() if k not in canary_ids},
         tampering=found + fold.tampering() + execution.tampering,
         reads={k: traced.Reads(*v) for k, v in fold.reads.items() if k not in canary_ids},
+        hypothesis=frozenset(fold.hypothesis) - canary_ids,
+        plain=frozenset(fold.plain) - canary_ids,
     )
 
 

@@ -49,6 +49,8 @@ class Fold:
         self.phases: dict[str, dict[str, dict[str, Any]]] = {}
         self.errors: list[tuple[str, str]] = []
         self.examples: dict[str, int] = {}
+        self.hypothesis: tuple[str, ...] = ()  # collected Hypothesis tests (RunSpec.kinds)
+        self.plain: tuple[str, ...] = ()  # collected items that are not test functions
         self.subtests: dict[str, list[dict[str, Any]]] = {}  # failed or skipped subtests
         self.reads: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # runner/reads.py
         self.ended = self.seen_selected = self.seen_collected = False
@@ -94,6 +96,8 @@ class Fold:
             self._reads(record)
         elif kind == "hypothesis":
             self.examples[str(record["nodeid"])] = int(record["max_examples"])
+        elif kind == "kinds":
+            self.hypothesis, self.plain = _paths(record["hypothesis"]), _paths(record["plain"])
 
     def _once(self, kind: str) -> None:
         seen = self.seen_collected if kind == "collected" else self.seen_selected
