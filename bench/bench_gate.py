@@ -4,12 +4,19 @@ Generates a repository of 2,000 tests (fixture and property planes), commits mai
 main's digest (as the push to main does), then times on a patch branch, alternating:
   plain: python -m pytest -q -p no:cacheprovider       (in a checkout of the patch)
   gate:  python -m planegate gate --base main --digest  (worktree, overlay, channel, canaries)
-and prints the best-of-N times and their ratio. Usage: python bench/bench_gate.py [--runs N]
+and prints the best-of-N times and their ratio, and the gate's own per-step seconds.
+Variants (--variant): `paths` (planes by path patterns), `nodeids` (planegate.yml lists all
+2,000 nodeids), `locked` (200 fixture data files locked in the manifest), `nodigest` (no
+digest: the gate collects the base itself). Usage:
+  python bench/bench_gate.py [--runs N] [--variant paths|nodeids|locked|nodigest|all]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -23,6 +30,8 @@ from planegate.repo.hashing import bytes_sha256
 TESTS = 2000
 PER_FILE = 50
 PROPERTY_FILES = 4  # 200 Hypothesis tests at a small budget, the rest example-based
+LOCKED = 200  # data files of the `locked` variant
+VARIANTS = ("paths", "nodeids", "locked", "nodigest")
 
 CONFIG = """\
 version: 1
@@ -39,7 +48,43 @@ pytest:
 """
 
 
-def project_files() -> dict[str, str]:
+def test_file(index: int) -> tuple[str, str, list[str]]:
+    """(path, source, nodeids) of the index-th generated test file."""
+    prop = index < PROPERTY_FILES
+    path = f"tests/{'prop' if prop else 'fix'}/test_m{index:03d}.py"
+    lines = ["from calc.core import add\n"]
+    if prop:
+        lines.append("from hypothesis import given, settings, strategies as st\n")
+    names = []
+    for case in range(PER_FILE):
+        if prop:
+            names.append(f"test_p{case}")
+            lines.append(
+                f"\n\n@settings(max_examples=5)\n@given(st.integers())\n"
+                f"def test_p{case}(x):\n    assert add(x, {case}) == add({case}, x)\n"
+            )
+        else:
+            names.append(f"test_e{case}")
+            lines.append(f"\n\ndef test_e{case}():\n    assert add({case}, 1) == {case + 1}\n")
+    return path, "".join(lines), [f"{path}::{name}" for name in names]
+
+
+def nodeid_config(ids: dict[str, list[str]]) -> str:
+    """planegate.yml naming every nodeid (a map written by `planegate init` looks like it)."""
+    lines = ["version: 1", 'owner: "@bench/map"', "planes:"]
+    for plane in ("property", "fixture"):
+        lines.append(f"  {plane}:")
+        if plane == "property":
+            lines.append("    max_examples: 5")
+        else:
+            lines.append('    data: ["tests/fix/data/"]')
+        lines.append("    nodeids:")
+        lines += [f'      - "{nodeid}"' for nodeid in ids[plane]]
+    lines += ["pytest:", '  plugins: ["hypothesis"]']
+    return "\n".join(lines) + "\n"
+
+
+def project_files(variant: str = "paths") -> dict[str, str]:
     files = {
         "planegate.yml": CONFIG,
         "pytest.ini": "[pytest]\ntestpaths = tests\n",
@@ -47,21 +92,16 @@ def project_files() -> dict[str, str]:
         "calc/core.py": "def add(a, b):\n    return a + b\n",
         "tests/fix/data/readme.txt": "bench data\n",
     }
+    ids: dict[str, list[str]] = {"property": [], "fixture": []}
     for index in range(TESTS // PER_FILE):
-        prop = index < PROPERTY_FILES
-        folder = "prop" if prop else "fix"
-        lines = ["from calc.core import add\n"]
-        if prop:
-            lines.append("from hypothesis import given, settings, strategies as st\n")
-        for case in range(PER_FILE):
-            if prop:
-                lines.append(
-                    f"\n\n@settings(max_examples=5)\n@given(st.integers())\n"
-                    f"def test_p{case}(x):\n    assert add(x, {case}) == add({case}, x)\n"
-                )
-            else:
-                lines.append(f"\n\ndef test_e{case}():\n    assert add({case}, 1) == {case + 1}\n")
-        files[f"tests/{folder}/test_m{index:03d}.py"] = "".join(lines)
+        path, source, nodeids = test_file(index)
+        files[path] = source
+        ids["property" if index < PROPERTY_FILES else "fixture"] += nodeids
+    if variant == "nodeids":
+        files["planegate.yml"] = nodeid_config(ids)
+    if variant == "locked":
+        for index in range(LOCKED):
+            files[f"tests/fix/data/case_{index:03d}.txt"] = f"case {index}\n" * 20
     hashes = {p: bytes_sha256(t.encode()) for p, t in files.items() if "/data/" in p}
     files["tests/fixtures.lock.json"] = fixtures.render(fixtures.lock(None, hashes, "2026-01-01"))
     return files
@@ -71,12 +111,12 @@ def git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
-def make_repo(root: Path) -> Path:
+def make_repo(root: Path, variant: str) -> Path:
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     for key, value in (("user.name", "bench"), ("user.email", "bench@planegate.invalid")):
         git(root, "config", key, value)
-    for path, text in project_files().items():
+    for path, text in project_files(variant).items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, "utf-8")
     git(root, "add", "--all")
@@ -89,34 +129,85 @@ def make_repo(root: Path) -> Path:
     return digest
 
 
+def fresh_checkout_env() -> dict[str, str]:
+    """Both commands as on a fresh CI checkout: installed packages have their bytecode (pip
+    writes it; planegate's is compiled once below), the checkout's test files do not."""
+    import planegate
+
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(Path(planegate.__file__).parent)],
+        check=True,
+    )
+    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+ENV: dict[str, str] = {}
+
+
 def run(argv: list[str], cwd: Path, expect: int = 0) -> float:
+    return timed(argv, cwd, expect)[0]
+
+
+def timed(argv: list[str], cwd: Path, expect: int = 0) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the command and every process it waited for): on a
+    shared machine the CPU time moves much less with the load than the wall time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=ENV or None)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != expect:
         raise SystemExit(f"{' '.join(argv)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
-    return elapsed
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu
+
+
+def timings(root: Path, gate_cmd: list[str]) -> dict[str, float]:
+    """The gate's own per-step seconds (its JSON report's `timings`)."""
+    done = subprocess.run(
+        [*gate_cmd, "--format", "json"], cwd=root, capture_output=True, text=True, env=ENV or None
+    )
+    report = json.loads(done.stdout)
+    return {str(k): float(v) for k, v in report.get("timings", {}).items()}
+
+
+def measure(variant: str, runs: int) -> float:
+    with tempfile.TemporaryDirectory(prefix="planegate-bench-") as scratch:
+        root = Path(scratch) / "repo"
+        digest = make_repo(root, variant)
+        plain_cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        gate_cmd = [sys.executable, "-m", "planegate", "gate", "--base", "main", "-q"]
+        if variant != "nodigest":
+            gate_cmd += ["--digest", str(digest)]
+        plain, gated = [], []
+        for _ in range(runs):
+            plain.append(timed(plain_cmd, root))
+            gated.append(timed(gate_cmd, root))
+        steps = timings(root, gate_cmd)
+    best_plain, best_gate = min(w for w, _ in plain), min(w for w, _ in gated)
+    cpu_plain, cpu_gate = min(c for _, c in plain), min(c for _, c in gated)
+    median_plain = statistics.median(w for w, _ in plain)
+    median_gate = statistics.median(w for w, _ in gated)
+    print(f"variant {variant}: tests {TESTS} ({PROPERTY_FILES * PER_FILE} property), runs {runs}")
+    for name, best, median, cpu in (
+        ("plain pytest", best_plain, median_plain, cpu_plain),
+        ("planegate gate", best_gate, median_gate, cpu_gate),
+    ):
+        print(f"  {name}: best {best:.2f}s, median {median:.2f}s, cpu {cpu:.2f}s")
+    print(f"  ratio (best wall): {best_gate / best_plain:.3f}x  (goal <= 1.10x)")
+    print(f"  ratio (cpu): {cpu_gate / cpu_plain:.3f}x")
+    print("  gate steps: " + ", ".join(f"{name} {sec:.2f}s" for name, sec in steps.items()))
+    return best_gate / best_plain
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--variant", choices=(*VARIANTS, "all"), default="all")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="planegate-bench-") as scratch:
-        root = Path(scratch) / "repo"
-        digest = make_repo(root)
-        plain_cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-        gate_cmd = [sys.executable, "-m", "planegate", "gate", "--base", "main", "-q"]
-        gate_cmd += ["--digest", str(digest)]
-        plain, gated = [], []
-        for _ in range(args.runs):
-            plain.append(run(plain_cmd, root))
-            gated.append(run(gate_cmd, root))
-    best_plain, best_gate = min(plain), min(gated)
-    print(f"tests: {TESTS} ({PROPERTY_FILES * PER_FILE} property), runs: {args.runs}")
-    print(f"plain pytest: best {best_plain:.2f}s, median {statistics.median(plain):.2f}s")
-    print(f"planegate gate: best {best_gate:.2f}s, median {statistics.median(gated):.2f}s")
-    print(f"ratio (best): {best_gate / best_plain:.3f}x  (goal <= 1.15x)")
+    ENV.update(fresh_checkout_env())
+    for variant in VARIANTS if args.variant == "all" else (args.variant,):
+        measure(variant, args.runs)
     return 0
 
 

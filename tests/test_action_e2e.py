@@ -110,7 +110,9 @@ def test_main_digest_artifact_reaches_the_gate_in_memory_and_matches_git(
         report = json.loads((tmp_path / "report.json").read_text())
         source = report["digest_source"]
         assert source.startswith(f"artifact planegate-digest #{artifact} from push run ")
-        assert source.endswith(f"(the merge base) (commit {shas['main'][:12]}); matches git")
+        assert source.endswith(
+            f"(the base tip) (commit {shas['main'][:12]}); matches git at the base tip"
+        )
 
 
 def test_cheat_in_two_phases_fails_with_annotations_and_the_run_phase_holds_no_token(

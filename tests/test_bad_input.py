@@ -169,6 +169,7 @@ def test_a_bad_digest_exits_65_before_any_test_runs(
 def _action_env(tmp: Path, event: bytes, **extra: str) -> dict[str, str]:
     (tmp / "event.json").write_bytes(event)
     return {
+        "GITHUB_ACTIONS": "true",
         "GITHUB_EVENT_NAME": "pull_request",
         "GITHUB_REPOSITORY": "octo/demo",
         "GITHUB_EVENT_PATH": str(tmp / "event.json"),

@@ -51,6 +51,31 @@ def test_an_orphan_in_its_own_session_is_killed_and_reaped(tmp_path: Path) -> No
     assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 1
 
 
+def test_overlapping_runs_keep_the_guard_and_each_other_s_child() -> None:
+    """The base's collection runs in a thread alongside the head's run: the run that ends
+    first kills nothing of the other's (started after its own), and the guard holds until
+    the last run ends, whichever order they end in."""
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    first, second = contain.guarded(), contain.guarded()
+    before_first = first.__enter__()
+    early = contain.start(lambda: subprocess.Popen(sleeper, start_new_session=True))
+    before_second = second.__enter__()
+    late = contain.start(lambda: subprocess.Popen(sleeper, start_new_session=True))
+    assert late.pid not in before_first
+    early.kill()
+    early.wait()
+    assert contain.kill_descendants(early.pid, before_first) == 0
+    first.__exit__(None, None, None)
+    assert alive(late.pid)
+    assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 0
+    assert contain._prctl_get(contain.PR_GET_CHILD_SUBREAPER) == 1
+    late.kill()
+    late.wait()
+    assert contain.kill_descendants(late.pid, before_second) == 0
+    second.__exit__(None, None, None)
+    assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 1
+
+
 def test_a_file_written_into_a_watched_folder_is_a_change(tmp_path: Path) -> None:
     before = contain.interpreter_snapshot(str(tmp_path))
     (tmp_path / "git").write_text("#!/bin/sh\n")

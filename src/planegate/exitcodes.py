@@ -59,7 +59,8 @@ EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(
         BASE_BROKEN,
         "base-broken",
-        "the sweep found a test failing on every run of the base",
+        "the sweep found a test failing on every run of the base, or the gate saw a scoring "
+        "test fail on the base as on the patch",
         "the base's owner",
     ),
     ExitCode(USAGE, "usage", "the command line was wrong", "the caller"),

@@ -9,15 +9,23 @@ naming the file, the line and, where known, the key; it raises the caller's erro
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
-from yaml.events import AliasEvent, CollectionStartEvent, ScalarEvent
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.events import AliasEvent, CollectionStartEvent, Event, ScalarEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.parser import Parser
+from yaml.reader import Reader
+from yaml.resolver import Resolver
+from yaml.scanner import Scanner
 
 from planegate import schemas
 from planegate.errors import InputDataError, PlanegateError
@@ -26,6 +34,23 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
+
+try:  # libyaml's parser, when PyYAML was built with it (as its wheels are)
+    from yaml._yaml import CParser
+
+    _FAST = True
+except ImportError:  # pragma: no cover - a PyYAML built without libyaml
+
+    class CParser(Reader, Scanner, Parser):  # type: ignore[no-redef]
+        """PyYAML's own parser, in place of libyaml's (never used: `_FAST` is off)."""
+
+        def __init__(self, stream: str) -> None:
+            Reader.__init__(self, stream)
+            Scanner.__init__(self)
+            Parser.__init__(self)
+
+    _FAST = False
+_NON_PRINTABLE = Reader.NON_PRINTABLE
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -281,11 +306,13 @@ class _Refused(yaml.YAMLError):
         self.line = line
 
 
-class _LimitedLoader(yaml.SafeLoader):
-    """SafeLoader that counts aliases, sizes their expansion, caps depth, refuses a key twice."""
+class _Limits(Composer):
+    """A composer that counts aliases, sizes their expansion, caps depth, refuses a key twice;
+    it composes the events of whichever parser it is mixed with."""
 
-    def __init__(self, stream: str, limits: Limits) -> None:
-        super().__init__(stream)
+    peek_event: Callable[[], Event]  # the parser's
+
+    def _set_limits(self, limits: Limits) -> None:
         self.limits = limits
         self._aliases = 0
         self._open: set[str] = set()
@@ -294,12 +321,13 @@ class _LimitedLoader(yaml.SafeLoader):
 
     def _refuse(self, reason: str, line: int | None = None) -> _Refused:
         if line is None:
-            line = self.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
+            mark = self.peek_event().start_mark
+            line = mark.line + 1 if mark is not None else 1
         where = _path(self._keys)
         return _Refused(f"{where}: {reason}" if where else reason, line)
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
-        event = self.peek_event()  # type: ignore[no-untyped-call]
+        event = self.peek_event()
         if isinstance(event, AliasEvent):
             node = self._alias(parent, index, event)
         else:
@@ -386,10 +414,50 @@ def _one_line(text: str) -> str:
     return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
-def yaml_document(text: str, limits: Limits = CONFIG) -> YamlDocument:
-    """The one YAML document in `text` with its node tree, or Problem."""
+class _LimitedLoader(_Limits, yaml.SafeLoader):
+    """PyYAML's own reader, scanner and parser: every error message is theirs."""
+
+    def __init__(self, stream: str, limits: Limits) -> None:
+        yaml.SafeLoader.__init__(self, stream)
+        self._set_limits(limits)
+
+
+class _FastLimitedLoader(_Limits, Composer, CParser, SafeConstructor, Resolver):
+    """libyaml's scanner and parser (many times faster on a configuration listing thousands
+    of nodeids) under the same composer, constructor and resolver: the same values. A node
+    with an explicit tag is left to PyYAML's parser (the two read `!` differently)."""
+
+    def __init__(self, stream: str, limits: Limits) -> None:
+        CParser.__init__(self, stream)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+        Composer.__init__(self)
+        self._set_limits(limits)
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        event = self.peek_event()
+        if isinstance(event, (ScalarEvent, CollectionStartEvent)) and event.tag is not None:
+            raise _Refused("an explicit tag", 0)  # read again by PyYAML's own parser
+        return super().compose_node(parent, index)
+
+
+def yaml_document(text: str, limits: Limits = CONFIG, *, exact_marks: bool = False) -> YamlDocument:
+    """The one YAML document in `text` with its node tree, or Problem. libyaml reads it when
+    PyYAML was built with it; a text it refuses, or that holds a tab or a character PyYAML's
+    reader refuses (where the two disagree), is read by PyYAML's own parser, so a refusal's
+    message is always PyYAML's. The values are the same either way; the positions of empty
+    nodes may differ, so `exact_marks` (lines for an error message) reads with PyYAML's."""
+    if _FAST and not exact_marks and "\t" not in text and not _NON_PRINTABLE.search(text):
+        with contextlib.suppress(Problem):
+            return _compose(_FastLimitedLoader, text, limits)
+    return _compose(_LimitedLoader, text, limits)
+
+
+def _compose(
+    kind: type[_LimitedLoader | _FastLimitedLoader], text: str, limits: Limits
+) -> YamlDocument:
     try:
-        loader = _LimitedLoader(text, limits)
+        loader = kind(text, limits)
     except yaml.YAMLError as error:  # the reader refuses control characters up front
         raise Problem(_one_line(str(error).splitlines()[0])) from None
     try:
@@ -418,10 +486,11 @@ def load_yaml(
     error: ErrorClass = InputDataError,
     limits: Limits = CONFIG,
     hint: str | None = None,
+    exact_marks: bool = False,
 ) -> YamlDocument:
     """A YAML file's one document; any problem raises `error` naming file, line and key."""
     text = _text_or_raise(data, source, error, limits)
     try:
-        return yaml_document(text, limits)
+        return yaml_document(text, limits, exact_marks=exact_marks)
     except Problem as problem:
         raise error(f"{problem.where(source)}: not valid YAML: {problem.reason}", hint) from None

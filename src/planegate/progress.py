@@ -1,9 +1,12 @@
-"""Progress on stderr for long work: the step, and tests done of total. Silent with --quiet."""
+"""Progress on stderr for long work: the step, and tests done of total. Silent with --quiet.
+A Stopwatch adds up the seconds each named part took (the report's per-step seconds)."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
 from typing import TextIO
 
 
@@ -35,3 +38,19 @@ class Progress:
 
 
 QUIET = Progress(quiet=True)
+
+
+class Stopwatch:
+    """Seconds per named part, in the order the parts first ran."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def time(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            spent = time.perf_counter() - start
+            self.seconds[name] = round(self.seconds.get(name, 0.0) + spent, 3)

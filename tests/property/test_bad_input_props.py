@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers.bad_input_cases import EVENT, EXITS, SEEDS, SHA, one_safe_line, outcome, seed_value
+from planegate import loading
 from planegate.errors import PlanegateError
 from planegate.github import event as event_mod
 
@@ -131,6 +133,26 @@ def test_a_workflow_run_event_with_a_value_replaced(
 @given(text=YAML_TEXT)
 def test_yaml_like_text_as_the_configuration(text: str, folder: Path) -> None:
     check("config", text.encode("utf-8", "surrogatepass"), folder)
+
+
+def _read(read: Callable[[], loading.YamlDocument]) -> tuple[str, Any]:
+    try:
+        document = read()
+    except loading.Problem as problem:
+        return "refused", (problem.reason, problem.line)
+    return "read", document.value
+
+
+@given(text=YAML_TEXT)
+def test_libyaml_and_pyyaml_read_the_configuration_alike(text: str) -> None:
+    """The configuration is read with libyaml's parser when PyYAML has it: a text both read
+    has the same value, and one libyaml refuses gets PyYAML's own message and line. (libyaml
+    reads a few malformed texts PyYAML refuses: docs/configuration.md.)"""
+    assert loading._FAST  # PyYAML's wheels are built with libyaml
+    pure = _read(lambda: loading._compose(loading._LimitedLoader, text, loading.CONFIG))
+    fast = _read(lambda: loading.yaml_document(text, loading.CONFIG))
+    if fast[0] == "refused" or pure[0] == "read":
+        assert repr(fast) == repr(pure)
 
 
 def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

@@ -101,3 +101,18 @@ def test_tamper_records_are_kept_in_order_once_each(records: list[tuple[str, str
     expected = list(dict.fromkeys(Tamper(event, path, 3) for event, path in records))
     assert list(result.tampering())[: len(expected)] == expected
     assert result.tampering()[-1] == Tamper("1 records after the stream's closing record")
+
+
+@given(
+    NODEIDS,
+    st.sampled_from(["imports", "repeat"]),
+    st.dictionaries(st.text(max_size=10), st.text(max_size=10), max_size=3),
+)
+def test_a_companion_record_counts_once_and_the_first_stands(
+    nodeids: list[str], kind: str, fields: dict[str, str]
+) -> None:
+    lines = honest(nodeids)
+    first, second = line(kind, modules={"a": "a.py"}), line(kind, modules=fields)
+    result = fold([*lines[:-1], first, second, lines[-1]])
+    assert result.extra == {kind: {"modules": {"a": "a.py"}}}
+    assert result.tampering() == (Tamper(f"the stream sent its {kind} record twice"),)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,16 +42,32 @@ def load_worktree_config(root: Path, requested: str | None) -> Config:
 
 
 def data_hashes(root: Path, cfg: Config) -> dict[str, str]:
-    """sha256 of every fixture-plane data file in the checkout."""
+    """sha256 of every fixture-plane data file in the checkout; a symlink is hashed as git
+    stores it (its target path), never followed, whether it points to a file, a folder or
+    nothing."""
     from planegate.config.planemap import data_files
-    from planegate.repo.hashing import file_sha256
+    from planegate.repo.hashing import bytes_sha256, file_sha256
 
-    files = [
-        str(p.relative_to(root).as_posix())
-        for p in root.rglob("*")
-        if p.is_file() and ".git" not in p.relative_to(root).parts
-    ]
-    return {path: file_sha256(root / path) for path in sorted(data_files(cfg, files))}
+    entries = checkout_files(root)
+    return {
+        path: bytes_sha256(os.fsencode(os.readlink(root / path)))
+        if (root / path).is_symlink()
+        else file_sha256(root / path)
+        for path in sorted(data_files(cfg, entries))
+    }
+
+
+def checkout_files(root: Path) -> list[str]:
+    """Every file and symlink under `root` as git would list it (no `.git`, links not
+    followed into)."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        base = Path(folder)
+        dirs[:] = [d for d in dirs if d != ".git"]
+        links = [d for d in dirs if (base / d).is_symlink()]
+        for name in [*(f for f in files if f != ".git"), *links]:
+            found.append((base / name).relative_to(root).as_posix())
+    return found
 
 
 def read_manifest(root: Path, cfg: Config) -> Manifest | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -64,23 +65,33 @@ def schema() -> dict[str, Any]:
 
 
 def parse(text: str | bytes, path: str) -> Config:
-    """Parse and validate configuration text; every error names file, line and key path."""
-    data, lines = _load_with_lines(text, path)
-    _validate(data, lines, path)
-    return _build(data, path)
+    """Parse and validate configuration text; every error names file, line and key path.
+    Line numbers are only worked out when there is an error to place."""
+    document = _load(text, path)
+    errors = _schema_errors(document.value)
+    if errors:
+        _raise_first(errors, _lines_of(_load(text, path, exact_marks=True).node), path)
+    return _build(document.value, path)
 
 
-def _load_with_lines(text: str | bytes, path: str) -> tuple[Any, dict[str, int]]:
+def _load(text: str | bytes, path: str, *, exact_marks: bool = False) -> loading.YamlDocument:
     if path.endswith(".json"):
         loading.load_json(text, path, error=ConfigError, limits=loading.CONFIG)
-    document = loading.load_yaml(text, path, error=ConfigError, limits=loading.CONFIG)
+    document = loading.load_yaml(
+        text, path, error=ConfigError, limits=loading.CONFIG, exact_marks=exact_marks
+    )
     if document.node is None:
         raise ConfigError(
             f"{path}:1: the file is empty", "see docs/configuration.md for a minimal file"
         )
+    return document
+
+
+def _lines_of(node: yaml.Node | None) -> dict[str, int]:
     lines: dict[str, int] = {}
-    _record_lines(document.node, "", lines)
-    return document.value, lines
+    if node is not None:
+        _record_lines(node, "", lines)
+    return lines
 
 
 def _record_lines(node: yaml.Node, key_path: str, lines: dict[str, int]) -> None:
@@ -102,15 +113,20 @@ def key_path_of(parts: list[str | int] | tuple[str | int, ...]) -> str:
     return text
 
 
-def _validate(data: Any, lines: dict[str, int], path: str) -> None:
+@functools.cache
+def _validator() -> Any:
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(schema())
-    errors = sorted(
-        validator.iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path))
+    return jsonschema.Draft202012Validator(schema())
+
+
+def _schema_errors(data: Any) -> list[Any]:
+    return sorted(
+        _validator().iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path))
     )
-    if not errors:
-        return
+
+
+def _raise_first(errors: list[Any], lines: dict[str, int], path: str) -> None:
     error = errors[0]
     parts = list(error.absolute_path)
     key_path = key_path_of(parts)

@@ -31,6 +31,13 @@ class Owners:
                 return owner
         return self.of_path(path) if path else UNOWNED
 
+    def of_protected(self, plane: str | None, path: str) -> str:
+        """Who answers for a protected path: its plane's owner, else CODEOWNERS, else the
+        configuration's own owner (conftest files and pytest configuration outside any plane
+        are part of the configuration)."""
+        owner = self.of_plane(plane, path)
+        return owner if owner != UNOWNED else self.of_plane_map()
+
     def of_plane_map(self) -> str:
         return self.config.owner if self.config.owner != UNOWNED else self.of_path(self.config.path)
 

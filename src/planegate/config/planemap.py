@@ -50,8 +50,18 @@ class PlaneMap:
     def _listed(self) -> dict[str, frozenset[str]]:
         return {name: frozenset(self.config.planes[name].nodeids) for name in SCORING_PLANES}
 
+    @cached_property
+    def _known(self) -> dict[str, tuple[str, ...]]:
+        return {}  # nodeid -> its planes: every step asks again about the same nodeids
+
     def planes_of(self, nodeid: str) -> tuple[str, ...]:
         """Every plane that claims the nodeid: explicit nodeids first, then path patterns."""
+        known = self._known.get(nodeid)
+        if known is None:
+            known = self._known[nodeid] = self._planes_of(nodeid)
+        return known
+
+    def _planes_of(self, nodeid: str) -> tuple[str, ...]:
         if nodeid in self.frozen:
             return ("freeze",)
         explicit = tuple(p for p in SCORING_PLANES if _nodeid_listed(nodeid, self._listed[p]))

@@ -100,6 +100,11 @@ class Context:
         return ini.base_options(self.base.read)
 
     @cached_property
+    def base_links(self) -> frozenset[str]:
+        """The base's symlinks: the overlay restores them as links."""
+        return self.repo.symlinks(self.base.commit)
+
+    @cached_property
     def ledger_head(self) -> str | None:
         return self.head.text(self.cfg.ledger)
 

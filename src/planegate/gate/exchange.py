@@ -18,6 +18,7 @@ from planegate.gate.execute import Execution
 from planegate.report import ShadowResult
 from planegate.runner import fixture_probe as probe
 from planegate.runner import session, traced
+from planegate.runner.rerun import Rerun
 
 SCHEMA = "planegate-run/1"
 FILE_NAME = "run.json"
@@ -25,8 +26,6 @@ FILE_NAME = "run.json"
 
 def to_json(execution: Execution) -> str:
     run = asdict(execution.head_run)
-    for init_only in ("hypothesis", "plain"):  # item kinds: `planegate init` asks, never the gate
-        del run[init_only]
     data = {
         "schema": SCHEMA,
         "commits": asdict(execution.commits),
@@ -36,6 +35,8 @@ def to_json(execution: Execution) -> str:
         "probed": asdict(execution.probed),
         "overlay_notes": list(execution.overlay_notes),
         "triage": {nodeid: list(pair) for nodeid, pair in execution.triage.items()},
+        "on_base": None if execution.on_base is None else asdict(execution.on_base),
+        "timings": dict(execution.timings),
     }
     return json.dumps(data) + "\n"
 
@@ -107,16 +108,37 @@ def _execution(data: Any) -> Execution:
         probed=probed,
         overlay_notes=_strings(data["overlay_notes"]),
         triage={str(n): (str(pair[0]), str(pair[1])) for n, pair in data["triage"].items()},
+        on_base=_rerun(data.get("on_base")),
+        timings={str(k): float(v) for k, v in (data.get("timings") or {}).items()},
+    )
+
+
+def _outcomes(value: Any) -> dict[str, session.Outcome]:
+    return {
+        str(nodeid): session.Outcome(
+            str(o["nodeid"]), str(o["outcome"]), str(o["message"]), float(o["duration"])
+        )
+        for nodeid, o in value.items()
+    }
+
+
+def _rerun(value: Any) -> Rerun | None:
+    if value is None:
+        return None
+    return Rerun(
+        commit=str(value["commit"]),
+        runs=int(value["runs"]),
+        outcomes=_outcomes(value["outcomes"]),
+        failures={str(k): int(v) for k, v in value["failures"].items()},
+        collected=_strings(value["collected"]),
+        closed=bool(value["closed"]),
+        problem=str(value["problem"]),
+        refused=str(value.get("refused", "")),
     )
 
 
 def _run_result(run: dict[str, Any]) -> session.RunResult:
-    outcomes = {
-        str(nodeid): session.Outcome(
-            str(o["nodeid"]), str(o["outcome"]), str(o["message"]), float(o["duration"])
-        )
-        for nodeid, o in run["outcomes"].items()
-    }
+    outcomes = _outcomes(run["outcomes"])
     status = run["exit_status"]
     return session.RunResult(
         collected=_strings(run["collected"]),
@@ -140,4 +162,12 @@ def _run_result(run: dict[str, Any]) -> session.RunResult:
             str(key): traced.Reads(_strings(r["test"]), _strings(r["prod"]))
             for key, r in run["reads"].items()
         },
+        extra=_extra(run.get("extra", {})),
     )
+
+
+def _extra(value: Any) -> dict[str, Any]:
+    """The child's extra records by kind (imports, repeat): objects, checked for shape only."""
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise TypeError("extra: expected an object of objects")
+    return {str(kind): dict(record) for kind, record in value.items()}

@@ -3,19 +3,23 @@ base's collection, the shadow lane of frozen tests, the fixture probe, failure t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
+from planegate.errors import ConfigError
 from planegate.gate import merge
 from planegate.gate.context import Commits, Context
-from planegate.progress import QUIET, Progress
+from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.git import GitRepo
 from planegate.report import ShadowResult
 from planegate.runner import fixture_probe as probe
-from planegate.runner import overlay, session, triage
+from planegate.runner import overlay, session, startup, triage
+from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
 from planegate.steps import observed
@@ -33,22 +37,65 @@ class Execution:
     probed: probe.ProbeResult
     overlay_notes: tuple[str, ...]
     triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
+    on_base: Rerun | None = None  # the base's outcomes of the scoring tests not passing on head
+    timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part
 
 
-def execute(ctx: Context, progress: Progress = QUIET, *, collect_base: bool = True) -> Execution:
-    """Run main's evidence against the patch (and collect the base's inventory if asked)."""
+def execute(
+    ctx: Context,
+    progress: Progress = QUIET,
+    *,
+    collect_base: bool = True,
+    base_inventory: Mapping[str, list[str]] | None = None,
+) -> Execution:
+    """Run main's evidence against the patch (the base's collection, when asked for, running
+    alongside), then one session on the base over the scoring tests that did not pass."""
     if ctx.commits.conflicts:
         return unmerged(ctx)
-    base_inventory = None
-    if collect_base:
-        base_inventory = collect_inventory(
-            ctx.repo, ctx.base.commit, ctx.base_ini, ctx.plane_map, progress
-        )
-    progress.step("planes", "running main's evidence against the patch")
-    head_run, overlay_notes, probed = _run_head(ctx)
-    shadow = _shadow(ctx, progress)
-    labels = _triage(ctx, head_run, progress)
-    return Execution(ctx.commits, head_run, base_inventory, shadow, probed, overlay_notes, labels)
+    watch = Stopwatch()
+    with collecting_base(ctx, collect_base, progress) as base_collection:
+        progress.step("planes", "running main's evidence against the patch")
+        with watch.time("head run"):
+            head_run, overlay_notes, probed = _run_head(ctx)
+        with watch.time("shadow lane"):
+            shadow = _shadow(ctx, progress)
+        with watch.time("base collection (alongside)"):
+            base_collected = base_collection()
+    collected = None if base_collected is None else ctx.plane_map.inventory(base_collected)
+    expected = [n for p in SCORING_PLANES for n in (base_inventory or collected or {}).get(p, [])]
+    with watch.time("base"):
+        on_base = compare_on_base(ctx, head_run, progress, expected, whole_suite=False)
+    with watch.time("triage"):
+        labels = _triage(ctx, head_run, progress, on_base)
+    return Execution(
+        ctx.commits,
+        head_run,
+        collected,
+        shadow,
+        probed,
+        overlay_notes,
+        labels,
+        on_base,
+        watch.seconds,
+    )
+
+
+@contextlib.contextmanager
+def collecting_base(
+    ctx: Context, wanted: bool, progress: Progress
+) -> Iterator[Callable[[], tuple[str, ...] | None]]:
+    """The base's collection in its own tree, in a thread waiting on its own pytest process
+    while the head's run goes on (git is only used by this thread before it starts); the
+    yielded function waits for the nodeids (None when not wanted)."""
+    if not wanted:
+        yield lambda: None
+        return
+    progress.step("inventory", "collecting the base's tests alongside")
+    with ctx.repo.worktree(ctx.base.commit) as tree:
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            future = pool.submit(sessions.run, collect_only=True, canaries=False)
+            yield lambda: future.result().collected
 
 
 def unmerged(ctx: Context) -> Execution:
@@ -76,7 +123,22 @@ def collect_inventory(
     progress.step("inventory", "collecting the base's tests")
     with repo.worktree(commit) as tree:
         result = Sessions(tree, plane_map.config, ini_options).run(collect_only=True)
+    if not result.collected:
+        raise nothing_collected(commit, result)
     return plane_map.inventory(result.collected)
+
+
+def nothing_collected(commit: str, result: session.RunResult) -> ConfigError:
+    """A base that collects no test has no evidence to lock: pytest's own words say why."""
+    if result.collect_errors:
+        nodeid, message = result.collect_errors[0]
+        why = f"{nodeid or 'collection'}: {startup.pytest_message(message)}"
+    else:
+        why = startup.pytest_message(result.output) or f"pytest exited {result.exit_status}"
+    return ConfigError(
+        f"pytest collected no test at {commit[:12]} with its configuration: {why}",
+        "fix the pytest configuration (pytest.ini, pyproject.toml, planegate.yml pytest.args)",
+    )
 
 
 def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
@@ -86,6 +148,7 @@ def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
         ctx.protection.select(ctx.base.files),
         ctx.protection.select(ctx.head.files),
         ctx.base.read,
+        ctx.base_links,
     )
 
 
@@ -176,7 +239,7 @@ def _shadow(ctx: Context, progress: Progress) -> tuple[ShadowResult, ...]:
 
 
 def _triage(
-    ctx: Context, head_run: session.RunResult, progress: Progress
+    ctx: Context, head_run: session.RunResult, progress: Progress, base: Rerun | None = None
 ) -> dict[str, tuple[str, str]]:
     """Label failing scoring tests: regression, flaky under the patch, or failing on base."""
     if ctx.cfg.triage_runs == 0 or not head_run.closed or head_run.canary_problem:
@@ -199,7 +262,49 @@ def _triage(
         runs=ctx.cfg.triage_runs,
         environ=ctx.environ,
         progress=progress,
+        base=base,
         checkout=checkout_command(ctx.commits),
     )
     labels = triage.triage(ctx.repo, ctx.base.commit, ctx.head.commit, failing, ctx.cfg, how)
     return {nodeid: (found.label, found.repro) for nodeid, found in labels.items()}
+
+
+def not_passing(ctx: Context, head_run: session.RunResult, expected: Iterable[str]) -> list[str]:
+    """Scoring nodeids the head's run collected, or main's digest expects, that did not pass;
+    none when the run itself cannot be trusted (it did not close, or its canaries)."""
+    if not head_run.closed or head_run.canary_problem:
+        return []
+    candidates = set(head_run.collected) | set(expected)
+    return sorted(
+        nodeid
+        for nodeid in candidates
+        if ctx.plane_map.plane_of(nodeid) in SCORING_PLANES
+        and not head_run.outcome_of(nodeid).passed
+    )
+
+
+def compare_on_base(
+    ctx: Context,
+    head_run: session.RunResult,
+    progress: Progress,
+    expected: Iterable[str] = (),
+    *,
+    whole_suite: bool,
+) -> Rerun:
+    """One session in the base's tree, same configuration and environment as the head's run,
+    over the scoring tests that did not pass on the head (their triage reruns included).
+    With `whole_suite` it also collects the base's whole suite (its inventory); with
+    nothing to compare and no inventory asked for, no session runs."""
+    nodeids = not_passing(ctx, head_run, expected)
+    refused = startup.refusal(head_run) is not None  # the base says whose refusal it is
+    if not nodeids and not whole_suite and not refused:
+        return Rerun(ctx.base.commit, 0)
+    failing = [n for n in nodeids if head_run.outcome_of(n).outcome in ("failed", "error")]
+    runs = ctx.cfg.triage_runs if 0 < len(failing) <= ctx.cfg.triage_max else 1
+    what = f"{len(nodeids)} tests that did not pass on the patch" if nodeids else "its tests"
+    progress.step("base", f"rerunning {what} on the base {ctx.base.commit[:12]}")
+    with ctx.repo.worktree(ctx.base.commit) as tree:
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
+        return rerun(
+            sessions, ctx.base.commit, nodeids, max(1, runs), whole_suite=whole_suite or refused
+        )

@@ -7,7 +7,8 @@ from planegate.gate import merge
 from planegate.gate.context import Context
 from planegate.gate.digest_check import DigestCheck
 from planegate.gate.execute import Execution
-from planegate.report import Report
+from planegate.progress import Stopwatch
+from planegate.report import Report, StepResult
 from planegate.steps import evidence, hunks, inventory, ledger, planes
 from planegate.steps.inputs import RunFacts, StepCheck
 
@@ -34,14 +35,31 @@ def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
         overlay_notes=execution.overlay_notes,
         triage=execution.triage,
         digest_findings=digest.findings,
+        on_base=execution.on_base,
     )
+    watch = Stopwatch()
+    steps = tuple(_timed(watch, check, ctx, run) for check in STEPS)
     return Report(
         base=ctx.commits.base_tip,
         head=ctx.commits.head,
         merge_base=ctx.commits.merge_base,
         agent=ctx.agent,
         digest_source=digest.source,
-        steps=tuple(check(ctx, run) for check in STEPS),
+        steps=steps,
         shadow=execution.shadow,
         merged=ctx.commits.merged,
+        base_broken=base_broken(steps),
+        timings={**execution.timings, **watch.seconds},
+    )
+
+
+def _timed(watch: Stopwatch, check: StepCheck, ctx: Context, run: RunFacts) -> StepResult:
+    with watch.time("step " + check.__module__.rsplit(".", 1)[-1]):
+        return check(ctx, run)
+
+
+def base_broken(steps: tuple[StepResult, ...]) -> tuple[str, ...]:
+    """Scoring tests that failed on the base as on the head (PG111): exit 6 if nothing else."""
+    return tuple(
+        f.nodeid for result in steps for f in result.findings if f.rule == "PG111" and f.nodeid
     )

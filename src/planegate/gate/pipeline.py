@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
+
 from planegate.gate import context
 from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import check_digest
 from planegate.gate.execute import Execution, execute
 from planegate.gate.judge import judge
-from planegate.progress import QUIET, Progress
+from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.report import Report
 
 
 def run(options: GateOptions, progress: Progress = QUIET) -> Report:
     """The whole gate in one process: execute, then judge."""
-    return run_in(context.build(options), progress)
+    start = time.perf_counter()
+    ctx = context.build(options)
+    built = round(time.perf_counter() - start, 3)
+    report = run_in(ctx, progress)
+    timings = {"context": built, **report.timings}
+    timings["total"] = round(time.perf_counter() - start, 3)
+    return replace(report, timings=timings)
 
 
 def run_in(ctx: Context, progress: Progress = QUIET) -> Report:
@@ -25,6 +34,11 @@ def execute_and_judge(ctx: Context, progress: Progress = QUIET) -> tuple[Executi
     """The whole gate on a context, with the execution the report was judged from (the action
     reads the failing tests' failure text from it)."""
     progress.step("inventory", f"base {ctx.base.commit[:12]}, head {ctx.commits.head[:12]}")
-    digest = check_digest(ctx)
-    execution = execute(ctx, progress, collect_base=digest.inventory is None)
-    return execution, judge(ctx, execution, digest)
+    watch = Stopwatch()
+    with watch.time("digest"):
+        digest = check_digest(ctx)
+    execution = execute(
+        ctx, progress, collect_base=digest.inventory is None, base_inventory=digest.inventory
+    )
+    report = judge(ctx, execution, digest)
+    return execution, replace(report, timings={**watch.seconds, **report.timings})

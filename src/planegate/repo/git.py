@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import git
 import git.exc
@@ -86,6 +87,8 @@ class GitRepo:
         if self._repo.working_tree_dir is None:
             raise UsageError(f"{root}: a bare repository has no working tree")
         self.root = Path(self._repo.working_tree_dir)
+        self._indexes: dict[str, dict[str, tuple[bytes, int]]] = {}
+        self._hashes: dict[bytes, str] = {}
 
     def resolve(self, ref: str) -> str:
         return str(self._commit(ref).hexsha)
@@ -138,28 +141,37 @@ class GitRepo:
         return Merge(lines[0])
 
     def files(self, commit: str) -> list[str]:
-        tree = self._tree(commit)
-        with _translated("git ls-tree"):
-            return sorted(str(item.path) for item in tree.traverse() if item.type == "blob")  # type: ignore[union-attr]
+        return sorted(self._index(commit))
+
+    def symlinks(self, commit: str) -> frozenset[str]:
+        """Paths the commit stores as symlinks (their blob is the link's target path)."""
+        return frozenset(
+            path for path, (_, mode) in self._index(commit).items() if mode == _SYMLINK
+        )
 
     def read(self, commit: str, path: str) -> bytes | None:
-        tree = self._tree(commit)
+        stream = self._stream(commit, path)
+        if stream is None:
+            return None
         with _translated("git cat-file"):
-            blob = _blob(tree, path)
-            return None if blob is None else bytes(blob.data_stream.read())
+            return bytes(stream.read())
 
     def sha256(self, commit: str, path: str) -> str | None:
-        """Hash a blob without holding it in memory."""
-        tree = self._tree(commit)
+        """Hash a blob without holding it in memory; a blob is hashed once, whichever commits
+        and paths hold it (its git id names its bytes)."""
+        entry = self._index(commit).get(path)
+        if entry is None:
+            return None
+        known = self._hashes.get(entry[0])
+        if known is not None:
+            return known
+        digest = hashlib.sha256()
         with _translated("git cat-file"):
-            blob = _blob(tree, path)
-            if blob is None:
-                return None
-            digest = hashlib.sha256()
-            stream = blob.data_stream
+            stream = self._repo.odb.stream(entry[0])
             while chunk := stream.read(_CHUNK):
                 digest.update(chunk)
-            return digest.hexdigest()
+        self._hashes[entry[0]] = digest.hexdigest()
+        return self._hashes[entry[0]]
 
     def changes(self, base: str, head: str) -> list[Change]:
         """Every path changed from `base` to `head` (commits, or trees named by full sha), read
@@ -207,6 +219,30 @@ class GitRepo:
         with _translated("git cat-file"):
             return commit.tree
 
+    def _index(self, rev: str) -> dict[str, tuple[bytes, int]]:
+        """path -> (blob id, mode) of every blob of a commit's tree (or a tree named by its
+        full sha), listed once (a tree never changes): each read is then one object, not a
+        walk of trees."""
+        cached = self._indexes.get(rev)
+        if cached is not None:
+            return cached
+        tree = self._tree(rev)
+        with _translated("git ls-tree"):
+            index = {
+                str(item.path): (item.binsha, int(item.mode))  # type: ignore[union-attr]
+                for item in tree.traverse()
+                if item.type == "blob"  # type: ignore[union-attr]
+            }
+        self._indexes[rev] = index
+        return index
+
+    def _stream(self, rev: str, path: str) -> Any | None:
+        entry = self._index(rev).get(path)
+        if entry is None:
+            return None
+        with _translated("git cat-file"):
+            return self._repo.odb.stream(entry[0])
+
 
 def _entries(tree: git.Tree) -> Iterator[export.TreeEntry]:
     for item in tree.traverse():
@@ -250,14 +286,6 @@ def _changed_paths(
 
 def _children(tree: git.Tree | None) -> dict[str, git.objects.base.IndexObject]:
     return {} if tree is None else {str(item.name): item for item in tree}
-
-
-def _blob(tree: git.Tree, path: str) -> git.Blob | None:
-    try:
-        item = tree / path
-    except KeyError:
-        return None
-    return item if isinstance(item, git.Blob) else None
 
 
 def _unavailable(what: str, error: git.exc.GitCommandError) -> ServiceUnavailable:

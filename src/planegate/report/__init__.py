@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from planegate import exitcodes
@@ -40,8 +41,9 @@ class Report:
     steps: tuple[StepResult, ...]
     shadow: tuple[ShadowResult, ...] = ()
     notes: tuple[str, ...] = field(default=())
-    base_broken: tuple[str, ...] = ()  # a sweep's tests that failed every run, and alone
+    base_broken: tuple[str, ...] = ()  # tests failing on the base too (sweep or gate)
     merged: str = ""  # the tree of the head merged onto the base's tip: what ran
+    timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part of the run
 
     @property
     def exit_code(self) -> int:

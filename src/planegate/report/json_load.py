@@ -50,6 +50,7 @@ def report_from_dict(data: Mapping[str, Any]) -> Report:
         notes=tuple(data.get("notes") or ()),
         base_broken=tuple(data.get("base_broken") or ()),
         merged=data.get("merged_tree") or "",
+        timings={str(k): float(v) for k, v in (data.get("timings") or {}).items()},
     )
 
 

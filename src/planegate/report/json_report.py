@@ -65,6 +65,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         ],
         "notes": [_text(note) for note in report.notes],
         "base_broken": [_text(nodeid) for nodeid in report.base_broken],
+        "timings": {_text(name): seconds for name, seconds in report.timings.items()},
     }
 
 

@@ -72,7 +72,7 @@ def render(report: Report, *, color: bool | None = None) -> str:
                 f"{shown(finding.message)} [owner: {shown(finding.owner)}]"
             )
     if report.base_broken:
-        lines += ["", "base broken (failed every run on the base, and alone):"]
+        lines += ["", "base broken (failing on the base too; the patch is not blamed):"]
         lines += [f"  {shown(nodeid)}" for nodeid in report.base_broken]
     if report.notes:
         lines += ["", *map(shown, report.notes)]
@@ -82,6 +82,11 @@ def render(report: Report, *, color: bool | None = None) -> str:
             f"  {shown(s.outcome):<10} {shown(s.nodeid)} [owner: {shown(s.owner)}]"
             for s in report.shadow
         ]
+    if report.timings:
+        spent = ", ".join(
+            f"{shown(name)} {seconds:.2f}" for name, seconds in report.timings.items()
+        )
+        lines += ["", f"seconds: {spent}"]
     return untrusted.inert_commands("\n".join(lines) + "\n")
 
 

@@ -27,8 +27,8 @@ RULES: tuple[Rule, ...] = (
         "PG503",
         Step.HUNKS,
         "assertion made vacuous",
-        "`assert True`, `x or True`, comparing a value to itself or `is not None` in place "
-        "of an equality still counts as an assert but can no longer fail.",
+        "`assert True`, `x or True`, comparing a value to itself or a bare truthiness check "
+        "in place of an equality still counts as an assert but can no longer fail.",
         "Restore the value check the assert made before the patch.",
     ),
     Rule(
@@ -201,6 +201,25 @@ RULES: tuple[Rule, ...] = (
         "A changed file over analysis.max_file_bytes is not parsed (parsing dense source "
         "costs hundreds of bytes of memory per byte), so nothing in it was checked.",
         "Split the file, or have the configuration's owner raise analysis.max_file_bytes.",
+    ),
+    Rule(
+        "PG540",
+        Step.HUNKS,
+        "comparison narrowed to a part of the value",
+        "The base compared a value whole; the patch compares only its length, keys or values, "
+        "its items sorted or as a set, one entry or one attribute of it. The assert still "
+        "reads as a check, but a wrong value with the right part passes.",
+        "Restore the comparison of the whole value; if the expected value really changed, a "
+        "person changes it in a reviewed PR.",
+    ),
+    Rule(
+        "PG541",
+        Step.HUNKS,
+        "value check replaced by a None or type check",
+        "The base compared a value; the patch only checks that it is (not) None or of a type "
+        "(`is None`, `is not None`, `isinstance`, `assertIsNone`, `assertIsNotNone`, "
+        "`assertIsInstance`): any value of that kind passes.",
+        "Restore the equality the base made on the value.",
     ),
     Rule(
         "PG550",

@@ -52,4 +52,14 @@ RULES: tuple[Rule, ...] = (
         "Fix the import or syntax error the collection output names.",
         True,
     ),
+    Rule(
+        "PG210",
+        Step.INVENTORY,
+        "pytest refused the configuration",
+        "pytest stopped before collecting any test (a usage error: an option it does not know, "
+        "a path that does not exist, a conftest that fails to import), with the base's "
+        "configuration, on the base as on the patch: nothing was tested.",
+        "Fix the base's pytest configuration or planegate.yml's pytest.args; pytest's message "
+        "is in the finding.",
+    ),
 )

@@ -79,4 +79,24 @@ RULES: tuple[Rule, ...] = (
         "and push.",
         True,
     ),
+    Rule(
+        "PG110",
+        Step.PLANES,
+        "code under test not imported from the patch's tree",
+        "A module of the project's own packages came from outside the tree under test (an "
+        "installed copy in site-packages, or a path put first at run time): the tests did not "
+        "run the patch's code, so their passes prove nothing about it.",
+        "Make the tree's package roots hold the package: `src/`, the tree's root, or the "
+        "pytest `pythonpath` option; install the project's dependencies only (docs/runner.md).",
+    ),
+    Rule(
+        "PG111",
+        Step.PLANES,
+        "failing on main too",
+        "A scoring test that fails on the patch failed on the base as well, rerun in the same "
+        "environment and mode: the base is broken, and the patch is not blamed (exit 6 when "
+        "nothing else failed).",
+        "The plane's owner fixes the test or the base's code, or freezes the test for a "
+        "classified reason (`planegate freeze`); the repro command reruns it on the base.",
+    ),
 )

@@ -1,4 +1,4 @@
-"""The child's set-up before pytest runs: privileges, harness imports, sys.path, names.
+"""The child's set-up before pytest runs: privileges, harness imports, names.
 
 Runs inside the child (see `runner/child.py` for the order). Linux-specific parts (prctl,
 capabilities) are skipped elsewhere; docs/runner.md says what each one buys.
@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import sysconfig
 from typing import Any
 
 HARNESS = ("pytest", "_pytest", "pluggy", "hypothesis")
@@ -136,21 +135,6 @@ def neutralise(pycache: str) -> None:
     sys.dont_write_bytecode = True
     if pycache:
         sys.pycache_prefix = pycache
-
-
-def place_tree(tree: str) -> None:
-    """The tree goes after the standard library and before site-packages: the project's own
-    packages come from the tree (not an installed copy), and none of them shadows a standard
-    module. pytest may still prepend test folders (rootdir/conftest insertion); what they
-    could shadow is imported already."""
-    paths = sysconfig.get_paths()
-    stdlib = {os.path.realpath(p) for p in (paths["stdlib"], paths["platstdlib"]) if p}
-    index = 0
-    for position, entry in enumerate(sys.path):
-        real = os.path.realpath(entry)
-        if real in stdlib or real.endswith(".zip") or "lib-dynload" in real:
-            index = position + 1
-    sys.path.insert(index, tree)
 
 
 def autoload_off() -> list[str]:

@@ -83,16 +83,10 @@ def _encoder() -> Callable[[object], str]:
 
 
 def make_plugin(
-    emit: Emit,
-    audit: SimpleNamespace,
-    checks: SimpleNamespace,
-    deselect: frozenset[str],
-    kinds: bool = False,
+    emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace, deselect: frozenset[str]
 ) -> ModuleType:
-    """`kinds`: also say which collected items are Hypothesis tests and which are not Python
-    test functions (`planegate init` classifies with it; the gate's runs never ask)."""
     hooks = _setup_hooks(audit, checks)
-    hooks.update(_collection_hooks(emit, audit, checks, deselect, kinds))
+    hooks.update(_collection_hooks(emit, audit, checks, deselect))
     hooks.update(_run_hooks(emit, audit, checks))
     if audit.trace is not None:
         hooks.update(_trace_hooks(emit, audit))
@@ -141,11 +135,7 @@ def _setup_hooks(audit: SimpleNamespace, checks: SimpleNamespace) -> dict[str, A
 
 
 def _collection_hooks(
-    emit: Emit,
-    audit: SimpleNamespace,
-    checks: SimpleNamespace,
-    deselect: frozenset[str],
-    kinds: bool,
+    emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace, deselect: frozenset[str]
 ) -> dict[str, Any]:
     import pytest
 
@@ -168,13 +158,9 @@ def _collection_hooks(
         _c: Any = checks,
         _g: Any = guard,
         _d: frozenset[str] = deselect,
-        _k: Any = item_kinds if kinds else None,
-        _f: Any = pytest.Function,
     ) -> Generator[None, None, None]:
         if _g(_a, "pytest_collection_modifyitems"):
             _e("collected", {"nodeids": [item.nodeid for item in items]})
-            if _k is not None:
-                _e("kinds", _k(items, _f))
         yield
         kept = [item for item in items if item.nodeid not in _d]
         dropped = [item for item in items if item.nodeid in _d]
@@ -186,20 +172,6 @@ def _collection_hooks(
             _e("selected", {"nodeids": [item.nodeid for item in items]})
 
     return _hooks(locals())
-
-
-def item_kinds(items: list[pytest.Item], function: type) -> dict[str, list[str]]:
-    """The `kinds` record: the Hypothesis tests and the items that are not test functions."""
-    hypothesis, plain = [], []
-    for item in items:
-        try:
-            if hypothesis_budget(getattr(item, "obj", None)) is not None:
-                hypothesis.append(item.nodeid)
-        except Exception:  # the project's own descriptors may raise; the source decides then
-            pass
-        if not isinstance(item, function):
-            plain.append(item.nodeid)
-    return {"hypothesis": hypothesis, "plain": plain}
 
 
 def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> dict[str, Any]:

@@ -10,8 +10,10 @@ of planegate's and `__main__` keeps no reference to it. `prepare()`:
    for it), before anything else is imported;
 4. imports pytest, pluggy, hypothesis and the allowed plugins while the tree is not on
    sys.path, and checks none of them was found in the tree;
-5. puts the tree on sys.path after the standard library and before site-packages;
-6. builds the channel plugin and forgets planegate's own modules.
+5. puts the tree's package roots (`runner/roots.py`: `src/`, the base's `pythonpath`, the
+   tree) on sys.path after the standard library and before site-packages;
+6. builds the channel plugin and its companions (`runner/extras.py`: the import record, the
+   repeat plugin, init's item kinds) and forgets planegate's own modules.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ SCRIPT = (
 
 
 def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
-    from planegate.runner import audit, bootstrap, channel, frames, integrity, reads
+    from planegate.runner import audit, bootstrap, channel, extras, frames, integrity, reads
+    from planegate.runner import roots as tree_roots
 
     spec = _read_spec(spec_fd)
     bootstrap.lock_down(bool(spec.get("drop_caps")))
@@ -41,17 +44,19 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     reads.install(state, spec.get("reads"))
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=close)
-    roots, allowed = bootstrap.import_harness(list(spec.get("modules", [])))
+    harness, allowed = bootstrap.import_harness(list(spec.get("modules", [])))
     state.pluggy_dir = os.path.dirname(sys.modules["pluggy"].__file__ or "") + "/"
     state.bottom = sys.modules["_pytest.main"].pytest_runtestloop.__code__
     for problem in bootstrap.harness_in_tree(tree):
         frames.record(state, problem, None)
     bootstrap.neutralise(str(spec.get("pycache", "")))
     os.chdir(tree)
-    bootstrap.place_tree(tree)
-    checks = integrity.make(emit, state, roots)
-    deselect, kinds = frozenset(spec["deselect"]), bool(spec.get("kinds"))
-    plugins: list[object] = [channel.make_plugin(emit, state, checks, deselect, kinds)]
+    package_roots = [str(root) for root in spec.get("roots") or [tree]]
+    sys.path[:] = tree_roots.placed(sys.path, package_roots, tree_roots.stdlib_paths())
+    checks = integrity.make(emit, state, harness)
+    plugins: list[object] = [channel.make_plugin(emit, state, checks, frozenset(spec["deselect"]))]
+    repeat, kinds = int(spec.get("repeat") or 1), bool(spec.get("kinds"))
+    plugins += extras.make_plugins(emit, state, tree, package_roots, repeat, kinds)
     plugins += allowed
     if spec.get("probes") is not None:
         from planegate.runner.sweep_probes import ProbesPlugin

@@ -17,7 +17,7 @@ from pathlib import Path
 from planegate.config.init_suite import collecting_config
 from planegate.config.propose import CollectedItem, Collection
 from planegate.errors import ConfigError
-from planegate.runner import discover, spec
+from planegate.runner import discover, kinds, spec, startup
 from planegate.runner.session import RunResult
 
 PYTEST_FAILED_TO_START = (3, 4)  # pytest's INTERNAL_ERROR and USAGE_ERROR
@@ -58,8 +58,9 @@ def collection(result: RunResult, root: Path) -> Collection:
     started = result.exit_status not in PYTEST_FAILED_TO_START and not result.timed_out
     if not result.collected and not result.collect_errors and not (started and result.closed):
         raise ConfigError(f"pytest could not collect the suite in {root}: {_why(result)}", HINT)
+    hypothesis, plain = kinds.kinds_of(result.extra)
     items = tuple(
-        CollectedItem(nodeid, nodeid in result.hypothesis, nodeid not in result.plain)
+        CollectedItem(nodeid, nodeid in hypothesis, nodeid not in plain)
         for nodeid in result.collected
     )
     return Collection(items, result.collect_errors)
@@ -68,6 +69,4 @@ def collection(result: RunResult, root: Path) -> Collection:
 def _why(result: RunResult) -> str:
     if result.timed_out:
         return "it did not finish in time (pytest.timeout)"
-    lines = [line.strip() for line in result.output.splitlines() if line.strip()]
-    errors = [line for line in lines if "error" in line.lower()]
-    return (errors or lines or ["no output"])[-1]
+    return startup.pytest_message(result.output) or "no output"

@@ -1,6 +1,7 @@
 """Containment on the parent's side of a run (Linux; elsewhere only the process group).
 
-- The parent becomes a child subreaper for the run (PR_SET_CHILD_SUBREAPER): a descendant
+- The parent becomes a child subreaper while a run is in progress (PR_SET_CHILD_SUBREAPER;
+  runs may overlap in threads, each run's end then spares the others' children): a descendant
   that leaves the child's session or process group is re-parented to us, not to init, and is
   killed with everything else when the run ends, whatever its session or process group.
 - The parent is not dumpable during the run (PR_SET_DUMPABLE 0): a process of the same user
@@ -24,9 +25,11 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
 # Folders the system's package manager writes while it installs: not watched (a root child
@@ -74,41 +77,71 @@ def _prctl_set(option: int, value: int) -> None:
         libc.prctl(option, value, 0, 0, 0)  # type: ignore[attr-defined]
 
 
+# Runs may overlap in one process (the base's collection runs in a thread alongside the head's
+# run): the process-wide settings hold while any run is in progress, and a run that ends
+# leaves the children of the others alone.
+_LOCK = threading.Lock()
+_GUARDS: dict[str, Any] = {"depth": 0, "saved": (None, None)}
+_ACTIVE: set[int] = set()  # the child of every run in progress
+
+
 @contextlib.contextmanager
 def guarded() -> Iterator[frozenset[int]]:
-    """Subreaper and not dumpable for the run; yields the children we had before it."""
-    dumpable = _prctl_get(PR_GET_DUMPABLE)
-    reaper = _prctl_get(PR_GET_CHILD_SUBREAPER)
-    _prctl_set(PR_SET_DUMPABLE, 0)
-    _prctl_set(PR_SET_CHILD_SUBREAPER, 1)
+    """Subreaper and not dumpable while a run is in progress; yields the children we had
+    before this one started."""
+    with _LOCK:
+        if _GUARDS["depth"] == 0:
+            _GUARDS["saved"] = (_prctl_get(PR_GET_DUMPABLE), _prctl_get(PR_GET_CHILD_SUBREAPER))
+            _prctl_set(PR_SET_DUMPABLE, 0)
+            _prctl_set(PR_SET_CHILD_SUBREAPER, 1)
+        _GUARDS["depth"] += 1
     try:
         yield frozenset(_children(os.getpid(), _parents()))
     finally:
-        if reaper is not None:
-            _prctl_set(PR_SET_CHILD_SUBREAPER, reaper)
-        if dumpable is not None:
-            _prctl_set(PR_SET_DUMPABLE, dumpable)
+        with _LOCK:
+            _GUARDS["depth"] -= 1
+            if _GUARDS["depth"] == 0:
+                dumpable, reaper = _GUARDS["saved"]
+                if reaper is not None:
+                    _prctl_set(PR_SET_CHILD_SUBREAPER, reaper)
+                if dumpable is not None:
+                    _prctl_set(PR_SET_DUMPABLE, dumpable)
+
+
+def start(spawn: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """Start a run's child and count it as in progress, in one step: no other run's end
+    kills it, not even one ending as it starts."""
+    with _LOCK:
+        proc = spawn()
+        _ACTIVE.add(proc.pid)
+    return proc
 
 
 def kill_descendants(root: int, before: frozenset[int]) -> int:
     """SIGKILL the child `root`, everything below it and every process re-parented to us during
-    the run, until none is left; reap those that became our children. Returns how many."""
+    the run (the children of other runs in progress excepted), until none is left; reap those
+    that became our children. Returns how many."""
     me, killed = os.getpid(), set()
-    for _ in range(200):
-        table = _parents()
-        roots = {root} | {p for p in _children(me, table) if p not in before}
-        targets = _below(roots, table) | (roots & set(table))
-        if not targets - {root} and root not in table:
-            break
-        for pid in targets:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        killed |= targets - {root}
-        for pid in targets:
-            if pid != root and table.get(pid) == me:
-                with contextlib.suppress(ChildProcessError):
-                    os.waitpid(pid, os.WNOHANG)
-        time.sleep(0.01)
+    try:
+        for _ in range(200):
+            with _LOCK:
+                table, others = _parents(), frozenset(_ACTIVE - {root})
+            roots = {root} | {p for p in _children(me, table) if p not in before | others}
+            targets = _below(roots, table) | (roots & set(table))
+            if not targets - {root} and root not in table:
+                break
+            for pid in targets:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            killed |= targets - {root}
+            for pid in targets:
+                if pid != root and table.get(pid) == me:
+                    with contextlib.suppress(ChildProcessError):
+                        os.waitpid(pid, os.WNOHANG)
+            time.sleep(0.01)
+    finally:
+        with _LOCK:
+            _ACTIVE.discard(root)
     return len(killed)
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import configparser
+import shlex
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from planegate.config.protection import parse_toml, pytest_table
+from planegate.errors import ConfigError
 
 Reader = Callable[[str], "bytes | None"]
 
@@ -49,12 +51,19 @@ def _ini_section(data: bytes, section: str) -> dict[str, Any] | None:
     return dict(parser.items(section)) if parser.has_section(section) else None
 
 
+# pytest's ini options read one item a line; every other list option is split like a shell
+# command line (`args`, `paths`), so its items are written quoted.
+LINELIST = frozenset({"markers", "filterwarnings", "env"})
+
+
 def render(options: dict[str, Any]) -> str:
+    """The options as an ini file pytest reads back to the same values: native TOML lists
+    keep each item whole (`["-m", "not slow"]` stays two arguments, not three)."""
     lines = ["[pytest]"]
     for key, value in options.items():
         if isinstance(value, list):
             lines.append(f"{key} =")
-            lines += [f"    {item}" for item in value]
+            lines += [f"    {_item(key, item)}" for item in value]
         elif isinstance(value, bool):
             lines.append(f"{key} = {'true' if value else 'false'}")
         else:
@@ -63,16 +72,41 @@ def render(options: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _item(key: str, item: Any) -> str:
+    text = "true" if item is True else "false" if item is False else str(item)
+    if key not in LINELIST:
+        return shlex.quote(text)
+    line = " ".join(text.split("\n"))
+    if line.strip().startswith(("#", ";")):
+        # an ini file reads such a line as a comment: the option cannot be reproduced
+        raise ConfigError(
+            f"the base's pytest option {key!r} has an item starting with "
+            f"{line.strip()[0]!r} ({line.strip()[:40]!r}), which an ini file reads as a comment",
+            "reword the item in the base's pytest configuration",
+        )
+    return line
+
+
 def testpaths(options: dict[str, Any]) -> list[str]:
     value = options.get("testpaths")
     if value is None:
         return []
-    return list(value) if isinstance(value, list) else str(value).split()
+    return _split(value)
 
 
 def pythonpath(options: Mapping[str, Any]) -> tuple[str, ...]:
-    """The `pythonpath` entries (a list in TOML, whitespace-separated in ini)."""
+    """The `pythonpath` entries (a list in TOML, split like a shell command line in ini)."""
     value = options.get("pythonpath")
     if value is None:
         return ()
-    return tuple(value) if isinstance(value, list) else tuple(str(value).split())
+    return tuple(_split(value))
+
+
+def _split(value: Any) -> list[str]:
+    """pytest splits its `args` and `paths` options like a shell command line."""
+    if isinstance(value, list):
+        return [str(item) for item in value]
+    try:
+        return shlex.split(str(value))
+    except ValueError:
+        return str(value).split()

@@ -20,8 +20,10 @@ def apply(
     base_protected: Iterable[str],
     head_protected: Iterable[str],
     read_base: Callable[[str], bytes | None],
+    base_links: frozenset[str] = frozenset(),
 ) -> OverlayResult:
-    """Write every protected base file into `tree`; delete protected files the head added."""
+    """Write every protected base file into `tree` (a symlink of `base_links` as a symlink
+    to the same target); delete protected files the head added."""
     base_set = set(base_protected)
     restored, removed, kept = [], [], set()
     for path in sorted(base_set):
@@ -30,12 +32,16 @@ def apply(
             continue
         kept.add(path)
         target = tree / path
-        if target.is_file() and not target.is_symlink() and target.read_bytes() == data:
+        link = path in base_links
+        if _same(target, data, link):
             continue
         if target.is_symlink() or target.is_dir():
             _remove(target)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        if link:
+            os.symlink(os.fsdecode(data), target)
+        else:
+            target.write_bytes(data)
         restored.append(path)
     for path in sorted(set(head_protected) - base_set):
         target = tree / path
@@ -43,6 +49,14 @@ def apply(
             _remove(target)
             removed.append(path)
     return OverlayResult(tuple(restored), tuple(removed), frozenset(kept))
+
+
+def _same(target: Path, data: bytes, link: bool) -> bool:
+    """The tree already holds the base's entry: a file with the same bytes, or, when the base
+    holds a symlink (git stores its target path, which `data` then is), the same link."""
+    if link:
+        return target.is_symlink() and os.fsencode(os.readlink(target)) == data
+    return target.is_file() and not target.is_symlink() and target.read_bytes() == data
 
 
 def _remove(target: Path) -> None:

@@ -25,6 +25,7 @@ from planegate.progress import QUIET, Progress
 from planegate.runner import contain, ini, subtests, traced, treescan
 from planegate.runner import env as child_env
 from planegate.runner.child import SCRIPT
+from planegate.runner.roots import package_roots
 from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
 
 __all__ = ["Outcome", "RunResult", "RunSpec", "Tamper", "plugin_modules", "run"]
@@ -45,8 +46,9 @@ class RunSpec:
     targets: tuple[str, ...] = ()  # nodeids or paths; default: the ini's testpaths, else "."
     probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
     trusted: frozenset[str] = frozenset()  # tree paths that are main's evidence (the overlay's)
+    repeat: int = 1  # run each selected test this many times (runner/repeat.py)
     trace: traced.TraceSpec | None = None  # trace the files each test opens (runner/reads.py)
-    kinds: bool = False  # say which items are Hypothesis tests, which not functions (init)
+    kinds: bool = False  # which items are Hypothesis tests, which not functions (runner/kinds.py)
 
 
 @dataclass(frozen=True)
@@ -65,9 +67,8 @@ class RunResult:
     unfinished: tuple[str, ...] = ()  # selected nodeids that never reported their teardown
     examples: Mapping[str, int] = field(default_factory=dict)  # Hypothesis max_examples per test
     tampering: tuple[Tamper, ...] = ()  # what the audit hook, the checks and the stream saw
+    extra: Mapping[str, Any] = field(default_factory=dict)  # runner/extras.py's records by kind
     reads: Mapping[str, traced.Reads] = field(default_factory=dict)  # traced opens per test
-    hypothesis: frozenset[str] = frozenset()  # collected Hypothesis tests (RunSpec.kinds)
-    plain: frozenset[str] = frozenset()  # collected items that are not test functions (kinds)
 
     def outcome_of(self, nodeid: str) -> Outcome:
         if nodeid in self.outcomes:
@@ -129,6 +130,8 @@ def run(
             "modules": plugin_modules(spec.plugins),
             "pycache": str(scratch_dir / "pycache"),
             "drop_caps": contain.linux() and os.geteuid() == 0 and user is None,
+            "roots": package_roots(spec.tree, spec.ini_options),
+            "repeat": spec.repeat,
             "reads": spec.trace.to_json() if spec.trace is not None else None,
             "kinds": spec.kinds,
         }
@@ -220,18 +223,20 @@ def _execute(
     fold = Fold(str(child_spec["nonce"]))
     before = contain.interpreter_snapshot(env["PATH"])
     with (scratch / "output.log").open("wb") as log, contain.guarded() as children:
-        proc = subprocess.Popen(
-            [sys.executable, "-s", "-"],
-            cwd=spec.tree,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            pass_fds=(write_fd, spec_read),
-            start_new_session=True,
-            user=user,
-            group=user,
-            extra_groups=None if user is None else [],
+        proc = contain.start(
+            lambda: subprocess.Popen(
+                [sys.executable, "-s", "-"],
+                cwd=spec.tree,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=(write_fd, spec_read),
+                start_new_session=True,
+                user=user,
+                group=user,
+                extra_groups=None if user is None else [],
+            )
         )
         os.close(write_fd)
         os.close(spec_read)
@@ -311,9 +316,8 @@ def _interpret(
         unfinished=tuple(n for n in unfinished if n not in canary_ids),
         examples={k: v for k, v in fold.examples.items() if k not in canary_ids},
         tampering=found + fold.tampering() + execution.tampering,
+        extra=fold.extra,
         reads={k: traced.Reads(*v) for k, v in fold.reads.items() if k not in canary_ids},
-        hypothesis=frozenset(fold.hypothesis) - canary_ids,
-        plain=frozenset(fold.plain) - canary_ids,
     )
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_TAMPER = 100
+# records of the channel's companions (runner/extras.py), one of each kind per run, by kind
+EXTRA_KINDS = frozenset({"imports", "repeat", "kinds"})
 
 
 @dataclass(frozen=True)
@@ -49,13 +51,12 @@ class Fold:
         self.phases: dict[str, dict[str, dict[str, Any]]] = {}
         self.errors: list[tuple[str, str]] = []
         self.examples: dict[str, int] = {}
-        self.hypothesis: tuple[str, ...] = ()  # collected Hypothesis tests (RunSpec.kinds)
-        self.plain: tuple[str, ...] = ()  # collected items that are not test functions
         self.subtests: dict[str, list[dict[str, Any]]] = {}  # failed or skipped subtests
         self.reads: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # runner/reads.py
         self.ended = self.seen_selected = self.seen_collected = False
         self.stray = self.starts = self.after_end = 0
         self.tamper: list[Tamper] = []
+        self.extra: dict[str, dict[str, Any]] = {}
 
     def feed(self, line: str) -> None:
         record = parse(line, self.nonce)
@@ -96,8 +97,8 @@ class Fold:
             self._reads(record)
         elif kind == "hypothesis":
             self.examples[str(record["nodeid"])] = int(record["max_examples"])
-        elif kind == "kinds":
-            self.hypothesis, self.plain = _paths(record["hypothesis"]), _paths(record["plain"])
+        elif kind in EXTRA_KINDS:
+            self._extra(str(kind), record)
 
     def _once(self, kind: str) -> None:
         seen = self.seen_collected if kind == "collected" else self.seen_selected
@@ -105,6 +106,12 @@ class Fold:
             self._tamper(Tamper(f"the stream sent its {kind} tests twice"))
         if kind == "collected":
             self.seen_collected = True
+
+    def _extra(self, kind: str, record: dict[str, Any]) -> None:
+        if kind in self.extra:
+            self._tamper(Tamper(f"the stream sent its {kind} record twice"))
+            return  # the first record stands
+        self.extra[kind] = {k: v for k, v in record.items() if k not in ("nonce", "kind")}
 
     def _report(self, record: dict[str, Any]) -> None:
         nodeid, when = str(record["nodeid"]), str(record["when"])

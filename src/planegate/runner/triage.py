@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from planegate.config.load import Config
-from planegate.config.planemap import file_of
 from planegate.freeze import sweep as core
 from planegate.progress import QUIET, Progress
 from planegate.repo.git import GitRepo
 from planegate.repo.snapshot import snapshot
 from planegate.runner import ini
+from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions, pytest_args
 
 
@@ -39,6 +39,7 @@ class Reruns:
     runs: int = 3
     environ: Mapping[str, str] | None = None
     progress: Progress = QUIET
+    base: Rerun | None = None  # the base's reruns when the gate has them already
     checkout: str | None = None  # how a person gets the head's tree (default: checkout head)
 
 
@@ -57,7 +58,9 @@ def triage(
     cfg: Config,
     how: Reruns | None = None,
 ) -> dict[str, Triage]:
-    """Rerun failing scoring tests `how.runs` times on head and on base."""
+    """Rerun failing scoring tests `how.runs` times on head and on base: one session per
+    commit, each test run `how.runs` times in it (the base's side is taken from `how.base`
+    when the gate has rerun them there already)."""
     if not nodeids:
         return {}
     how = how or Reruns()
@@ -66,42 +69,32 @@ def triage(
     runs = how.runs
     how.progress.step("triage", f"rerunning {len(nodeids)} failing tests {runs}x on head and base")
     head = _reruns(repo, head_commit, nodeids, cfg, how)
-    base = _reruns(repo, base_commit, nodeids, cfg, replace(how, prepare_head=None))
+    base = how.base
+    if base is None or base.runs < runs or not base.closed:
+        base = _reruns(repo, base_commit, nodeids, cfg, replace(how, prepare_head=None))
     result = {}
     for nodeid in nodeids:
-        h_fail, _ = head[nodeid]
-        b_fail, on_base = base[nodeid]
-        label = core.triage_label(b_fail, h_fail, runs, on_base)
+        on_base = base.outcome_of(nodeid)
+        present = on_base is not None and on_base.outcome != "missing"
+        label = core.triage_label(
+            base.failures.get(nodeid, 0), head.failures.get(nodeid, 0), runs, present
+        )
         result[nodeid] = Triage(
-            label, repro_command(head_commit, nodeid, cfg, how.checkout), h_fail, b_fail, runs
+            label,
+            repro_command(head_commit, nodeid, cfg, how.checkout),
+            head.failures.get(nodeid, 0),
+            base.failures.get(nodeid, 0),
+            runs,
         )
     return result
 
 
-def _reruns(
-    repo: GitRepo,
-    commit: str,
-    nodeids: Sequence[str],
-    cfg: Config,
-    how: Reruns,
-) -> dict[str, tuple[int, bool]]:
-    """nodeid -> (failures, collected at all) over `how.runs` sessions at `commit`, its
-    tree prepared by `how.prepare_head` first when there is one."""
+def _reruns(repo: GitRepo, commit: str, nodeids: Sequence[str], cfg: Config, how: Reruns) -> Rerun:
+    """One session at `commit` running each nodeid `how.runs` times, its tree prepared by
+    `how.prepare_head` first when there is one."""
     assert how.ini_options is not None
-    failures = dict.fromkeys(nodeids, 0)
-    collected: set[str] = set()
     with repo.worktree(commit) as tree:
         if how.prepare_head is not None:
             how.prepare_head(tree)
-        files = sorted({file_of(n) for n in nodeids if (tree / file_of(n)).is_file()})
         sessions = Sessions(tree, cfg, how.ini_options, how.environ)
-        for _ in range(how.runs if files else 0):
-            result = sessions.run(
-                targets=tuple(files),
-                canaries=False,
-                probes={"order": "collected", "only": list(nodeids)},
-            )
-            collected.update(result.collected)
-            for nodeid in nodeids:
-                failures[nodeid] += int(result.outcome_of(nodeid).outcome in core.FAILING)
-    return {n: (failures[n] if n in collected else 0, n in collected) for n in nodeids}
+        return rerun(sessions, commit, nodeids, how.runs)

@@ -77,7 +77,7 @@ def protected_change_findings(
         owner = (
             owners.of_plane_map()
             if change.path == config.path
-            else owners.of_plane(plane, change.path)
+            else owners.of_protected(plane, change.path)
         )
         if change.status == "pytest-table":
             findings.append(

@@ -19,6 +19,7 @@ from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
 from planegate.runner.fixture_probe import ProbeResult
+from planegate.runner.rerun import Rerun
 from planegate.runner.session import RunResult
 
 
@@ -66,6 +67,7 @@ class RunFacts:
     overlay_notes: tuple[str, ...] = ()
     triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
     digest_findings: tuple[Finding, ...] = ()
+    on_base: Rerun | None = None  # the base's outcomes of the tests that did not pass on head
 
 
 StepCheck = Callable[[GitFacts, RunFacts], StepResult]

@@ -13,6 +13,7 @@ from planegate.config.planemap import UNCLASSIFIED, PlaneMap, file_of, test_kind
 from planegate.errors import ConfigError
 from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
+from planegate.steps import on_base
 from planegate.steps.inputs import GitFacts, RunFacts, finished
 from planegate.vocabulary import SCORING_PLANES
 
@@ -20,6 +21,9 @@ from planegate.vocabulary import SCORING_PLANES
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     owner = ctx.who.of_plane_map()
     head_run = run.head_run
+    refused = on_base.config_refusal(head_run, run.on_base)
+    if refused is not None:
+        return StepResult(Step.INVENTORY, (_refusal(refused, owner),), ("pytest did not start",))
     if not head_run.closed and not head_run.collected and not head_run.collect_errors:
         # the child died before collection finished: the planes step reports it (PG103)
         return StepResult(Step.INVENTORY, (), ("the head's collection did not finish",))
@@ -43,6 +47,20 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     return StepResult(Step.INVENTORY, tuple(findings), notes)
 
 
+def _refusal(message: str, owner: str) -> Finding:
+    """PG210: pytest stopped before collecting, with the base's configuration, on both sides."""
+    return Finding(
+        "PG210",
+        Step.INVENTORY,
+        Severity.ERROR,
+        untrusted.one_line(
+            "pytest refused to start with the base's configuration, on the base as on the "
+            f"patch: {message}"
+        ),
+        owner=owner,
+    )
+
+
 def _collect_errors(run: RunFacts, owner: str) -> list[Finding]:
     findings = []
     for nodeid, message in run.head_run.collect_errors:
@@ -63,8 +81,8 @@ def _collect_errors(run: RunFacts, owner: str) -> list[Finding]:
 def _head_plane_changes(ctx: GitFacts, run: RunFacts, owner: str) -> list[Finding]:
     """Nodeids the head's own plane map puts in another plane than the base's inventory."""
     data = ctx.head.read(ctx.cfg.path)
-    if data is None:
-        return []
+    if data is None or data == ctx.base.read(ctx.cfg.path):
+        return []  # the same map on both sides moves no nodeid
     try:
         head_cfg = config_mod.parse(data, ctx.cfg.path)
     except ConfigError:
@@ -178,6 +196,8 @@ def _mixed_files(plane_map: PlaneMap, data: InventoryInput, owner: str) -> list[
 
 def _tests_of_other_kind(source: str, plane: str) -> list[tuple[str, int]]:
     want_given = plane == "property"
+    if not want_given and "given" not in source:
+        return []  # no @given anywhere: every test of a fixture file is of its kind
     return [(name, line) for name, line, given in test_kinds(source) if given != want_given]
 
 

@@ -10,16 +10,21 @@ from planegate import untrusted
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
+from planegate.runner import provenance, startup
 from planegate.runner.fixture_probe import ProbeResult
-from planegate.runner.session import RunResult
+from planegate.runner.session import Outcome, RunResult
+from planegate.runner.triage import repro_command
+from planegate.steps import on_base
 from planegate.steps.inputs import GitFacts, RunFacts
 from planegate.vocabulary import SCORING_PLANES
+
+MAX_NOTES = 20
 
 
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     head_run, owner = run.head_run, ctx.author
     findings: list[Finding] = []
-    if not head_run.closed:
+    if _blame_unclosed(head_run, run):
         findings.append(_unclosed(head_run, owner))
     if head_run.canary_problem:
         findings.append(
@@ -32,13 +37,17 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
             )
         )
     expected = _expected(ctx.plane_map, run)
-    failures = _failures(expected, run, owner)
+    failures: list[Finding] = []
+    same: list[str] = []
+    if startup.refusal(head_run) is None and not startup.interrupted_by_collection(head_run):
+        failures, same = _failures(ctx, expected, run, owner)  # else no test ran at all
     findings += failures
     findings += _budget_findings(ctx, head_run, owner)
     findings += _probe_findings(run.probed, owner)
     findings += _tamper_findings(head_run, owner)
-    passed = len(expected) - len(failures)
-    notes = run.overlay_notes
+    findings += provenance_findings(head_run, ctx.who.of_plane_map())
+    passed = len(expected) - len(failures) - len(same)
+    notes = (*_same_notes(same), *run.overlay_notes)
     if run.probed.probed:
         notes = (*notes, f"probed {len(run.probed.probed)} fixture tests with their data perturbed")
     return StepResult(
@@ -56,31 +65,75 @@ def _expected(plane_map: PlaneMap, run: RunFacts) -> dict[str, str]:
     return expected
 
 
-def _failures(expected: Mapping[str, str], run: RunFacts, owner: str) -> list[Finding]:
-    """PG101/PG102: an expected nodeid that did not pass, with its triage label if any."""
-    findings = []
+def _failures(
+    ctx: GitFacts, expected: Mapping[str, str], run: RunFacts, owner: str
+) -> tuple[list[Finding], list[str]]:
+    """PG101/PG102: an expected nodeid that did not pass, with its triage label if any;
+    PG111 when it fails on the base too; a note when the base is in the same state."""
+    findings, same = [], []
     for nodeid in sorted(expected):
         outcome = run.head_run.outcome_of(nodeid)
         if outcome.passed:
             continue
-        rule = "PG101" if outcome.outcome in ("failed", "error") else "PG102"
-        detail = untrusted.one_line(_first_line(outcome.message))
-        triage = run.triage
-        label = f" [{triage[nodeid][0]}; repro: {triage[nodeid][1]}]" if nodeid in triage else ""
-        findings.append(
-            Finding(
-                rule,
-                Step.PLANES,
-                Severity.ERROR,
-                f"{untrusted.one_line(nodeid)} {outcome.outcome}{': ' + detail if detail else ''}"
-                + label,
-                path=file_of(nodeid),
-                owner=owner,
-                plane=expected[nodeid],
-                nodeid=nodeid,
-            )
-        )
-    return findings
+        base = run.on_base.outcome_of(nodeid) if run.on_base is not None else None
+        verdict = on_base.compare(outcome, base)
+        if verdict is on_base.Verdict.MAIN:
+            same.append(on_base.describe(outcome))
+        elif verdict is on_base.Verdict.BROKEN and run.on_base is not None:
+            findings.append(_broken(ctx, expected[nodeid], outcome, run.on_base.commit))
+        else:
+            findings.append(_failure(expected[nodeid], outcome, run, owner))
+    return findings, same
+
+
+def _failure(plane: str, outcome: Outcome, run: RunFacts, owner: str) -> Finding:
+    nodeid = outcome.nodeid
+    rule = "PG101" if outcome.outcome in ("failed", "error") else "PG102"
+    detail = untrusted.one_line(_first_line(outcome.message))
+    triage = run.triage
+    label = f" [{triage[nodeid][0]}; repro: {triage[nodeid][1]}]" if nodeid in triage else ""
+    return Finding(
+        rule,
+        Step.PLANES,
+        Severity.ERROR,
+        f"{untrusted.one_line(nodeid)} {outcome.outcome}{': ' + detail if detail else ''}{label}",
+        path=file_of(nodeid),
+        owner=owner,
+        plane=plane,
+        nodeid=nodeid,
+    )
+
+
+def _broken(ctx: GitFacts, plane: str, outcome: Outcome, base_commit: str) -> Finding:
+    """PG111: failing on the base as on the head, in the same environment and mode."""
+    nodeid = outcome.nodeid
+    detail = untrusted.one_line(_first_line(outcome.message))
+    repro = repro_command(base_commit, nodeid, ctx.cfg)
+    return Finding(
+        "PG111",
+        Step.PLANES,
+        Severity.WARNING,
+        untrusted.one_line(
+            f"{nodeid} {outcome.outcome} on main too{': ' + detail if detail else ''} "
+            f"(the base is broken, not the patch) [repro: {repro}]"
+        ),
+        path=file_of(nodeid),
+        owner=ctx.who.of_plane(plane, file_of(nodeid)),
+        plane=plane,
+        nodeid=nodeid,
+    )
+
+
+def _same_notes(same: list[str]) -> tuple[str, ...]:
+    if not same:
+        return ()
+    shown = [
+        untrusted.one_line(f"in the same state on main, not counted against the patch: {line}")
+        for line in same
+    ]
+    if len(shown) > MAX_NOTES:
+        shown = [*shown[:MAX_NOTES], f"... and {len(shown) - MAX_NOTES} more in main's state"]
+    return tuple(shown)
 
 
 def _probe_findings(probed: ProbeResult, owner: str) -> list[Finding]:
@@ -100,9 +153,20 @@ def _probe_findings(probed: ProbeResult, owner: str) -> list[Finding]:
     ]
 
 
+def _blame_unclosed(head_run: RunResult, run: RunFacts) -> bool:
+    """PG103 unless pytest's own refusal or collection errors explain the unclosed run: the
+    inventory step reports those (PG210, PG206) with pytest's message."""
+    if head_run.closed or startup.interrupted_by_collection(head_run):
+        return False
+    return on_base.config_refusal(head_run, run.on_base) is None
+
+
 def _unclosed(head_run: RunResult, owner: str) -> Finding:
     tail = head_run.output.strip().splitlines()[-1:] or [""]
-    if head_run.timed_out:
+    refused = startup.refusal(head_run)
+    if refused is not None:
+        why = f"pytest refused to start on the patch, while the base's run starts: {refused}"
+    elif head_run.timed_out:
         why = "timed out"
     elif head_run.unfinished:
         why = (
@@ -171,3 +235,21 @@ def _where(path: str | None, line: int | None) -> str:
     if path and line:
         return f" at {path}:{line}"
     return f" in {path}" if path else ""
+
+
+def provenance_findings(head_run: RunResult, owner: str) -> list[Finding]:
+    """PG110: modules of the project's own packages that were not imported from the tree."""
+    outside = provenance.foreign(provenance.imports_of(head_run.extra))
+    if not outside:
+        return []
+    shown = "; ".join(f"{name} from {path}" for name, path in outside[:5])
+    more = f" (and {len(outside) - 5} more)" if len(outside) > 5 else ""
+    return [
+        Finding(
+            "PG110",
+            Step.PLANES,
+            Severity.ERROR,
+            untrusted.one_line(f"the code under test is not the patch's: {shown}{more}"),
+            owner=owner,
+        )
+    ]

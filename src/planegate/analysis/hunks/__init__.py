@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from planegate.analysis.hunks import rules_conftest, rules_hypothesis, rules_tests
+from planegate.analysis.hunks import rules_conftest, rules_hypothesis, rules_loosened, rules_tests
 from planegate.analysis.hunks.chunks import sparsify
 from planegate.analysis.hunks.collect import class_facts, function_facts
 from planegate.analysis.hunks.context import Context, Scope
@@ -150,6 +150,7 @@ class _Comparison:
         scope = Scope(ctx, label, test)
         out = rules_tests.skips_added(scope, base.skips, head.skips)
         out += rules_tests.assertions(scope, base, head)
+        out += rules_loosened.loosened(scope, base, head)
         out += rules_tests.raises(scope, base, head)
         out += rules_tests.tolerances(scope, base, head)
         if ctx.fixture_plane:

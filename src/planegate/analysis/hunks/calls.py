@@ -10,6 +10,7 @@ import ast
 from planegate.analysis.hunks.facts import (
     Assertion,
     Literal,
+    Projection,
     Raises,
     Skip,
     Tolerance,
@@ -18,12 +19,21 @@ from planegate.analysis.hunks.facts import (
 )
 from planegate.analysis.hunks.marks import SKIP_CALLS, skip_mark
 from planegate.analysis.hunks.model import FuncNode, Module, key, last_part, short, walk
+from planegate.analysis.hunks.projections import subjects
 from planegate.analysis.hunks.strategies import is_strategy
 from planegate.analysis.hunks.tolerance import TOLERANCE_KEYWORDS, TOLERANCES, tolerance
 from planegate.analysis.hunks.vacuous import EQUALITY_CALLS, vacuous
 
 IGNORED_KEYWORDS = TOLERANCE_KEYWORDS | {"msg", "match", "reason", "ids", "id"}
-WEAK_CALLS = frozenset({"assertIsNotNone", "assertIsInstance", "assertTrue", "assert_"})
+# check kinds weaker than equality: truthiness, None-ness, type
+WEAK_CALLS = {
+    "assertTrue": "truth",
+    "assert_": "truth",
+    "assertIsNotNone": "none",
+    "assertIsNone": "none",
+    "assertIsInstance": "type",
+}
+WEAK_FUNCTIONS = {"isinstance": "type", "hasattr": "truth", "callable": "truth"}
 RAISES_CALLS = frozenset({"pytest.raises", "pytest.warns"})
 RAISES_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertWarns", "assertWarnsRegex"})
 PATCH_METHODS = frozenset(
@@ -44,6 +54,7 @@ class CallReader:
         self.tolerances: list[Tolerance] = []
         self.literals: list[Literal] = []
         self.weak: list[Weak] = []
+        self.projections: list[Projection] = []
         self.vacuous: list[Vacuous] = []
         self.value_checked: set[str] = set()
         self.exact_checked: set[str] = set()
@@ -197,8 +208,9 @@ class CallReader:
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             self.compare_subjects(test, node.lineno)
         elif isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.args:
-            if test.func.id in ("isinstance", "hasattr", "callable"):
-                self.weak.append(Weak(self.key(test.args[0]), node.lineno, node))
+            kind = WEAK_FUNCTIONS.get(test.func.id)
+            if kind is not None:
+                self.weak.append(Weak(self.key(test.args[0]), node.lineno, node, kind))
         elif isinstance(test, ast.Name | ast.Attribute | ast.Subscript):
             self.weak.append(Weak(self.key(test), node.lineno, node))
 
@@ -210,14 +222,20 @@ class CallReader:
             for side in (left, right):
                 if not isinstance(side, ast.Constant) and side not in tolerant:
                     self.value_checked.add(self.key(side))
+                    self.projection(side, line, test)
                     if not tolerant:
                         self.exact_checked.add(self.key(side))
             for side in tolerant:
                 other = right if side is left else left
                 for child in walk(side):
                     self.tolerance_subjects[id(child)] = self.key(other)
-        elif isinstance(op, ast.IsNot) and none_right:
-            self.weak.append(Weak(self.key(left), line, test))
+        elif isinstance(op, ast.IsNot | ast.Is) and none_right:
+            self.weak.append(Weak(self.key(left), line, test, "none"))
+
+    def projection(self, side: ast.expr, line: int, node: ast.AST) -> None:
+        found = subjects(side, self.key)
+        if found is not None:
+            self.projections.append(Projection(found[0], found[1], line, node))
 
     def _tolerance_call(self, node: ast.expr) -> bool:
         if not isinstance(node, ast.Call):
@@ -232,8 +250,9 @@ class CallReader:
             for arg in call.args[:2]:
                 if not isinstance(arg, ast.Constant):
                     self.value_checked.add(self.key(arg))
+                    self.projection(arg, call.lineno, call)
         elif last in WEAK_CALLS and call.args:
-            self.weak.append(Weak(self.key(call.args[0]), call.lineno, call))
+            self.weak.append(Weak(self.key(call.args[0]), call.lineno, call, WEAK_CALLS[last]))
 
 
 def exception_names(node: ast.expr | None) -> list[str]:

@@ -25,6 +25,7 @@ def function_facts(module: Module, func: FuncNode, *, literals: bool = True) -> 
         tolerances=tuple(walker.tolerances),
         literals=tuple(walker.literals),
         weak=tuple(walker.weak),
+        projections=tuple(walker.projections),
         vacuous=tuple(walker.vacuous),
         value_checked=frozenset(walker.value_checked),
         exact_checked=frozenset(walker.exact_checked),

@@ -64,7 +64,28 @@ class Literal:
 
 @dataclass(frozen=True)
 class Weak:
+    """A check on `subject` weaker than equality; `kind` is `truth` (`assert x`,
+    `assertTrue`, `hasattr`, `callable`), `none` (`is None`, `is not None`, `assertIsNone`,
+    `assertIsNotNone`) or `type` (`isinstance`, `assertIsInstance`)."""
+
     subject: str
+    line: int
+    node: ast.AST = field(compare=False, repr=False)
+    kind: str = "truth"
+
+    @property
+    def text(self) -> str:
+        return short(self.node)
+
+
+@dataclass(frozen=True)
+class Projection:
+    """An equality made on a part of `subjects[0]`'s value (`len(x)`, `x.keys()`,
+    `sorted(x)`, `set(x)`, `x[k]`, `x.attr`); `subjects` runs from the value compared down
+    to the innermost one (`len(r.items)`: `r.items`, then `r`)."""
+
+    subjects: tuple[str, ...]
+    how: str
     line: int
     node: ast.AST = field(compare=False, repr=False)
 
@@ -105,6 +126,7 @@ class Facts:
     tolerances: tuple[Tolerance, ...] = ()
     literals: tuple[Literal, ...] = ()
     weak: tuple[Weak, ...] = ()
+    projections: tuple[Projection, ...] = ()
     vacuous: tuple[Vacuous, ...] = ()
     value_checked: frozenset[str] = frozenset()
     exact_checked: frozenset[str] = frozenset()

@@ -111,8 +111,8 @@ def _vacuous(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
     seen: set[str] = set()
     base_weak = {w.subject for w in base.weak}
     for weak in head.weak:
-        if weak.subject in seen or weak.subject in base_weak:
-            continue
+        if weak.kind != "truth" or weak.subject in seen or weak.subject in base_weak:
+            continue  # None and type checks are PG541's (rules_loosened)
         if weak.subject in base.value_checked and weak.subject not in head.value_checked:
             seen.add(weak.subject)
             message = (

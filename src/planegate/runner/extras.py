@@ -1,0 +1,48 @@
+"""The child's own plugins beside the channel (child side): the import record and, when the
+spec asks, the repeat plugin and init's item kinds (`runner/kinds.py`).
+
+`make_plugins` is called once, after the harness is imported and the tree's package roots are
+placed, before pytest runs. Each plugin is built like the channel's (`runner/channel.py`): a
+module object of plain functions that take what they use as keyword-only defaults (reading
+them is audited), and report only when `frames.guard` finds pluggy calling with no production
+code on the stack. Their records reach the parent's `RunResult.extra` by kind
+(`stream.EXTRA_KINDS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+from planegate.runner import frames
+
+
+def make_plugins(
+    emit: frames.Emit,
+    audit: SimpleNamespace,
+    tree: str,
+    roots: Sequence[str],
+    repeat: int,
+    kinds: bool = False,
+) -> list[object]:
+    from planegate.runner import provenance
+
+    plugins: list[object] = [_module("imports", provenance.hooks(emit, audit, tree, roots), audit)]
+    if repeat > 1:
+        from planegate.runner import repeat as repeat_mod
+
+        plugins.append(_module("repeat", repeat_mod.hooks(emit, audit, repeat), audit))
+    if kinds:
+        from planegate.runner import kinds as kinds_mod
+
+        plugins.append(_module("kinds", kinds_mod.hooks(emit, audit), audit))
+    return plugins
+
+
+def _module(name: str, hooks: dict[str, Callable[..., Any]], audit: SimpleNamespace) -> ModuleType:
+    plugin = ModuleType(name)  # hashable, as pluggy needs; in no sys.modules
+    for hook_name, function in hooks.items():
+        audit.ours.add(function)
+        setattr(plugin, hook_name, function)
+    return plugin

@@ -1,0 +1,90 @@
+"""Where the project's own modules came from: recorded in the child, checked by the parent.
+
+The child sends one `imports` record as the session ends (before the stream's closing record):
+every module of the project's own packages (the top-level names the tree's package roots
+provide, fixed before any project code runs) that was imported, with its file relative to the
+tree, or absolute when it lies outside the tree. A module the parent sees with an absolute
+path was not the patch's code: an installed copy, or a path the tests or the code under test
+put first.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+from planegate.runner import frames
+from planegate.runner import roots as tree_roots
+
+KIND = "imports"
+# a module's namespace through ModuleType's own descriptor: no code of the module runs
+_MODULE_DICT: Any = vars(ModuleType)["__dict__"]
+
+
+def hooks(
+    emit: frames.Emit, audit: SimpleNamespace, tree: str, roots: Sequence[str]
+) -> dict[str, Callable[..., Any]]:
+    """The recorder's hooks; the project's names are worked out now, before its code runs."""
+    import pytest
+
+    names = tree_roots.project_names(roots)
+    real = os.path.realpath(tree)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(
+        *,
+        _e: frames.Emit = emit,
+        _a: Any = audit,
+        _g: Any = frames.guard,
+        _m: Any = modules,
+        _n: frozenset[str] = names,
+        _t: str = real,
+    ) -> None:
+        if _g(_a, "pytest_sessionfinish"):
+            _e(KIND, {"modules": _m(_n, _t)})
+
+    return {"pytest_sessionfinish": pytest_sessionfinish}
+
+
+def modules(names: frozenset[str], tree: str) -> dict[str, str]:
+    """module -> file of every imported module under one of `names`: relative to `tree` when
+    it lies in it, else absolute. Only built-in types' own attributes are read."""
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if not isinstance(name, str) or name.split(".", 1)[0] not in names:
+            continue
+        if not isinstance(module, ModuleType):
+            continue
+        path = _MODULE_DICT.__get__(module).get("__file__")
+        if type(path) is str and path:
+            found[name] = _where(path, tree)
+    return found
+
+
+def _where(path: str, tree: str) -> str:
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    if folder == tree or folder.startswith(tree + os.sep):
+        inside = os.path.join(folder, os.path.basename(path))
+        return os.path.relpath(inside, tree).replace(os.sep, "/")
+    return os.path.abspath(path)
+
+
+def imports_of(extra: Mapping[str, Any]) -> dict[str, str]:
+    """module -> file from a run's `imports` record (empty when none came)."""
+    record = extra.get(KIND) or {}
+    found = record.get("modules") if isinstance(record, Mapping) else None
+    if not isinstance(found, Mapping):
+        return {}
+    return {str(name): str(path) for name, path in found.items()}
+
+
+def foreign(found: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(module, file) of every project module that did not come from the tree, sorted."""
+    return sorted(
+        (name, path)
+        for name, path in found.items()
+        if os.path.isabs(path) or path.startswith("..") or "/../" in path
+    )

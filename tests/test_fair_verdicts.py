@@ -1,0 +1,224 @@
+"""Fair verdicts: a scoring test that does not pass on the patch is compared with its outcome
+on the base, in the same environment and mode, before anyone is blamed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from helpers.repo_helper import TestRepo, run_cli
+from planegate.cli import main
+from planegate.freeze import bundles, ledger
+from planegate.freeze import sweep as core
+from planegate.repo.git import GitRepo
+from planegate.runner.session import Outcome
+from planegate.steps.on_base import Verdict, compare, reason
+
+CONFIG = """\
+version: 1
+owner: "@org/plane-map"
+planes:
+  property:
+    owner: "@org/props"
+    paths: ["tests/prop/"]
+  fixture:
+    owner: "@org/goldens"
+    paths: ["tests/fix/"]
+  freeze:
+    owner: "@org/flakes"
+    max_fraction: 0.5
+pytest:
+  plugins: ["hypothesis"]
+  triage_runs: 2
+"""
+
+TESTS = """\
+import shutil
+import sys
+
+import pytest
+
+from calc.core import FAST, add
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+@pytest.mark.skipif(sys.version_info < (4,), reason="needs Python 4")
+def test_needs_python_4():
+    assert add(1, 1) == 2
+
+
+@pytest.mark.skipif(shutil.which("no-such-tool-here") is None, reason="no-such-tool-here missing")
+def test_needs_a_tool():
+    assert add(1, 1) == 2
+
+
+@pytest.mark.xfail(reason="known rounding bug", strict=True)
+def test_known_bug():
+    assert add(0.1, 0.2) == 0.3
+
+
+@pytest.mark.skipif(not FAST, reason="the fast path is off")
+def test_fast_path():
+    assert add(2, 2) == 4
+
+
+def test_always_broken():
+    assert add(1, 1) == 3
+"""
+
+PREFIX = "tests/fix/test_calc.py::"
+BROKEN = PREFIX + "test_always_broken"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> TestRepo:
+    repo = TestRepo(tmp_path / "repo")
+    repo.commit(
+        "main",
+        {
+            "planegate.yml": CONFIG,
+            "pytest.ini": "[pytest]\ntestpaths = tests\n",
+            "calc/__init__.py": "",
+            "calc/core.py": "FAST = True\n\n\ndef add(a, b):\n    return a + b\n",
+            "tests/fix/test_calc.py": TESTS,
+        },
+    )
+    return repo
+
+
+def gate(repo: TestRepo, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    code = main(["-C", str(repo.root), "gate", "--base", "main", "--format", "json", "-q"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def findings(report: dict[str, Any], *rules: str) -> list[dict[str, Any]]:
+    found = [f for step in report["steps"] for f in step["findings"]]
+    return [f for f in found if f["rule"] in rules]
+
+
+def honest_patch(repo: TestRepo) -> None:
+    repo.branch("honest")
+    repo.commit("commute", {"calc/core.py": "FAST = True\n\n\ndef add(a, b):\n    return b + a\n"})
+
+
+def test_main_state_is_a_note_and_a_test_failing_on_main_too_is_base_broken(
+    repo: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    honest_patch(repo)
+    code, report = gate(repo, capsys)
+    assert code == 6, report
+    assert findings(report, "PG101", "PG102") == []
+    (broken,) = findings(report, "PG111")
+    assert broken["nodeid"] == BROKEN
+    assert broken["owner"] == "@org/goldens"
+    assert broken["severity"] == "warning"
+    assert "[repro: git checkout " in broken["message"]
+    assert report["base_broken"] == [BROKEN]
+    notes = "\n".join(report["steps"][4]["notes"])
+    assert f"{PREFIX}test_needs_python_4 skipped on main too: Skipped: needs Python 4" in notes
+    assert f"{PREFIX}test_needs_a_tool skipped on main too" in notes
+    assert f"{PREFIX}test_known_bug xfailed on main too" in notes
+
+
+def test_a_skip_the_patch_causes_and_a_real_failure_are_still_the_patchs(
+    repo: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.branch("bug")
+    repo.commit("bug", {"calc/core.py": "FAST = False\n\n\ndef add(a, b):\n    return a * b\n"})
+    code, report = gate(repo, capsys)
+    assert code == 1
+    blamed = {f["nodeid"]: f for f in findings(report, "PG101", "PG102")}
+    assert sorted(blamed) == [PREFIX + "test_add", PREFIX + "test_fast_path"]
+    assert blamed[PREFIX + "test_add"]["owner"] == "the patch author"
+    assert "[regression; repro:" in blamed[PREFIX + "test_add"]["message"]
+    assert [f["nodeid"] for f in findings(report, "PG111")] == [BROKEN]
+
+
+def freeze_on_main(repo: TestRepo) -> None:
+    """A person freezes the broken test on main from an evidence bundle they wrote."""
+    commit = repo.git("rev-parse", "main")
+    obj = core.bundle(
+        kind="manual",
+        nodeid=BROKEN,
+        commit=commit,
+        seed=0,
+        created_at=bundles.now_stamp(),
+        env_fingerprint=ledger.env_fingerprint(),
+        attempts=[{"run": 1, "outcome": "failed", "message": "assert 2 == 3"}],
+        summary={
+            "base_commit": commit,
+            "runs": 3,
+            "failures": 3,
+            "mode": "scoring",
+            "failure_signature": "assert 2 == 3",
+            "test_source_hash": bundles.test_source_hash(GitRepo(repo.root), commit, BROKEN),
+        },
+    )
+    path, _ = bundles.write_bundle(repo.root, obj)
+    done = run_cli(
+        "-C",
+        str(repo.root),
+        "freeze",
+        BROKEN,
+        "--class",
+        "env",
+        "--owner",
+        "@org/goldens",
+        "--note",
+        "needs a service CI does not have",
+        "--evidence",
+        str(path),
+    )
+    assert done.returncode == 0, done.stderr
+    repo.commit("freeze the broken test")
+
+
+def test_once_a_person_freezes_the_broken_test_the_honest_patch_passes(
+    repo: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    freeze_on_main(repo)
+    honest_patch(repo)
+    code, report = gate(repo, capsys)
+    assert code == 0, report
+    assert findings(report, "PG101", "PG102", "PG111") == []
+    assert report["base_broken"] == []
+    assert [s["nodeid"] for s in report["shadow"]] == [BROKEN]
+
+
+# --------------------------------------------------------------------------- the pure core
+
+KINDS = ["passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected", "missing"]
+
+
+@given(st.sampled_from(KINDS), st.sampled_from(KINDS), st.text(max_size=20))
+def test_compare_blames_the_patch_unless_main_is_in_the_same_state(
+    head: str, base: str, why: str
+) -> None:
+    verdict = compare(Outcome("t", head, why), Outcome("t", base, why))
+    if head in ("failed", "error") and base in ("failed", "error"):
+        assert verdict is Verdict.BROKEN
+    elif head == base and head not in ("passed", "failed", "error"):
+        assert verdict is Verdict.MAIN  # the same text on both sides here
+    else:
+        assert verdict is Verdict.PATCH
+    assert compare(Outcome("t", head, why), None) is Verdict.PATCH
+
+
+@given(st.text(min_size=1, max_size=30), st.text(max_size=30))
+def test_a_skip_reason_does_not_depend_on_the_tree_it_ran_in(first: str, why: str) -> None:
+    one = Outcome("t", "skipped", repr((f"/tmp/{first}/t.py", 3, f"Skipped: {why}")))
+    two = Outcome("t", "skipped", repr(("/elsewhere/t.py", 3, f"Skipped: {why}")))
+    assert reason(one) == reason(two) == f"Skipped: {why}"
+    other = Outcome("t", "skipped", repr(("/elsewhere/t.py", 3, f"Skipped: {why}!")))
+    assert compare(one, other) is Verdict.PATCH
+    assert compare(Outcome("t", "xfailed", "E  one"), Outcome("t", "xfailed", "E  two")) is (
+        Verdict.MAIN
+    )
