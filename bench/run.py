@@ -1,4 +1,8 @@
-"""Run every benchmark in bench/ (each prints ratios against a baseline it measures itself)."""
+"""Run every benchmark in bench/ (each prints ratios against a baseline it measures itself).
+
+The real-project bench (bench/real_projects.py) runs last; it needs its sdist cache, filled
+once with `python bench/real_projects.py --fetch`, and says so when the cache is missing.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,8 @@ from pathlib import Path
 
 def main() -> int:
     status = 0
-    for script in sorted(Path(__file__).parent.glob("bench_*.py")):
+    here = Path(__file__).parent
+    for script in [*sorted(here.glob("bench_*.py")), here / "real_projects.py"]:
         print(f"== {script.name}", flush=True)
         status |= subprocess.run([sys.executable, str(script)], check=False).returncode
     return status

@@ -135,24 +135,3 @@ def test_migrate_wrong_spelling_names_the_existing_file(
     assert err.startswith(
         f"planegate: scoring_map.json: no such file in {tmp_path}; scoring_map.yaml exists"
     )
-
-
-def test_init_classifies_and_lists_mixed_files(
-    project: TestRepo, capsys: pytest.CaptureFixture[str]
-) -> None:
-    project.write(
-        {
-            "tests/test_mixed.py": (
-                "from hypothesis import given, strategies as st\n\n\n@given(st.integers())\n"
-                "def test_prop(x):\n    assert x == x\n\n\n"
-                "def test_example():\n    assert 1 + 1 == 2\n"
-            )
-        }
-    )
-    assert main(["-C", str(project.root), "init"]) == 0
-    captured = capsys.readouterr()
-    proposed = config.parse(captured.out, "planegate.yml")
-    assert proposed.planes["property"].paths == ("tests/prop/test_add_props.py",)
-    assert proposed.planes["property"].nodeids == ("tests/test_mixed.py::test_prop",)
-    assert "tests/test_mixed.py" in proposed.planes["fixture"].paths
-    assert "tests/test_mixed.py: MIXED" in captured.err

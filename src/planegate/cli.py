@@ -201,22 +201,7 @@ def _add_evidence(add: _Add) -> None:
     verify_cmd = add("verify", "check the fixture data files against the manifest")
     verify_cmd.add_argument("--config", help=CONFIG_HELP)
 
-    migrate_cmd = add("migrate", "write planegate.yml from planes.json / scoring_map.yaml")
-    migrate_cmd.add_argument(
-        "files", nargs="+", metavar="FILE", help="planes.json and/or scoring_map.yaml"
-    )
-    migrate_cmd.add_argument(
-        "--write", action="store_true", help="write planegate.yml (else print)"
-    )
-
-    init_cmd = add("init", "propose a planegate.yml for an existing suite")
-    init_cmd.add_argument("--tests", default="tests", help="folder of the test suite")
-    init_cmd.add_argument("--write", action="store_true", help="write planegate.yml (else print)")
-    init_cmd.add_argument(
-        "--no-trace",
-        action="store_true",
-        help="do not run the suite to find the files tests read (no data patterns proposed)",
-    )
+    _add_setup(add)
 
     ledger_cmd = add("ledger", "check the freeze ledger (one JSON event a line)")
     ledger_cmd.add_argument("action", choices=("check",), help="check: validate every event")
@@ -225,6 +210,47 @@ def _add_evidence(add: _Add) -> None:
 
     lint_cmd = add("lint", "check property-plane files for wall-clock time, network, global RNG")
     lint_cmd.add_argument("--config", help=CONFIG_HELP)
+
+
+def _add_setup(add: _Add) -> None:
+    """`migrate` and `init`: write a first planegate.yml (docs/configuration.md)."""
+    migrate_cmd = add("migrate", "write planegate.yml from planes.json / scoring_map.yaml")
+    migrate_cmd.add_argument(
+        "files", nargs="+", metavar="FILE", help="planes.json and/or scoring_map.yaml"
+    )
+    migrate_cmd.add_argument(
+        "--write", action="store_true", help="write planegate.yml (else print)"
+    )
+
+    init_cmd = add("init", "propose a planegate.yml from pytest's collection of the suite")
+    init_cmd.add_argument(
+        "--tests",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="collect PATH (repeatable; default: pytest's testpaths)",
+    )
+    init_cmd.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="pytest plugin the suite needs "
+        "(repeatable; hypothesis is always named; written to pytest.plugins)",
+    )
+    init_cmd.add_argument(
+        "--split",
+        action="store_true",
+        help="move the property tests of mixed files into "
+        "sibling _props files (changes in the working tree, for review)",
+    )
+    init_cmd.add_argument("--write", action="store_true", help="write planegate.yml (else print)")
+    init_cmd.add_argument(
+        "--no-trace",
+        action="store_true",
+        help="collect only: do not run the suite to find the files tests read "
+        "(no data patterns proposed)",
+    )
 
 
 def _add_freeze_plane(add: _Add) -> None:

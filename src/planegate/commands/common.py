@@ -89,12 +89,18 @@ def emit_config(root: Path, text: str, notes: list[str], write: bool) -> int:
     if not write:
         sys.stdout.write(text)
         return exitcodes.PASS
+    target = refuse_existing(root)
+    target.write_text(text, "utf-8")
+    print(f"planegate: wrote {target}", file=sys.stderr)
+    return exitcodes.PASS
+
+
+def refuse_existing(root: Path) -> Path:
+    """The planegate.yml `--write` writes; an error when one exists (never overwritten)."""
     target = root / "planegate.yml"
     if target.exists():
         raise ConfigError(
             f"{target}: exists already; not overwritten",
             "move it aside, or run without --write and merge by hand",
         )
-    target.write_text(text, "utf-8")
-    print(f"planegate: wrote {target}", file=sys.stderr)
-    return exitcodes.PASS
+    return target

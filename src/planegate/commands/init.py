@@ -4,16 +4,27 @@ from __future__ import annotations
 
 import argparse
 
-from planegate.commands.common import emit_config, root_of
+from planegate.commands.common import emit_config, progress_of, refuse_existing, root_of
 
 
 def run(args: argparse.Namespace) -> int:
     from planegate.config import init_suite
+    from planegate.runner.collection import Collector
 
     root = root_of(args)
-    result = init_suite.propose(root, args.tests)
-    if not getattr(args, "no_trace", False):
+    if args.write:
+        refuse_existing(root)  # before --split changes the working tree
+    options = init_suite.InitOptions(
+        root,
+        tuple(args.tests),
+        tuple(dict.fromkeys(["hypothesis", *args.plugin])),
+        args.split,
+        trace=not args.no_trace,
+    )
+    collect = Collector(root, options.plugins, options.trace)
+    proposal = init_suite.propose(options, collect, progress_of(args))
+    if collect.traced is not None:
         from planegate.commands.observe import propose_data
 
-        propose_data(root, result, args.tests)
-    return emit_config(root, result.text, result.notes, args.write)
+        propose_data(root, proposal, collect.traced)
+    return emit_config(root, proposal.text, proposal.notes, args.write)

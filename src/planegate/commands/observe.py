@@ -3,32 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from planegate.config import evidence
 from planegate.config import load as config_mod
-from planegate.config.init_suite import Proposal
 from planegate.config.planemap import PlaneMap
+from planegate.config.propose import Proposal
 from planegate.config.protection import Protection
 from planegate.runner import discover, ini
+from planegate.runner.session import RunResult
 
 SHOWN = 20
 
 
 def _ini(root: Path) -> dict[str, object]:
-    def read(path: str) -> bytes | None:
-        target = root / path
-        return target.read_bytes() if target.is_file() else None
-
-    return ini.base_options(read)
+    return discover.checkout_ini(root)
 
 
-def propose_data(root: Path, proposal: Proposal, tests: str) -> None:
-    """Run the suite once, traced: `data` patterns for every file its tests read, notes on
-    helpers and on tests that read nothing."""
+def propose_data(root: Path, proposal: Proposal, traced: RunResult) -> None:
+    """From init's traced run of the suite: `data` patterns for every file its tests read,
+    notes on helpers and on tests that read nothing, under the proposed planes."""
     cfg = config_mod.parse(proposal.text, "planegate.yml")
-    found = discover.discover(root, cfg, _ini(root), targets=(tests,))
     files = discover.checkout_files(root)
+    helpers = _protection_evidence(root, cfg, files).helpers
+    found = discover.summarise(_renamed(traced, proposal.renamed), PlaneMap(cfg), helpers)
     proposal.data = discover.data_patterns(found.reads, files)
     notes = [
         f"data: {pattern} (read by tests; locked by `planegate lock`)" for pattern in proposal.data
@@ -89,9 +88,29 @@ def _fixture_has_tests(cfg: config_mod.Config, files: list[str]) -> bool:
 
 def _protection(root: Path, cfg: config_mod.Config, files: list[str]) -> Protection:
     """What the gate protects in this checkout: the patterns and the default evidence."""
+    return Protection(cfg, _protection_evidence(root, cfg, files).paths)
 
+
+def _protection_evidence(
+    root: Path, cfg: config_mod.Config, files: list[str]
+) -> evidence.DefaultEvidence:
     def read(path: str) -> bytes | None:
         return (root / path).read_bytes() if (root / path).is_file() else None
 
-    found = evidence.collect(cfg, files, read, pythonpath=ini.pythonpath(_ini(root)))
-    return Protection(cfg, found.paths)
+    return evidence.collect(cfg, files, read, pythonpath=ini.pythonpath(_ini(root)))
+
+
+def _renamed(result: RunResult, renamed: Mapping[str, str]) -> RunResult:
+    """The run's nodeids as they are after `init --split` moved tests to other files."""
+    if not renamed:
+        return result
+
+    def new(nodeid: str) -> str:
+        return renamed.get(nodeid, nodeid)
+
+    return replace(
+        result,
+        collected=tuple(new(n) for n in result.collected),
+        outcomes={new(n): outcome for n, outcome in result.outcomes.items()},
+        reads={new(n): reads for n, reads in result.reads.items()},
+    )

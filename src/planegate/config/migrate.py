@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from planegate import loading
 from planegate.config.load import missing_config_error
+from planegate.config.planemap import file_of, spec
+from planegate.config.propose import FIXTURE, PROPERTY, Proposal, render
 from planegate.errors import ConfigError
 
 
@@ -21,20 +21,29 @@ class Migration:
     protected: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def files(self) -> dict[str, set[str]]:
+        """The files of the listed nodeids, with the planes their nodeids are listed in."""
+        files: dict[str, set[str]] = {}
+        for plane, ids in ((PROPERTY, self.property_ids), (FIXTURE, self.fixture_ids)):
+            for nodeid in ids:
+                files.setdefault(file_of(nodeid), set()).add(plane)
+        return files
+
+    def proposal(self) -> Proposal:
+        """Seed nodeid lists are per-nodeid membership, as `planegate init` writes it for the
+        files it cannot split: each file of a listed nodeid is evidence by default (protected
+        as a whole), and a file whose nodeids span both planes is a documented mixed file."""
+        mixed = sorted(path for path, planes in self.files().items() if len(planes) > 1)
+        return Proposal(
+            property_ids=sorted(set(self.property_ids)),
+            fixture_ids=sorted(set(self.fixture_ids)),
+            protected=sorted(set(self.protected)),
+            header=[f"  {path}: MIXED: nodeids in both planes" for path in mixed],
+        )
+
     @property
     def text(self) -> str:
-        data: dict[str, Any] = {
-            "version": 1,
-            "owner": "unowned",
-            "planes": {
-                "property": {"owner": "unowned", "paths": [], "nodeids": sorted(self.property_ids)},
-                "fixture": {"owner": "unowned", "paths": [], "nodeids": sorted(self.fixture_ids)},
-                "freeze": {"owner": "unowned"},
-            },
-            "protected": sorted(set(self.protected)),
-        }
-        header = "# planegate.yml migrated from the seed layout; set the owners before use.\n"
-        return header + yaml.safe_dump(data, sort_keys=False)
+        return render(self.proposal(), "planegate.yml migrated from the seed layout")
 
 
 def migrate(paths: list[Path]) -> Migration:
@@ -48,6 +57,14 @@ def migrate(paths: list[Path]) -> Migration:
             _planes(data, path, result)
         else:
             _scoring_map(data, path, result)
+    proposal = result.proposal()
+    for line in proposal.header:
+        result.notes.append(
+            f"{line.strip()} (split it; the gate reports it as a notice until then)"
+        )
+    covered = spec(result.protected)
+    for listed in sorted(path for path in result.files() if not covered.match_file(path)):
+        result.notes.append(f"{listed}: holds listed nodeids: evidence by default, protected")
     for nodeid in result.frozen_ids:
         result.notes.append(
             f"{nodeid} was frozen without class or evidence: it is not frozen now; freeze it with "

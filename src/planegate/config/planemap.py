@@ -70,6 +70,10 @@ class PlaneMap:
         path = file_of(nodeid)
         return tuple(p for p in SCORING_PLANES if self._specs[p].match_file(path))
 
+    def listed(self, nodeid: str) -> bool:
+        """The nodeid's plane comes from an explicit `nodeids` entry, not a path pattern."""
+        return any(_nodeid_listed(nodeid, self._listed[p]) for p in SCORING_PLANES)
+
     def plane_of(self, nodeid: str) -> str:
         planes = self.planes_of(nodeid)
         return planes[0] if len(planes) == 1 else UNCLASSIFIED

@@ -16,7 +16,7 @@ of planegate's and `__main__` keeps no reference to it. `prepare()`:
 7. puts the tree's package roots (`runner/roots.py`: `src/`, the base's `pythonpath`, the
    tree) on sys.path after the standard library and before site-packages;
 8. builds the channel plugin and its companions (`runner/extras.py`: the import record, the
-   repeat plugin) and forgets planegate's own modules.
+   repeat plugin, init's item kinds) and forgets planegate's own modules.
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     package_roots = [str(root) for root in spec.get("roots") or [tree]]
     sys.path[:] = tree_roots.placed(sys.path, package_roots, tree_roots.stdlib_paths())
     plugins: list[object] = [channel.make_plugin(emit, state, checks, frozenset(spec["deselect"]))]
-    plugins += extras.make_plugins(emit, state, tree, package_roots, int(spec.get("repeat") or 1))
+    repeat, kinds = int(spec.get("repeat") or 1), bool(spec.get("kinds"))
+    plugins += extras.make_plugins(emit, state, tree, package_roots, repeat, kinds)
     plugins += allowed
     if spec.get("probes") is not None:
         from planegate.runner.sweep_probes import ProbesPlugin

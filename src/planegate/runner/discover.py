@@ -12,7 +12,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -59,16 +59,39 @@ def discover(
     root: Path, cfg: Config, ini_options: Mapping[str, Any], targets: tuple[str, ...] = ()
 ) -> Discovery:
     """Run the checkout's suite once, traced, in a copy of it."""
+    result, found = run(root, cfg, ini_options, targets)
+    return summarise(result, PlaneMap(cfg), found.helpers)
+
+
+def run(
+    root: Path,
+    cfg: Config,
+    ini_options: Mapping[str, Any],
+    targets: tuple[str, ...] = (),
+    **changes: Any,
+) -> tuple[RunResult, evidence.DefaultEvidence]:
+    """One run of the checkout's suite in a copy of it, traced unless `changes` say
+    `trace=None`; paths of the copy in its output and collection errors read as `root`."""
     files = checkout_files(root)
     found = evidence.collect(
         cfg, files, lambda path: _read(root, path), pythonpath=ini.pythonpath(ini_options)
     )
-    trace = TraceSpec(found.test_side, found.roots)
+    options: dict[str, Any] = {"trace": TraceSpec(found.test_side, found.roots), **changes}
     with tempfile.TemporaryDirectory(prefix="planegate-discover-") as scratch:
         tree = Path(scratch) / "tree"
         _copy(root, tree, files)
-        result = Sessions(tree, cfg, ini_options).run(trace=trace, canaries=False, targets=targets)
-    return summarise(result, PlaneMap(cfg), found.helpers)
+        result = Sessions(tree, cfg, ini_options).run(canaries=False, targets=targets, **options)
+    return _relocated(result, str(tree), str(root)), found
+
+
+def checkout_ini(root: Path) -> dict[str, Any]:
+    """The checkout's pytest options, as the gate reads them from a commit."""
+    return ini.base_options(lambda path: _read(root, path))
+
+
+def _relocated(result: RunResult, tree: str, root: str) -> RunResult:
+    errors = tuple((n, message.replace(tree, root)) for n, message in result.collect_errors)
+    return replace(result, output=result.output.replace(tree, root), collect_errors=errors)
 
 
 def summarise(result: RunResult, plane_map: PlaneMap, helpers: Iterable[str]) -> Discovery:

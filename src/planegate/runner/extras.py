@@ -1,5 +1,5 @@
 """The child's own plugins beside the channel (child side): the import record and, when the
-spec asks, the repeat plugin.
+spec asks, the repeat plugin and init's item kinds (`runner/kinds.py`).
 
 `make_plugins` is called once, after the harness is imported and the tree's package roots are
 placed, before pytest runs. Each plugin is built like the channel's (`runner/channel.py`): a
@@ -19,7 +19,12 @@ from planegate.runner import frames
 
 
 def make_plugins(
-    emit: frames.Emit, audit: SimpleNamespace, tree: str, roots: Sequence[str], repeat: int
+    emit: frames.Emit,
+    audit: SimpleNamespace,
+    tree: str,
+    roots: Sequence[str],
+    repeat: int,
+    kinds: bool = False,
 ) -> list[object]:
     from planegate.runner import provenance
 
@@ -28,6 +33,10 @@ def make_plugins(
         from planegate.runner import repeat as repeat_mod
 
         plugins.append(_module("repeat", repeat_mod.hooks(emit, audit, repeat), audit))
+    if kinds:
+        from planegate.runner import kinds as kinds_mod
+
+        plugins.append(_module("kinds", kinds_mod.hooks(emit, audit), audit))
     return plugins
 
 

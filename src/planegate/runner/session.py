@@ -50,6 +50,7 @@ class RunSpec:
     answer_probes: bool = False  # register the answer probes' plugins (runner/probe_*.py)
     nice: int = 0  # added to the child's niceness: a run beside the scoring run yields to it
     trace: traced.TraceSpec | None = None  # trace the files each test opens (runner/reads.py)
+    kinds: bool = False  # which items are Hypothesis tests, which not functions (runner/kinds.py)
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,7 @@ def run(
             "answer_probes": spec.answer_probes,
             "nice": spec.nice,
             "reads": spec.trace.to_json() if spec.trace is not None else None,
+            "kinds": spec.kinds,
         }
         found = treescan.suspicious(spec.tree, spec.trusted)
         committed = [Tamper(event, path) for event, path in found]

@@ -125,13 +125,18 @@ def _finding(
 
 
 def _file_finding(
-    message: str, owner: str, path: str, plane: str | None = None, line: int | None = None
+    message: str,
+    owner: str,
+    path: str,
+    plane: str | None = None,
+    line: int | None = None,
+    severity: Severity = Severity.ERROR,
 ) -> Finding:
     """PG203: a test file whose tests are not all of its plane's kind."""
     return Finding(
         "PG203",
         Step.INVENTORY,
-        Severity.ERROR,
+        severity,
         message,
         path=path,
         line=line,
@@ -154,22 +159,25 @@ def _membership(plane_map: PlaneMap, nodeids: Iterable[str], owner: str) -> list
 
 
 def _mixed_files(plane_map: PlaneMap, data: InventoryInput, owner: str) -> list[Finding]:
+    """A mixed file fails the step, unless each of its nodeids is listed by nodeid in the
+    configuration (`planegate init` does this for files it cannot split): then the mix is
+    documented, and reported as a notice until the file is split."""
     by_file: dict[str, set[str]] = defaultdict(set)
+    by_path: set[str] = set()  # files with a nodeid whose plane comes from a path pattern
     for nodeid in data.head_nodeids:
         plane = plane_map.plane_of(nodeid)
         if plane in SCORING_PLANES:
             by_file[file_of(nodeid)].add(plane)
+            if not plane_map.listed(nodeid):
+                by_path.add(file_of(nodeid))
     findings = []
     for path in sorted(by_file):
         planes = by_file[path]
+        severity = Severity.ERROR if path in by_path else Severity.NOTICE
+        listed = "" if path in by_path else " (its nodeids are listed by nodeid in the planes)"
         if len(planes) > 1:
-            findings.append(
-                _file_finding(
-                    f"{path} holds tests of both the property and the fixture plane; split it",
-                    owner,
-                    path,
-                )
-            )
+            message = f"{path} holds tests of both the property and the fixture plane; split it"
+            findings.append(_file_finding(message + listed, owner, path, severity=severity))
             continue
         (plane,) = planes
         source = data.sources.get(path)
@@ -177,16 +185,12 @@ def _mixed_files(plane_map: PlaneMap, data: InventoryInput, owner: str) -> list[
         if wrong:
             names = ", ".join(name for name, _ in wrong[:5])
             kind = "example (non-@given) tests" if plane == "property" else "@given property tests"
-            findings.append(
-                _file_finding(
-                    f"{path} is in the {plane} plane but holds {kind}: "
-                    f"{names}; move them to a file of their own plane",
-                    owner,
-                    path,
-                    plane=plane,
-                    line=wrong[0][1],
-                )
+            message = (
+                f"{path} is in the {plane} plane but holds {kind}: "
+                f"{names}; move them to a file of their own plane{listed}"
             )
+            line = wrong[0][1]
+            findings.append(_file_finding(message, owner, path, plane, line, severity))
     return findings
 
 

@@ -1,0 +1,284 @@
+"""Real suites: `planegate init`, `lock`, `digest` and `gate` on the sdists of real projects.
+
+For each pinned project (attrs, jsonschema, packaging, tomli) the bench unpacks the sdist from
+the cache into a temporary git repository, runs `planegate init --write` (with `--split` where
+the table says so), `planegate lock`, commits, writes main's digest, then commits an honest
+patch (one comment added to a production module) and times `planegate gate` against a plain
+`python -m pytest` of the same tests. It prints the ratio, the gate's exit and every finding.
+On an honest patch every failing finding is a false alarm of the gate.
+
+The sdists come from the package index once, into a cache (default `.bench-cache/`,
+gitignored); the bench itself needs no network:
+
+    python bench/real_projects.py --fetch     # download the sdists; install test dependencies
+    python bench/real_projects.py [--only attrs] [--keep]
+
+The projects' tests run in this interpreter's environment, so their test dependencies must be
+installed in it: `--fetch` installs them (`pip install`), and the bench names what is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CACHE = Path(__file__).resolve().parent.parent / ".bench-cache"
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    version: str
+    patch: str  # the production module the honest patch comments
+    split: bool = True
+    deps: tuple[tuple[str, str], ...] = ()  # (distribution, module) the tests import
+
+    @property
+    def sdist(self) -> str:
+        return f"{self.name}-{self.version}.tar.gz"
+
+
+PROJECTS = (
+    Project(
+        "attrs",
+        "26.1.0",
+        "src/attr/_make.py",
+        deps=(("cloudpickle", "cloudpickle"), ("pympler", "pympler")),
+    ),
+    Project(
+        "jsonschema", "4.26.0", "jsonschema/validators.py", deps=(("jsonpath-ng", "jsonpath_ng"),)
+    ),
+    Project(
+        "packaging",
+        "26.4",
+        "src/packaging/version.py",
+        deps=(("pretend", "pretend"), ("tomli_w", "tomli_w")),
+    ),
+    Project("tomli", "2.5.0", "src/tomli/_parser.py"),
+)
+
+
+@dataclass
+class Outcome:
+    project: str
+    status: str = "ok"
+    tests: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+    gate_exit: int | None = None
+    pytest_exit: int | None = None
+    init_notes: list[str] = field(default_factory=list)
+    findings: list[dict[str, str]] = field(default_factory=list)
+
+
+def fetch(cache: Path, projects: tuple[Project, ...]) -> int:
+    cache.mkdir(parents=True, exist_ok=True)
+    for project in projects:
+        if not (cache / project.sdist).is_file():
+            command = [sys.executable, "-m", "pip", "download", "--no-binary", ":all:"]
+            command += ["--no-deps", f"{project.name}=={project.version}", "-d", str(cache)]
+            print(f"fetching {project.sdist}", flush=True)
+            subprocess.run(command, check=True)
+        missing = [dist for dist, module in project.deps if not _importable(module)]
+        if missing:
+            print(f"installing test dependencies of {project.name}: {', '.join(missing)}")
+            subprocess.run([sys.executable, "-m", "pip", "install", *missing], check=True)
+    return 0
+
+
+def _importable(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def _run(
+    command: list[str], cwd: Path, timeout: float = 7200
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    start = time.perf_counter()
+    done = subprocess.run(
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    return done, time.perf_counter() - start
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+
+
+def _planegate(repo: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    return _run([sys.executable, "-m", "planegate", *args], repo)
+
+
+def unpack(sdist: Path, into: Path) -> Path:
+    with tarfile.open(sdist) as archive:
+        archive.extractall(into, filter="data")
+    (top,) = [p for p in into.iterdir() if p.is_dir()]
+    repo = top.rename(into / "repo")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.name", "planegate bench")
+    _git(repo, "config", "user.email", "bench@planegate.invalid")
+    _git(repo, "config", "commit.gpgsign", "false")
+    _git(repo, "add", "--all")
+    _git(repo, "commit", "-q", "-m", "sdist")
+    return repo
+
+
+def has_tests(repo: Path) -> bool:
+    names = (p.name for p in repo.rglob("*.py"))
+    return any(n.startswith("test_") or n.endswith("_test.py") for n in names)
+
+
+def setup_main(project: Project, repo: Path, outcome: Outcome) -> Path | None:
+    """init (and split), lock, commit, digest: main as a person leaves it. The digest path."""
+    init = ["init", "--write", "-q"] + (["--split"] if project.split else [])
+    done, outcome.timings["init"] = _planegate(repo, *init)
+    outcome.init_notes = [line for line in done.stderr.splitlines() if line.strip()]
+    if done.returncode != 0:
+        outcome.status = f"init exited {done.returncode}"
+        return None
+    done, _ = _planegate(repo, "lock", "-q")
+    if done.returncode != 0:
+        outcome.status = f"lock exited {done.returncode}: {done.stderr.strip()}"
+        return None
+    _git(repo, "add", "--all")
+    _git(repo, "commit", "-q", "-m", "planegate: planes, splits and locks")
+    digest = repo.parent / "digest.json"
+    done, outcome.timings["digest"] = _planegate(repo, "digest", "--out", str(digest), "-q")
+    if done.returncode != 0:
+        outcome.status = f"digest exited {done.returncode}: {done.stderr.strip()}"
+        return None
+    counts = re.search(r"root \w+, (.*) -> ", done.stdout)
+    outcome.tests = f"digest: {counts.group(1) if counts else done.stdout.strip()}"
+    return digest
+
+
+def honest_patch(project: Project, repo: Path) -> None:
+    _git(repo, "checkout", "-q", "-b", "honest")
+    module = repo / project.patch
+    lines = module.read_text("utf-8").splitlines(keepends=True)
+    lines.insert(1 if lines and lines[0].startswith("#") else 0, "# an honest comment\n")
+    module.write_text("".join(lines), "utf-8")
+    _git(repo, "commit", "-q", "-am", "a comment in production code")
+
+
+def time_gate_and_pytest(repo: Path, digest: Path, outcome: Outcome) -> None:
+    report = repo.parent / "report.json"
+    gate = ["gate", "--base", "main", "--digest", str(digest), "--format", "json"]
+    done, outcome.timings["gate"] = _planegate(repo, *gate, "--output", str(report), "-q")
+    outcome.gate_exit = done.returncode
+    if report.is_file():
+        data = json.loads(report.read_text("utf-8"))
+        outcome.findings = [f for step in data["steps"] for f in step["findings"]]
+    else:
+        outcome.status = f"gate wrote no report: {done.stderr.strip()[-300:]}"
+    plain = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    done, outcome.timings["pytest"] = _run(plain, repo)
+    outcome.pytest_exit = done.returncode
+    summary = [line for line in done.stdout.splitlines() if line.strip()]
+    outcome.tests += f"; pytest: {summary[-1] if summary else 'no output'}"
+
+
+def bench(project: Project, cache: Path, keep: bool) -> Outcome:
+    outcome = Outcome(project.name)
+    sdist = cache / project.sdist
+    if not sdist.is_file():
+        outcome.status = (
+            f"SKIPPED: {sdist} is not in the cache; fill it with "
+            "`python bench/real_projects.py --fetch` (needs the package index)"
+        )
+        return outcome
+    missing = [dist for dist, module in project.deps if not _importable(module)]
+    if missing:
+        outcome.status = (
+            f"SKIPPED: test dependencies missing: {', '.join(missing)} "
+            f"(`python -m pip install {' '.join(missing)}`, or --fetch)"
+        )
+        return outcome
+    scratch = Path(tempfile.mkdtemp(prefix=f"planegate-bench-{project.name}-"))
+    try:
+        repo = unpack(sdist, scratch)
+        if not has_tests(repo):
+            outcome.status = "SKIPPED: the sdist ships no test files: nothing to gate"
+            return outcome
+        digest = setup_main(project, repo, outcome)
+        if digest is not None:
+            honest_patch(project, repo)
+            time_gate_and_pytest(repo, digest, outcome)
+    finally:
+        if keep:
+            print(f"kept {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return outcome
+
+
+def show(outcome: Outcome) -> None:
+    print(f"== {outcome.project}: {outcome.status}")
+    if not outcome.timings:
+        return
+    times = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in outcome.timings.items())
+    print(f"   {outcome.tests}")
+    print(f"   {times}")
+    if "gate" in outcome.timings and "pytest" in outcome.timings:
+        ratio = outcome.timings["gate"] / max(outcome.timings["pytest"], 1e-9)
+        print(
+            f"   gate/pytest = {ratio:.2f}x; gate exit {outcome.gate_exit}, "
+            f"pytest exit {outcome.pytest_exit}"
+        )
+    for note in outcome.init_notes:
+        print(f"   init: {note.removeprefix('planegate: ')}")
+    counts = Counter((f["severity"], f["rule"]) for f in outcome.findings)
+    if counts:
+        print("   findings: " + ", ".join(f"{n} {s} {r}" for (s, r), n in sorted(counts.items())))
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for finding in outcome.findings:
+        key = (finding["severity"], finding["rule"], _reason(finding))
+        groups.setdefault(key, []).append(finding.get("nodeid") or finding.get("path") or "-")
+    for (severity, rule, reason), where in sorted(groups.items(), key=lambda g: -len(g[1])):
+        more = f" (and {len(where) - 1} more)" if len(where) > 1 else ""
+        print(f"   {severity:7} {rule} x{len(where)}: {where[0]}{more}: {reason}")
+
+
+def _reason(finding: dict[str, str]) -> str:
+    """A finding's message without its nodeid and worktree paths, so alike ones group."""
+    message = finding["message"]
+    nodeid = finding.get("nodeid")
+    if nodeid and message.startswith(nodeid):
+        message = message[len(nodeid) :].lstrip(" :")
+    message = re.sub(r"/tmp/planegate-wt-\w+/tree/", "", message)
+    message = re.sub(r"git checkout [0-9a-f]+ && .*?(\]|$)", r"<repro>\1", message)
+    message = re.sub(r"', \d+, '", "', N, '", message)
+    return message[:160]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fetch", action="store_true", help="fill the cache, install test deps")
+    parser.add_argument("--cache", type=Path, default=CACHE, help="sdist cache (.bench-cache/)")
+    parser.add_argument("--only", action="append", help="bench only these projects")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary repositories")
+    args = parser.parse_args(argv)
+    chosen = tuple(p for p in PROJECTS if not args.only or p.name in args.only)
+    if args.fetch:
+        return fetch(args.cache, chosen)
+    failed = False
+    for project in chosen:
+        outcome = bench(project, args.cache, args.keep)
+        show(outcome)
+        failed |= not outcome.status.startswith(("ok", "SKIPPED"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

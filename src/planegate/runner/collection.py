@@ -1,0 +1,72 @@
+"""pytest's collection of a checkout for `planegate init`, through the gate's own runner.
+
+The collection is the gate's: the same child and plugin, the gate-written ini from the
+checkout's pytest configuration (`testpaths`, `python_files`, `addopts`...), plugin autoload
+off with only the named plugins loaded, the same minimal environment, nodeids relative to the
+repository root. The first collection of an init is also discovery's traced run
+(runner/discover.py), so the suite runs once and gives both the nodeids to classify and the
+files the tests read; it runs with `--continue-on-collection-errors`, so one module that does
+not import leaves the others' reads in. Later collections (checking a split) are collect-only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from planegate.config.init_suite import collecting_config
+from planegate.config.propose import CollectedItem, Collection
+from planegate.errors import ConfigError
+from planegate.runner import discover, kinds, spec, startup
+from planegate.runner.session import RunResult
+
+PYTEST_FAILED_TO_START = (3, 4)  # pytest's INTERNAL_ERROR and USAGE_ERROR
+HINT = (
+    "plugin autoload is off as in the gate: name the plugins the suite needs with "
+    "--plugin NAME; `python -m pytest --collect-only` shows the whole error"
+)
+
+
+@dataclass
+class Collector:
+    """`init_suite.Collect` for one checkout; keeps the traced run for discovery's notes."""
+
+    root: Path
+    plugins: tuple[str, ...]
+    trace: bool = True
+    traced: RunResult | None = None
+
+    def __call__(self, targets: tuple[str, ...]) -> Collection:
+        ini_options = discover.checkout_ini(self.root)
+        cfg = collecting_config(self.plugins, ini_options.get("python_files"), targets)
+        if self.trace and self.traced is None:
+            args = (*spec.pytest_args(cfg), "--continue-on-collection-errors")
+            result, _ = discover.run(
+                self.root, cfg, ini_options, targets, kinds=True, extra_args=args
+            )
+            self.traced = result
+        else:
+            result, _ = discover.run(
+                self.root, cfg, ini_options, targets, kinds=True, trace=None, collect_only=True
+            )
+        return collection(result, self.root)
+
+
+def collection(result: RunResult, root: Path) -> Collection:
+    """The run's collected items, each with its kind; a run that collected nothing because
+    pytest could not start is one error line (exit 78)."""
+    started = result.exit_status not in PYTEST_FAILED_TO_START and not result.timed_out
+    if not result.collected and not result.collect_errors and not (started and result.closed):
+        raise ConfigError(f"pytest could not collect the suite in {root}: {_why(result)}", HINT)
+    hypothesis, plain = kinds.kinds_of(result.extra)
+    items = tuple(
+        CollectedItem(nodeid, nodeid in hypothesis, nodeid not in plain)
+        for nodeid in result.collected
+    )
+    return Collection(items, result.collect_errors)
+
+
+def _why(result: RunResult) -> str:
+    if result.timed_out:
+        return "it did not finish in time (pytest.timeout)"
+    return startup.pytest_message(result.output) or "no output"
