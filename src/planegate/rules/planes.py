@@ -100,6 +100,16 @@ RULES: tuple[Rule, ...] = (
         "classified reason (`planegate freeze`); the repro command reruns it on the base.",
     ),
     Rule(
+        "PG112",
+        Step.PLANES,
+        "main's own code did what tampering does (review)",
+        "The audit hook saw a frame walk, code compiled at run time or a class attribute "
+        "replaced, raised by a line main already had and the patch did not change (attrs "
+        "generates methods with exec and names classes after their caller's module): main's "
+        "behaviour, not the patch's. The same event from a line the patch adds is PG107.",
+        "Nothing to change in the patch; the code's owner reviews the line if it is new to them.",
+    ),
+    Rule(
         "PG120",
         Step.PLANES,
         "the fix does not generalise",

@@ -16,6 +16,7 @@ from planegate.runner.session import Outcome, RunResult, Tamper
 from planegate.runner.triage import repro_command
 from planegate.steps import on_base, planes_probes
 from planegate.steps.inputs import GitFacts, RunFacts
+from planegate.steps.mains_lines import MainsLines
 from planegate.vocabulary import SCORING_PLANES
 
 MAX_NOTES = 20
@@ -44,7 +45,8 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings += failures
     findings += _budget_findings(ctx, head_run, owner)
     findings += _probe_findings(run.probed, owner)
-    findings += _tamper_findings((*head_run.tampering, *run.answers.tampering), owner)
+    mains = MainsLines(ctx.base.text, ctx.head.text)
+    findings += _tamper_findings((*head_run.tampering, *run.answers.tampering), owner, mains)
     findings += planes_probes.findings(ctx, run.answers)
     findings += provenance_findings(head_run, ctx.who.of_plane_map())
     passed = len(expected) - len(failures) - len(same)
@@ -217,21 +219,27 @@ def _first_line(message: str) -> str:
     return lines[-1][:200] if lines else ""
 
 
-def _tamper_findings(tampering: tuple[Tamper, ...], owner: str) -> list[Finding]:
+def _tamper_findings(tampering: tuple[Tamper, ...], owner: str, mains: MainsLines) -> list[Finding]:
     """PG107: what the child's audit hook, its integrity checks and the stream saw, in the
-    scoring run and in the probe runs of the flipped tests (each sign once)."""
-    return [
-        Finding(
-            "PG107",
-            Step.PLANES,
-            Severity.ERROR,
-            untrusted.one_line(f"the run was tampered with: {t.event}" + _where(t.path, t.line)),
-            path=t.path or None,
-            line=t.line or None,
-            owner=owner,
+    scoring run and in the probe runs of the flipped tests (each sign once). A sign raised
+    by a line main already had, unchanged by the patch, is main's own behaviour (PG112, a
+    warning): the patch can act only through lines it adds."""
+    found = []
+    for t in dict.fromkeys(tampering):
+        main_s = bool(t.path and t.line and mains.is_mains(t.path, t.line))
+        what = "main's own code" if main_s else "the run was tampered with"
+        found.append(
+            Finding(
+                "PG112" if main_s else "PG107",
+                Step.PLANES,
+                Severity.WARNING if main_s else Severity.ERROR,
+                untrusted.one_line(f"{what}: {t.event}" + _where(t.path, t.line)),
+                path=t.path or None,
+                line=t.line or None,
+                owner=owner,
+            )
         )
-        for t in dict.fromkeys(tampering)
-    ]
+    return found
 
 
 def _where(path: str | None, line: int | None) -> str:
