@@ -9,10 +9,8 @@ from pathlib import Path
 import pytest
 
 from helpers.fake_github import FakeGitHub, running
-from helpers.github_support import action_env, read_outputs
+from helpers.github_support import action_env, demo_shop, read_outputs, run_action
 from helpers.repo_helper import TestRepo
-from planegate import demo
-from planegate.cli import main
 from planegate.gate.digest_check import build_digest
 from planegate.repo import digest_format
 from planegate.repo import git as gitrepo
@@ -21,26 +19,7 @@ from planegate.repo import git as gitrepo
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
     root = tmp_path_factory.mktemp("action") / "shop"
-    root.mkdir()
-    demo.build(root)
-    repo = TestRepo.__new__(TestRepo)
-    repo.root = root
-    shas = {"main": repo.git("rev-parse", "HEAD")}
-    for patch in demo.PATCHES:
-        if patch.name in ("honest-fix", "added-skip"):
-            repo.branch(patch.name)
-            patch.edit(root)
-            shas[patch.name] = gitrepo.commit_all(gitrepo.GitRepo(root), patch.what)
-            repo.checkout("main")
-    yield root, shas
-
-
-def run_action(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> int:
-    for key in [k for k in __import__("os").environ if k.startswith(("INPUT_", "GITHUB_"))]:
-        monkeypatch.delenv(key)
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    return main(["action", "-q"])
+    yield root, demo_shop(root, ("honest-fix", "added-skip"))
 
 
 def pull_env(gh: FakeGitHub, tmp: Path, root: Path, head: str, base: str) -> dict[str, str]:

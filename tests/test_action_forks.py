@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,11 +18,7 @@ from typing import Any
 import pytest
 
 from helpers.fake_github import FakeGitHub, running
-from helpers.github_support import action_env, read_outputs
-from helpers.repo_helper import TestRepo
-from planegate import demo
-from planegate.cli import main
-from planegate.repo import git as gitrepo
+from helpers.github_support import action_env, demo_shop, read_outputs, run_action
 
 FORK = "fork/demo"
 
@@ -31,26 +26,7 @@ FORK = "fork/demo"
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
     root = tmp_path_factory.mktemp("forks") / "shop"
-    root.mkdir()
-    demo.build(root)
-    repo = TestRepo.__new__(TestRepo)
-    repo.root = root
-    shas = {"main": repo.git("rev-parse", "HEAD")}
-    for patch in demo.PATCHES:
-        if patch.name in ("honest-fix", "rewritten-golden"):
-            repo.branch(patch.name)
-            patch.edit(root)
-            shas[patch.name] = gitrepo.commit_all(gitrepo.GitRepo(root), patch.what)
-            repo.checkout("main")
-    yield root, shas
-
-
-def run_action(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> int:
-    for key in [k for k in os.environ if k.startswith(("INPUT_", "GITHUB_"))]:
-        monkeypatch.delenv(key)
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    return main(["action", "-q"])
+    yield root, demo_shop(root, ("honest-fix", "rewritten-golden"))
 
 
 def pull_request_run(

@@ -7,24 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import manifest_for
+from conftest import CONFIG, manifest_for
 from helpers.repo_helper import TestRepo, run_cli
-
-CONFIG = """\
-version: 1
-owner: "@org/plane-map"
-planes:
-  property:
-    owner: "@org/props"
-    paths: ["tests/prop/"]
-  fixture:
-    owner: "@org/goldens"
-    paths: ["tests/fix/"]
-    data: ["tests/fix/data/"]
-pytest:
-  plugins: ["hypothesis"]
-  triage_runs: 0
-"""
 
 
 class Project:

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+import pytest
+
+from helpers.repo_helper import TestRepo
+from planegate import demo
+from planegate.cli import main
 from planegate.findings import Finding, Severity, Step
 from planegate.github.client import ClientSettings
+from planegate.repo import git as gitrepo
 from planegate.report import Report, StepResult
 
 HEAD = "a" * 40
@@ -92,3 +99,29 @@ def read_outputs(path: Path) -> dict[str, str]:
             assert line == "", f"unexpected output line {line!r}"
             index += 1
     return outputs
+
+
+def demo_shop(root: Path, patches: Iterable[str]) -> dict[str, str]:
+    """The demo repository at `root`, with a branch per named patch: each branch's sha."""
+    root.mkdir()
+    demo.build(root)
+    repo = TestRepo.__new__(TestRepo)
+    repo.root = root
+    shas = {"main": repo.git("rev-parse", "HEAD")}
+    wanted = set(patches)
+    for patch in demo.PATCHES:
+        if patch.name in wanted:
+            repo.branch(patch.name)
+            patch.edit(root)
+            shas[patch.name] = gitrepo.commit_all(gitrepo.GitRepo(root), patch.what)
+            repo.checkout("main")
+    return shas
+
+
+def run_action(monkeypatch: pytest.MonkeyPatch, env: Mapping[str, str]) -> int:
+    """`planegate action` with exactly `env`'s inputs and GitHub variables."""
+    for key in [k for k in os.environ if k.startswith(("INPUT_", "GITHUB_"))]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return main(["action", "-q"])
