@@ -16,6 +16,7 @@ from conftest import PROJECT, manifest_for
 from helpers.attack_helper import BUG, errors, tampering
 from helpers.repo_helper import TestRepo
 from planegate.cli import main
+from planegate.gate import canary_sample
 from planegate.runner import mutants
 
 # Rewrites every report of the project's tests (`tests/...`) to passed; the fixed canaries
@@ -192,3 +193,21 @@ def test_the_sample_is_skipped_when_configured_off(
     assert code == 1
     record = sampled(report)
     assert record["outcome"] == "not run" and "off" in record["detail"]
+
+
+def test_the_break_is_never_written_through_a_link_out_of_the_tree(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "core.py").write_text(CORE, "utf-8")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "calc").symlink_to(outside)  # a folder the patch made a link
+    target = canary_sample.Target("tests/t.py::test_a", "calc/core.py", "add", 1)
+    with canary_sample.broken_in(tree, (target,), "x") as ready:
+        assert not ready
+    (tree / "lib").mkdir()
+    (tree / "lib/core.py").write_text(CORE, "utf-8")
+    inside = canary_sample.Target("tests/t.py::test_a", "lib/core.py", "add", 1)
+    with canary_sample.broken_in(tree, (inside,), "x") as ready:
+        assert ready and "raise RuntimeError('x')" in (tree / "lib/core.py").read_text()
+    assert (tree / "lib/core.py").read_text() == CORE == (outside / "core.py").read_text()

@@ -214,17 +214,26 @@ def choose(
         rng.shuffle(options)
         for call in options:
             qualname = mutants.function_at(ctx.base.text(call.path) or "", call.line, call.name)
-            line = mutants.line_of(_text(tree / call.path), qualname) if qualname else None
+            line = mutants.line_of(_text(tree, call.path), qualname) if qualname else None
             if qualname is not None and line is not None:
                 chosen.append(Target(nodeid, call.path, qualname, line))
                 break
     return tuple(chosen)
 
 
-def _text(path: Path) -> str:
-    if not path.is_file() or path.is_symlink():
-        return ""
-    return path.read_bytes().decode("utf-8", "replace")
+def _inside(tree: Path, path: str) -> Path | None:
+    """`tree/path` when it is a regular file of the tree: no symlink on the way out of it (a
+    folder the patch turned into a link would have the break written elsewhere)."""
+    file = tree / path
+    root = tree.resolve()
+    if file.is_symlink() or not file.is_file() or file.resolve().parent != (root / path).parent:
+        return None
+    return file
+
+
+def _text(tree: Path, path: str) -> str:
+    file = _inside(tree, path)
+    return "" if file is None else file.read_bytes().decode("utf-8", "replace")
 
 
 @contextlib.contextmanager
@@ -237,11 +246,12 @@ def broken_in(tree: Path, targets: tuple[Target, ...], message: str) -> Iterator
     saved: dict[Path, bytes] = {}
     texts = {}
     for path, qualnames in by_path.items():
-        text = mutants.broken(_text(tree / path), qualnames, message)
-        if text is None:
+        file = _inside(tree, path)
+        text = None if file is None else mutants.broken(_text(tree, path), qualnames, message)
+        if file is None or text is None:
             yield False
             return
-        texts[tree / path] = text
+        texts[file] = text
     try:
         for file, text in texts.items():
             saved[file] = file.read_bytes()
@@ -314,7 +324,7 @@ def _on_base(ctx: Context, survivors: tuple[Target, ...], message: str) -> RunRe
         on_base = tuple(
             replace(t, line=line)
             for t in survivors
-            if (line := mutants.line_of(_text(tree / t.path), t.qualname)) is not None
+            if (line := mutants.line_of(_text(tree, t.path), t.qualname)) is not None
         )
         trusted = frozenset(ctx.protection.select(ctx.base.files))
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=trusted)
