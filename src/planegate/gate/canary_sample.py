@@ -43,7 +43,7 @@ from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions, pytest_args
 from planegate.vocabulary import SCORING_PLANES
 
-FACTOR = 4  # tests traced on the base per test sampled
+FACTOR = 2  # tests traced on the base per test sampled
 NICE = 10  # the base's trace yields the CPU to the head's scoring run beside it
 FAILED = ("failed", "error")
 
