@@ -32,6 +32,7 @@ from pathlib import Path
 
 from planegate import sourcesize
 from planegate.config.planemap import file_of
+from planegate.gate import flipped
 from planegate.gate.context import Context
 from planegate.gate.flipped import scoring_files
 from planegate.report import ProbeRecord
@@ -198,8 +199,10 @@ def choose(
     ctx: Context, tree: Path, head: RunResult, traced: RunResult, rng: random.Random
 ) -> tuple[Target, ...]:
     """Up to `pytest.sampled_canaries` traced tests that passed on the head, each with one
-    function it calls on main that is a plain function there and still defined on the head."""
+    function it calls on main that is a plain function there and that the patch left as it
+    was (an honest patch that rewrites the function is not taken for a lying run)."""
     calls = calls_of(traced.extra)
+    changed = set(flipped.changed_code(ctx))
     order = sorted(calls)
     rng.shuffle(order)
     chosen: list[Target] = []
@@ -214,11 +217,22 @@ def choose(
         rng.shuffle(options)
         for call in options:
             qualname = mutants.function_at(ctx.base.text(call.path) or "", call.line, call.name)
+            if call.path in changed and not _same_def(ctx, tree, call.path, qualname):
+                continue  # a break tests the channel, never a function the patch rewrote
             line = mutants.line_of(_text(tree, call.path), qualname) if qualname else None
             if qualname is not None and line is not None:
                 chosen.append(Target(nodeid, call.path, qualname, line))
                 break
     return tuple(chosen)
+
+
+def _same_def(ctx: Context, tree: Path, path: str, qualname: str | None) -> bool:
+    """The function's every `def` reads the same on the head as on main."""
+    if qualname is None:
+        return False
+    before = mutants.defs(ctx.base.text(path) or "").get(qualname, [])
+    after = mutants.defs(_text(tree, path)).get(qualname, [])
+    return bool(before) and [ast.dump(n) for n in before] == [ast.dump(n) for n in after]
 
 
 def _inside(tree: Path, path: str) -> Path | None:
