@@ -180,6 +180,11 @@ def _add_gate_and_digest(add: _Add) -> None:
     )
     digest_cmd.add_argument("--commit", default="HEAD", help="the commit to digest (default HEAD)")
     digest_cmd.add_argument("--config", help=CONFIG_HELP)
+    digest_cmd.add_argument(
+        "--collect-only",
+        action="store_true",
+        help="collect main's tests without running them (gates then run the base themselves)",
+    )
 
 
 def _add_evidence(add: _Add) -> None:

@@ -156,11 +156,11 @@ def _digest(
         claimed = digest_mod.from_json(text, str(path))
         snap = snapshot(repo, commit)
         cfg = load_config(repo, commit, options.config, set(snap.files))
-        # hashes come from git here; only the inventory comes from the run phase
-        made = compute_digest(snap, cfg, claimed.inventory)
+        # hashes come from git here; the inventory and main's run come from the run phase
+        made = compute_digest(snap, cfg, claimed.inventory, claimed.run)
         if claimed.commit != commit:
             raise InputDataError(f"{path}: made for {claimed.commit[:12]}, not {commit[:12]}")
-        source = "hashed from git by the judge; inventory from the run phase"
+        source = "hashed from git by the judge; inventory and main's run from the run phase"
     out = Path(environ.get("PLANEGATE_OUT") or options.working_directory) / digest_mod.FILE_NAME
     out.write_text(digest_mod.to_json(made), "utf-8")
     return Report(
