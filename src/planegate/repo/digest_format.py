@@ -16,6 +16,7 @@ from planegate.findings import Finding, Severity, Step
 SCHEMA_VERSION = 1
 ARTIFACT_NAME = "planegate-digest"
 FILE_NAME = "planegate-digest.json"
+SOURCE_NAME = "planegate-digest-source.txt"  # beside a fetched digest: which artifact it is
 
 
 @dataclass(frozen=True)
