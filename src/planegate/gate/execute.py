@@ -45,6 +45,20 @@ class Execution:
     answers: AnswerProbes = field(default_factory=AnswerProbes)  # the flipped tests' probes
 
 
+@dataclass(frozen=True)
+class Within:
+    """One shard's part of the run (gate/shard_run.py): the base's nodeids it runs, those
+    the other shards run (deselected here), and whether the shadow lane runs in it."""
+
+    assigned: frozenset[str]
+    elsewhere: frozenset[str]
+    shadow: bool = True
+
+    def own(self, run: session.RunResult) -> session.RunResult:
+        """The run as this shard's: the nodeids other shards run are not its collection."""
+        return replace(run, collected=tuple(n for n in run.collected if n not in self.elsewhere))
+
+
 def execute(
     ctx: Context,
     progress: Progress = QUIET,
@@ -52,25 +66,31 @@ def execute(
     collect_base: bool = True,
     base_inventory: Mapping[str, list[str]] | None = None,
     main: MainRun | None = None,
+    within: Within | None = None,
 ) -> Execution:
     """Run main's evidence against the patch (the base's collection, when asked for, running
     alongside), then one session on the base over the scoring tests that did not pass. With
-    main's run from the digest (`main`, for `base_inventory`) the base's outcomes are known."""
+    main's run from the digest (`main`, for `base_inventory`) the base's outcomes are known;
+    `within` keeps every part to one shard's slice."""
     if ctx.commits.conflicts:
         return unmerged(ctx)
     watch = Stopwatch()
     with collecting_base(ctx, collect_base, progress) as base_collection:
         progress.step("planes", "running main's evidence against the patch")
-        with watch.time("head run"), flipped.started(ctx, main, base_inventory) as base_run:
-            head_run, overlay_notes, probed, answers = _run_head(ctx, base_run)
+        files = None if within is None else {file_of(n) for n in within.assigned}
+        with watch.time("head run"), flipped.started(ctx, main, base_inventory, files) as base_run:
+            head_run, overlay_notes, probed, answers = _run_head(ctx, base_run, within)
         with watch.time("shadow lane"):
-            shadow = _shadow(ctx, progress)
+            shadow = _shadow(ctx, progress) if within is None or within.shadow else ()
         with watch.time("base collection (alongside)"):
             base_collected = base_collection()
     collected = None if base_collected is None else ctx.plane_map.inventory(base_collected)
     expected = [n for p in SCORING_PLANES for n in (base_inventory or collected or {}).get(p, [])]
+    own_run = head_run if within is None else within.own(head_run)
+    if within is not None:
+        expected = [n for n in expected if n in within.assigned]
     with watch.time("base"):
-        on_base = compare_on_base(ctx, head_run, progress, expected, whole_suite=False, main=main)
+        on_base = compare_on_base(ctx, own_run, progress, expected, whole_suite=False, main=main)
     with watch.time("triage"):
         labels = _triage(ctx, head_run, progress, on_base)
     return Execution(
@@ -160,12 +180,13 @@ def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
 
 
 def _run_head(
-    ctx: Context, base_run: flipped.Pending
+    ctx: Context, base_run: flipped.Pending, within: Within | None = None
 ) -> tuple[session.RunResult, tuple[str, ...], probe.ProbeResult, AnswerProbes]:
+    deselect = frozenset(ctx.frozen) | (within.elsewhere if within is not None else frozenset())
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept)
-        result = sessions.run(deselect=frozenset(ctx.frozen), trace=trace_spec(ctx))
+        result = sessions.run(deselect=deselect, trace=trace_spec(ctx))
         result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
         answers = flipped.probe(ctx, sessions, result, base_run, checkout_command(ctx.commits))
         probed, answers = _fixture_probe(ctx, sessions, result, answers)

@@ -15,7 +15,7 @@ import contextlib
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -132,9 +132,11 @@ def started(
     ctx: Context,
     main: MainRun | None = None,
     inventory: Mapping[str, Iterable[str]] | None = None,
+    files: Set[str] | None = None,
 ) -> Iterator[Pending]:
     """The base's run of the test files the patch can flip, started now; with main's run from
-    the digest (and the inventory it vouches for) nothing runs."""
+    the digest (and the inventory it vouches for) nothing runs. `files`: a shard's test
+    files (gate/shard_run.py), the only ones whose tests it can flip."""
     started_at = time.monotonic()
     if main is not None and inventory is not None:
         yield Pending(from_main(main, inventory))
@@ -144,6 +146,10 @@ def started(
         return
     with ctx.repo.worktree(ctx.base.commit) as tree:
         targets, why = base_targets(ctx, tree)
+        if files is not None:
+            chosen = len(targets)
+            targets = tuple(path for path in targets if path in files)
+            why += f"; {len(targets)} of them in this shard" if len(targets) < chosen else ""
         if not targets:
             yield Pending(BaseRun((), why, None, time.monotonic() - started_at))
             return
