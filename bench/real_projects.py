@@ -11,7 +11,10 @@ The sdists come from the package index once, into a cache (default `.bench-cache
 gitignored); the bench itself needs no network:
 
     python bench/real_projects.py --fetch     # download the sdists; install test dependencies
-    python bench/real_projects.py [--only attrs] [--keep]
+    python bench/real_projects.py [--only attrs] [--keep] [--shards 3]
+
+`--shards N` also runs `gate --shard K/N` for every K and `gate --merge` on their evidence,
+and says whether the merged verdict is the unsharded one.
 
 The projects' tests run in this interpreter's environment, so their test dependencies must be
 installed in it: `--fetch` installs them (`pip install`), and the bench names what is missing.
@@ -189,7 +192,39 @@ def time_gate_and_pytest(repo: Path, digest: Path, outcome: Outcome) -> None:
     outcome.tests += f"; pytest: {summary[-1] if summary else 'no output'}"
 
 
-def bench(project: Project, cache: Path, keep: bool) -> Outcome:
+def shards_and_merge(repo: Path, digest: Path, total: int, outcome: Outcome) -> None:
+    """`gate --shard K/N` for every K, then `gate --merge`: the merged verdict must be the
+    unsharded one (the same exit code and the same findings)."""
+    evidence = []
+    for index in range(1, total + 1):
+        out = repo.parent / f"shard-{index}.json"
+        shard = ["gate", "--base", "main", "--digest", str(digest), "--shard", f"{index}/{total}"]
+        done, outcome.timings[f"shard {index}/{total}"] = _planegate(
+            repo, *shard, "--evidence", str(out), "--format", "json", "-q"
+        )
+        evidence.append(str(out))
+    report = repo.parent / "merged.json"
+    merge = ["gate", "--base", "main", "--digest", str(digest), "--merge", *evidence]
+    done, outcome.timings["merge"] = _planegate(
+        repo, *merge, "--format", "json", "--output", str(report), "-q"
+    )
+    merged = json.loads(report.read_text("utf-8")) if report.is_file() else {"steps": []}
+    found = sorted(
+        (f["rule"], f.get("nodeid") or f.get("path") or "")
+        for s in merged["steps"]
+        for f in s["findings"]
+    )
+    alone = sorted((f["rule"], f.get("nodeid") or f.get("path") or "") for f in outcome.findings)
+    same = done.returncode == outcome.gate_exit and found == alone
+    outcome.tests += (
+        f"; {total} shards + merge: exit {done.returncode}, {len(found)} findings, "
+        + ("the same as one gate" if same else "DIFFERENT from one gate")
+    )
+    if not same:
+        outcome.status = "sharded verdict differs"
+
+
+def bench(project: Project, cache: Path, keep: bool, shards: int = 0) -> Outcome:
     outcome = Outcome(project.name)
     sdist = cache / project.sdist
     if not sdist.is_file():
@@ -215,6 +250,8 @@ def bench(project: Project, cache: Path, keep: bool) -> Outcome:
         if digest is not None:
             honest_patch(project, repo)
             time_gate_and_pytest(repo, digest, outcome)
+            if shards > 1:
+                shards_and_merge(repo, digest, shards, outcome)
     finally:
         if keep:
             print(f"kept {scratch}")
@@ -268,13 +305,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=CACHE, help="sdist cache (.bench-cache/)")
     parser.add_argument("--only", action="append", help="bench only these projects")
     parser.add_argument("--keep", action="store_true", help="keep the temporary repositories")
+    parser.add_argument(
+        "--shards", type=int, default=0, help="also gate in N shards and merge (compared)"
+    )
     args = parser.parse_args(argv)
     chosen = tuple(p for p in PROJECTS if not args.only or p.name in args.only)
     if args.fetch:
         return fetch(args.cache, chosen)
     failed = False
     for project in chosen:
-        outcome = bench(project, args.cache, args.keep)
+        outcome = bench(project, args.cache, args.keep, args.shards)
         show(outcome)
         failed |= not outcome.status.startswith(("ok", "SKIPPED"))
     return 1 if failed else 0

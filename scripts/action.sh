@@ -6,6 +6,9 @@
 #                       Dockerfile and say so), make the shared folders, copy the event-file and
 #                       ca-bundle inputs where phase 1 cannot write, refuse a checkout that
 #                       persisted credentials into .git/config
+#   action.sh fetch     gate mode, before phase 1: main's digest artifact, downloaded with the
+#                       token by planegate alone (no project code runs), into a folder phase 1
+#                       gets read-only; without one, phase 1 runs the base's tests itself
 #   action.sh run       phase 1, untrusted: the `setup` command and the tests, in a container
 #                       with NO token, no file-command paths and no runner tokens; the
 #                       workspace read-only; the setup and the tests as a user of their own,
@@ -93,11 +96,12 @@ prepare() {
 	fi
 
 	local dir=${RUNNER_TEMP:?}/planegate-${GITHUB_RUN_ID:-0}-${GITHUB_RUN_ATTEMPT:-1}-$$
-	mkdir -p "$dir/exchange" "$dir/out" "$dir/in"
+	mkdir -p "$dir/exchange" "$dir/out" "$dir/in" "$dir/main"
 	# written by phase 1's planegate alone (the judge's user too); never by the project's user
 	chmod 0700 "$dir/exchange"
 	if [[ $(id -u) == 0 ]]; then chown "$(container_user)" "$dir/exchange"; fi
-	chmod 0755 "$dir/in"
+	chmod 0755 "$dir/in" "$dir/main"
+	if [[ $(id -u) == 0 ]]; then chown "$(container_user)" "$dir/main"; fi
 	stage event.json "${INPUT_EVENT_FILE:-}" "$dir" "$workdir"
 	# a private CA: the input, else the runner's REQUESTS_CA_BUNDLE (GitHub Enterprise Server)
 	stage ca-bundle.pem "${INPUT_CA_BUNDLE:-${REQUESTS_CA_BUNDLE:-}}" "$dir" "$workdir"
@@ -168,9 +172,14 @@ run_phase() {
 	export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0=$workspace
 	export GIT_CONFIG_KEY_1=safe.directory GIT_CONFIG_VALUE_1=$PLANEGATE_WORKDIR
 	staged_inputs "$dir"
+	local main=()
+	if [[ -f $dir/main/planegate-digest.json ]]; then
+		export PLANEGATE_MAIN_DIGEST=/github/main
+		main=(-v "$dir/main:$PLANEGATE_MAIN_DIGEST:ro" -e PLANEGATE_MAIN_DIGEST)
+	fi
 	local status=0
 	guarded docker run "${hardening[@]}" "${phase1_caps[@]}" --user 0:0 \
-		-v "$workspace:$workspace:ro" -v "$dir/exchange:$dir/exchange" "${event_mount[@]}" "${staged[@]}" \
+		-v "$workspace:$workspace:ro" -v "$dir/exchange:$dir/exchange" "${event_mount[@]}" "${staged[@]}" "${main[@]}" \
 		-w "$PLANEGATE_WORKDIR" \
 		-e HOME -e CI=true -e GITHUB_ACTIONS=true -e GITHUB_WORKSPACE \
 		-e GITHUB_EVENT_NAME -e GITHUB_REPOSITORY -e GITHUB_SHA -e GITHUB_REF \
@@ -181,6 +190,34 @@ run_phase() {
 		--entrypoint planegate-phase1 "$image" || status=$?
 	echo "planegate: phase 1 (untrusted) exited $status"
 	output exit-code "$status"
+}
+
+# Main's digest for phase 1, fetched with the token by planegate alone: the same container
+# settings as the judge's, the workspace read-only, and only $dir/main writable.
+fetch_phase() {
+	local dir=${PLANEGATE_DIR:?} image=${PLANEGATE_IMAGE_REF:?} workspace=${GITHUB_WORKSPACE:?}
+	[[ $INPUT_MODE == gate ]] || return 0
+	local user event_mount=()
+	user=$(container_user)
+	if [[ -n ${GITHUB_EVENT_PATH:-} && -f $GITHUB_EVENT_PATH ]]; then
+		event_mount=(-v "$GITHUB_EVENT_PATH:/github/event.json:ro" -e GITHUB_EVENT_PATH=/github/event.json)
+	fi
+	export INPUT_PHASE=fetch PLANEGATE_MAIN_DIGEST=/github/main HOME=/tmp/planegate-home
+	export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0=$workspace
+	export GIT_CONFIG_KEY_1=safe.directory GIT_CONFIG_VALUE_1=$PLANEGATE_WORKDIR
+	staged_inputs "$dir"
+	docker run "${hardening[@]}" --user "$user" --read-only --tmpfs /tmp \
+		-v "$workspace:$workspace:ro" -v "$dir/main:$PLANEGATE_MAIN_DIGEST" "${event_mount[@]}" "${staged[@]}" \
+		-w "$PLANEGATE_WORKDIR" \
+		-e HOME -e CI=true -e GITHUB_ACTIONS=true -e GITHUB_WORKSPACE -e GITHUB_TOKEN \
+		-e GITHUB_API_URL -e GITHUB_SERVER_URL -e GITHUB_REPOSITORY -e GITHUB_REPOSITORY_ID \
+		-e GITHUB_EVENT_NAME -e GITHUB_SHA -e GITHUB_REF -e GITHUB_HEAD_REF -e GITHUB_BASE_REF \
+		-e GIT_CONFIG_COUNT -e GIT_CONFIG_KEY_0 -e GIT_CONFIG_VALUE_0 -e GIT_CONFIG_KEY_1 -e GIT_CONFIG_VALUE_1 \
+		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_HEAD \
+		-e INPUT_DIGEST_ARTIFACT -e INPUT_AGENT_AUTHORS -e INPUT_AGENT_LABELS \
+		-e INPUT_WORKING_DIRECTORY -e PLANEGATE_MAIN_DIGEST \
+		"$image" || echo "::warning title=planegate::main's digest was not fetched; phase 1 runs the base's tests itself"
+	return 0
 }
 
 judge_phase() {
@@ -250,7 +287,8 @@ judge_phase() {
 
 case ${1:-} in
 prepare) prepare ;;
+fetch) fetch_phase ;;
 run) run_phase ;;
 judge) judge_phase ;;
-*) echo "usage: action.sh prepare|run|judge" >&2 && exit 64 ;;
+*) echo "usage: action.sh prepare|fetch|run|judge" >&2 && exit 64 ;;
 esac

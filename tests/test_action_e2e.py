@@ -171,3 +171,52 @@ def test_sweep_mode_reports_a_broken_base_without_posting_a_check(
         assert (outputs["verdict"], outputs["exit-code"]) == ("fail", "6")
     summary = (tmp_path / "summary.md").read_text()
     assert "tests/test_broken.py::test_broken" in summary
+
+
+def test_the_fetch_hands_mains_digest_to_phase_1_which_then_runs_no_base(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, shas = shop
+    made = build_digest(gitrepo.GitRepo(root), shas["main"], None)
+    assert made.run is not None  # main's run is in the digest
+    exchange, main = tmp_path / "exchange", tmp_path / "main"
+    with running() as gh:
+        env = pull_env(gh, tmp_path, root, shas["honest-fix"], shas["main"])
+        payload = digest_format.to_json(made).encode()
+        artifact = gh.add_artifact(head_sha=shas["main"], payload=payload)
+        fetch_env = env | {"INPUT_PHASE": "fetch", "PLANEGATE_MAIN_DIGEST": str(main)}
+        assert run_action(monkeypatch, fetch_env) == 0
+        assert not gh.check_runs  # the fetch posts nothing
+        assert (main / digest_format.FILE_NAME).read_bytes() == payload
+        said = (main / digest_format.SOURCE_NAME).read_text("utf-8")
+        assert said.startswith(f"artifact planegate-digest #{artifact} from push run ")
+
+        run_env = {k: v for k, v in env.items() if k != "GITHUB_TOKEN"}
+        run_env |= {
+            "INPUT_PHASE": "run",
+            "PLANEGATE_EXCHANGE": str(exchange),
+            "PLANEGATE_MAIN_DIGEST": str(main),
+        }
+        requests = len(gh.log)
+        assert run_action(monkeypatch, run_env) == 0
+        assert len(gh.log) == requests  # the run phase never talks to GitHub
+        ran = (exchange / "run.json").read_text("utf-8")
+        assert "main's run in the digest: " in ran  # the base's outcomes came from the digest
+
+        judge_env = env | {"INPUT_PHASE": "judge", "PLANEGATE_EXCHANGE": str(exchange)}
+        assert run_action(monkeypatch, judge_env) == 0
+        (check,) = gh.check_runs.values()
+        assert check["conclusion"] == "success"
+
+
+def test_a_fetch_without_an_artifact_leaves_phase_1_to_run_the_base(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, shas = shop
+    main = tmp_path / "main"
+    with running() as gh:
+        env = pull_env(gh, tmp_path, root, shas["honest-fix"], shas["main"])
+        env |= {"INPUT_PHASE": "fetch", "PLANEGATE_MAIN_DIGEST": str(main)}
+        assert run_action(monkeypatch, env) == 0
+        assert not (main / digest_format.FILE_NAME).exists()
+        assert not gh.check_runs

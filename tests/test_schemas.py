@@ -10,7 +10,13 @@ import pytest
 from helpers.bad_input_cases import SEEDS
 from planegate import schemas
 
-FORMATS = {"digest": "digest", "manifest": "manifest", "report": "report", "run": "run"}
+FORMATS = {
+    "digest": "digest",
+    "manifest": "manifest",
+    "report": "report",
+    "run": "run",
+    "shard": "shard",
+}
 
 
 @pytest.mark.parametrize("name", sorted(FORMATS))

@@ -170,6 +170,21 @@ def _add_gate_and_digest(add: _Add) -> None:
         help="the patch is not an agent's: list protected changes for review",
     )
     gate_cmd.add_argument("--author", default="the patch author", help="who wrote the patch")
+    gate_cmd.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="run only shard K of N of the scoring tests (needs --evidence; docs/runner.md)",
+    )
+    gate_cmd.add_argument(
+        "--evidence", type=Path, metavar="PATH", help="with --shard: write its evidence here"
+    )
+    gate_cmd.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        metavar="EVIDENCE",
+        help="judge the shards' evidence files as one run (runs no tests)",
+    )
 
     digest_cmd = add("digest", "write main's digest of protected evidence")
     digest_cmd.add_argument(
@@ -180,6 +195,11 @@ def _add_gate_and_digest(add: _Add) -> None:
     )
     digest_cmd.add_argument("--commit", default="HEAD", help="the commit to digest (default HEAD)")
     digest_cmd.add_argument("--config", help=CONFIG_HELP)
+    digest_cmd.add_argument(
+        "--collect-only",
+        action="store_true",
+        help="collect main's tests without running them (gates then run the base themselves)",
+    )
 
 
 def _add_evidence(add: _Add) -> None:

@@ -67,7 +67,7 @@ EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(
         DATA,
         "data",
-        "an input file (digest, ledger, manifest, report) is malformed",
+        "an input file (digest, ledger, manifest, report, shard evidence) is malformed",
         "the file's owner",
     ),
     ExitCode(

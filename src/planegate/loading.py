@@ -70,6 +70,7 @@ DIGEST = Limits(max_bytes=64 * MiB)
 REPORT = Limits(max_bytes=64 * MiB)
 EVENT = Limits(max_bytes=32 * MiB)  # GitHub caps webhook payloads at 25 MB
 RUN = Limits(max_bytes=512 * MiB)
+SHARD = Limits(max_bytes=512 * MiB)  # a shard's evidence: its run.json and its slice
 LEDGER_LINE = Limits(max_bytes=1 * MiB)
 
 ErrorClass = type[PlanegateError]

@@ -20,9 +20,10 @@ from planegate.config import manifest as fixtures
 from planegate.errors import PlanegateError
 from planegate.findings import Finding, Severity, Step
 from planegate.freeze import ledger
-from planegate.gate import exchange
+from planegate.gate import exchange, shard_evidence
 from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
+from planegate.gate.slicing import Shard
 from planegate.github import event as event_mod
 from planegate.repo import digest_format as digest_mod
 from planegate.report import Report, StepResult, json_load, json_report
@@ -36,7 +37,7 @@ TODAY = date(2026, 12, 1)
 # --------------------------------------------------------------------------- valid seeds
 
 
-def _run_seed() -> bytes:
+def _execution() -> Execution:
     run = session.RunResult(
         collected=(NODE,),
         selected=(NODE,),
@@ -47,10 +48,30 @@ def _run_seed() -> bytes:
         timed_out=False,
         output="1 passed\n",
     )
-    execution = Execution(
+    return Execution(
         Commits(SHA, SHA, SHA), run, {"fixture": [NODE]}, (), probe.ProbeResult(), (), {}
     )
-    return exchange.to_json(execution).encode()
+
+
+def _run_seed() -> bytes:
+    return exchange.to_json(_execution()).encode()
+
+
+def _shard_seed() -> bytes:
+    report = Report(SHA, SHA, SHA, True, "recomputed", (StepResult(Step.PLANES, ()),))
+    evidence = shard_evidence.Evidence(
+        shard=Shard(1, 1),
+        version="0.1.0",
+        commits=Commits(SHA, SHA, SHA),
+        config=("planegate.yml", "cd" * 32),
+        inventory=shard_evidence.sliced([NODE], "digest"),
+        assigned=(NODE,),
+        exit_code=0,
+        report=json_report.to_dict(report),
+        execution=_execution(),
+        timings={"total": 1.5},
+    )
+    return shard_evidence.to_json(evidence).encode()
 
 
 def _report_seed() -> bytes:
@@ -80,6 +101,7 @@ SEEDS: dict[str, bytes] = {
     ).encode(),
     "run": _run_seed(),
     "report": _report_seed(),
+    "shard": _shard_seed(),
     "event": json.dumps(EVENT).encode(),
 }
 # The documented exits of each input (docs/exit-codes.md): 78 for the configuration, 65 for data.
@@ -109,6 +131,7 @@ _LOADERS: dict[str, Callable[[bytes], object]] = {
     "digest": lambda data: digest_mod.from_json(data, "planegate-digest.json"),
     "run": lambda data: exchange.from_json(data, "run.json"),
     "report": lambda data: json_load.load_report(data, "planegate-report.json"),
+    "shard": lambda data: shard_evidence.from_json(data, "planegate-shard-1.json"),
 }
 
 

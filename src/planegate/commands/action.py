@@ -1,4 +1,5 @@
-"""`planegate action`: the run phase (executes tests, no token) and the judge (posts).
+"""`planegate action`: the fetch (main's digest, token, runs nothing), the run phase (executes
+tests, no token) and the judge (posts).
 
 Without `INPUT_PHASE` both halves run in one process, which is what a local or
 single-container run wants; the composite action runs them in two containers (DESIGN §5).
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,7 +32,7 @@ from planegate.report import Report
 if TYPE_CHECKING:
     from planegate.github.inputs import ActionOptions
 
-PHASES = ("all", "run", "judge")
+PHASES = ("all", "fetch", "run", "judge")
 SWEEP_FILE = "sweep.json"
 PROPOSALS_FILE = "planegate-proposals.jsonl"
 
@@ -38,7 +40,7 @@ PROPOSALS_FILE = "planegate-proposals.jsonl"
 def phase_of(environ: Mapping[str, str]) -> str:
     phase = (environ.get("INPUT_PHASE") or "all").strip().lower()
     if phase not in PHASES:
-        raise UsageError(f"INPUT_PHASE: expected run or judge, got {phase!r}")
+        raise UsageError(f"INPUT_PHASE: expected fetch, run or judge, got {phase!r}")
     return phase
 
 
@@ -100,11 +102,45 @@ def run_phase(environ: Mapping[str, str], progress: Progress) -> int:
         return exitcodes.PASS
     if options.mode != "gate":
         raise UsageError(f"mode {options.mode!r} has no run phase")
+    options = _with_fetched_digest(options, environ)
     ctx = gate_context(options, agent=True)
-    execution = execute(ctx, progress, collect_base=True)
+    digest = check_digest(ctx)
+    execution = execute(
+        ctx,
+        progress,
+        collect_base=digest.inventory is None,
+        base_inventory=digest.inventory,
+        main=digest.main_run,
+    )
+    if execution.base_inventory is None and digest.inventory is not None:
+        execution = replace(execution, base_inventory=digest.inventory)
     exchange.write(folder, execution)
     print(f"planegate: run phase done: {len(execution.head_run.collected)} nodeids -> {folder}")
     return exitcodes.PASS
+
+
+def main_digest_folder(environ: Mapping[str, str]) -> Path:
+    folder = environ.get("PLANEGATE_MAIN_DIGEST")
+    if not folder:
+        raise UsageError("PLANEGATE_MAIN_DIGEST is not set", "the composite action sets it")
+    return Path(folder)
+
+
+def _with_fetched_digest(options: ActionOptions, environ: Mapping[str, str]) -> ActionOptions:
+    """Main's digest as the fetch phase left it (read-only here), when it found one: phase 1
+    then reads the base's inventory and outcomes from it instead of running the base."""
+    if not environ.get("PLANEGATE_MAIN_DIGEST"):
+        return options
+    folder = main_digest_folder(environ)
+    try:
+        text = (folder / digest_mod.FILE_NAME).read_bytes()
+    except FileNotFoundError:
+        return options
+    except OSError as error:
+        raise InputDataError(f"{folder / digest_mod.FILE_NAME}: {error.strerror}") from None
+    source = folder / digest_mod.SOURCE_NAME
+    said = source.read_text("utf-8", "replace").strip() if source.is_file() else ""
+    return replace(options, digest=text, digest_source=said or "main's digest artifact")
 
 
 def evaluate(options: ActionOptions, environ: Mapping[str, str], progress: Progress) -> Report:
@@ -156,11 +192,11 @@ def _digest(
         claimed = digest_mod.from_json(text, str(path))
         snap = snapshot(repo, commit)
         cfg = load_config(repo, commit, options.config, set(snap.files))
-        # hashes come from git here; only the inventory comes from the run phase
-        made = compute_digest(snap, cfg, claimed.inventory)
+        # hashes come from git here; the inventory and main's run come from the run phase
+        made = compute_digest(snap, cfg, claimed.inventory, claimed.run)
         if claimed.commit != commit:
             raise InputDataError(f"{path}: made for {claimed.commit[:12]}, not {commit[:12]}")
-        source = "hashed from git by the judge; inventory from the run phase"
+        source = "hashed from git by the judge; inventory and main's run from the run phase"
     out = Path(environ.get("PLANEGATE_OUT") or options.working_directory) / digest_mod.FILE_NAME
     out.write_text(digest_mod.to_json(made), "utf-8")
     return Report(
@@ -246,7 +282,14 @@ def main(progress: Progress) -> int:
     phase = phase_of(environ)
     if phase == "run":
         return run_phase(environ, progress)
-    from planegate.github.action import run_action
+    from planegate.github.action import fetch_phase, run_action
+
+    if phase == "fetch":
+        return fetch_phase(
+            environ,
+            main_digest_folder(environ),
+            ancestry=lambda options: GitRepo(Path(options.working_directory)),
+        )
 
     return run_action(
         environ,

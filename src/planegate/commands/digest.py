@@ -15,12 +15,15 @@ def run(args: argparse.Namespace) -> int:
 
     repo = GitRepo(root_of(args))
     commit = repo.resolve(args.commit)
-    result = build_digest(repo, commit, args.config, progress_of(args))
+    result = build_digest(
+        repo, commit, args.config, progress_of(args), run_tests=not args.collect_only
+    )
     out = args.out if args.out.is_absolute() else root_of(args) / args.out
     out.write_text(digest_mod.to_json(result), "utf-8")
     counts = ", ".join(f"{len(ids)} {plane}" for plane, ids in result.inventory.items())
+    ran = "" if result.run is None else f", {len(result.run.not_passed)} not passing on main"
     print(
         f"planegate: digest of {commit[:12]}: {len(result.files)} protected files, root "
-        f"{result.root[:16]}, {counts} -> {out}"
+        f"{result.root[:16]}, {counts}{ran} -> {out}"
     )
     return exitcodes.PASS

@@ -1,4 +1,5 @@
-"""`planegate gate`: run the ordered gate on the patch against main and print the report."""
+"""`planegate gate`: run the ordered gate on the patch against main and print the report;
+with `--shard K/N` one slice of it, with `--merge` the shards' evidence judged as one run."""
 
 from __future__ import annotations
 
@@ -8,15 +9,17 @@ import sys
 from typing import TYPE_CHECKING
 
 from planegate.commands.common import progress_of, root_of
+from planegate.errors import UsageError
 
 if TYPE_CHECKING:
+    from planegate.gate.context import GateOptions
+    from planegate.progress import Progress
     from planegate.report import Report
 
 
 def run(args: argparse.Namespace) -> int:
     from planegate.gate import pipeline as gate
     from planegate.gate.context import GateOptions
-    from planegate.report import text
 
     options = GateOptions(
         root=root_of(args),
@@ -27,7 +30,45 @@ def run(args: argparse.Namespace) -> int:
         agent=not args.human,
         author=args.author,
     )
-    report = gate.run(options, progress_of(args))
+    if args.merge is not None:
+        if args.shard is not None or args.evidence is not None:
+            raise UsageError("planegate gate: --merge runs no shard: drop --shard and --evidence")
+        report = _merge(options, args, progress_of(args))
+    elif args.shard is not None or args.evidence is not None:
+        report = _shard(options, args, progress_of(args))
+    else:
+        report = gate.run(options, progress_of(args))
+    _print(report, args)
+    return report.exit_code
+
+
+def _shard(options: GateOptions, args: argparse.Namespace, progress: Progress) -> Report:
+    from planegate.gate import exchange, shard_evidence, shard_run
+    from planegate.gate.slicing import parse_shard
+
+    if args.shard is None or args.evidence is None:
+        raise UsageError("planegate gate: --shard K/N and --evidence PATH go together")
+    try:
+        shard = parse_shard(args.shard)
+    except ValueError as error:
+        raise UsageError(f"planegate gate: --shard: {error}") from None
+    evidence, report = shard_run.run(options, shard, progress)
+    path = args.evidence
+    folder = path.parent if str(path.parent) else path.cwd()
+    exchange.write_file(folder.resolve(), path.name, shard_evidence.to_json(evidence))
+    return report
+
+
+def _merge(options: GateOptions, args: argparse.Namespace, progress: Progress) -> Report:
+    from planegate.gate import shard_evidence, shard_merge
+
+    files = [shard_merge.Named(str(p), shard_evidence.read(p)) for p in args.merge]
+    return shard_merge.run(options, files, progress)
+
+
+def _print(report: Report, args: argparse.Namespace) -> None:
+    from planegate.report import text
+
     if args.output is not None:
         to_file = text.colour_wanted(None, os.environ)  # a file is coloured only when forced
         args.output.write_text(render(report, args.format, color=to_file), "utf-8")
@@ -35,7 +76,6 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(text.render(report))
     else:
         sys.stdout.write(render(report, args.format))
-    return report.exit_code
 
 
 def render(report: Report, form: str, color: bool | None = None) -> str:

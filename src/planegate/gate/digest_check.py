@@ -12,11 +12,12 @@ from planegate.config.planemap import PlaneMap
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 from planegate.freeze import ledger
+from planegate.gate import main_run
 from planegate.gate.context import Context, DigestInput, GateOptions, protection_at
 from planegate.gate.execute import collect_inventory
 from planegate.progress import QUIET, Progress
 from planegate.repo import digest_format
-from planegate.repo.digest_format import Digest
+from planegate.repo.digest_format import Digest, MainRun
 from planegate.repo.git import GitRepo
 from planegate.repo.hashing import bytes_sha256
 from planegate.repo.snapshot import Snapshot, snapshot
@@ -25,12 +26,14 @@ from planegate.runner import ini
 
 @dataclass(frozen=True)
 class DigestCheck:
-    """The digest's findings, the base inventory it vouches for (None: collect it), and the
-    words the report uses for where the digest came from."""
+    """The digest's findings, the base inventory it vouches for (None: collect it), the words
+    the report uses for where the digest came from, and main's run of its scoring tests when
+    the gate may use it (None: the gate runs the base itself; `source` says why)."""
 
     findings: tuple[Finding, ...]
     inventory: dict[str, list[str]] | None
     source: str
+    main_run: MainRun | None = None
 
 
 def protected_hashes(snap: Snapshot, protection: protect.Protection) -> dict[str, str]:
@@ -49,25 +52,39 @@ def protected_hashes(snap: Snapshot, protection: protect.Protection) -> dict[str
 
 
 def compute_digest(
-    snap: Snapshot, config: Config, inventory: Mapping[str, Iterable[str]]
+    snap: Snapshot,
+    config: Config,
+    inventory: Mapping[str, Iterable[str]],
+    run: MainRun | None = None,
 ) -> Digest:
     frozen = ledger.frozen_nodeids(snap.text(config.ledger), config.ledger)
     protection, _ = protection_at(snap, config, frozen)
     hashes = protected_hashes(snap, protection)
-    return Digest(snap.commit, hashes, {k: tuple(v) for k, v in inventory.items()})
+    return Digest(snap.commit, hashes, {k: tuple(v) for k, v in inventory.items()}, run)
 
 
 def build_digest(
-    repo: GitRepo, commit: str, config_path: str | None, progress: Progress = QUIET
+    repo: GitRepo,
+    commit: str,
+    config_path: str | None,
+    progress: Progress = QUIET,
+    *,
+    run_tests: bool = True,
 ) -> Digest:
-    """Main's digest at `commit`: protected hashes plus the collected inventory per plane."""
+    """Main's digest at `commit`: protected hashes, the inventory per plane and, unless
+    `run_tests` is False (collection only), main's run of its scoring tests."""
     snap = snapshot(repo, commit)
     cfg = load_config(repo, commit, config_path, set(snap.files))
-    frozen = ledger.frozen_nodeids(snap.text(cfg.ledger), cfg.ledger)
-    plane_map = PlaneMap(cfg, frozenset(frozen))
+    frozen = frozenset(ledger.frozen_nodeids(snap.text(cfg.ledger), cfg.ledger))
+    plane_map = PlaneMap(cfg, frozen)
     base_ini = ini.base_options(snap.read)
-    inventory = collect_inventory(repo, commit, base_ini, plane_map, progress)
-    return compute_digest(snap, cfg, inventory)
+    if not run_tests:
+        inventory = collect_inventory(repo, commit, base_ini, plane_map, progress)
+        return compute_digest(snap, cfg, inventory)
+    ran = main_run.run_main(repo, commit, base_ini, plane_map, frozen, progress)
+    if ran.why_not:
+        progress.step("main's run", ran.why_not)
+    return compute_digest(snap, cfg, ran.inventory, ran.run)
 
 
 def digest_input(options: GateOptions) -> DigestInput | None:
@@ -115,4 +132,8 @@ def check_digest(ctx: Context) -> DigestCheck:
             "it matches git there, the inventory is recomputed at the tip",
         )
     inventory = {plane: list(ids) for plane, ids in artifact.inventory.items()}
-    return DigestCheck((), inventory, source + "; matches git at the base tip")
+    run, why_not = main_run.usable(artifact.run, main_run.fingerprint())
+    source += "; matches git at the base tip"
+    if why_not:
+        source += f"; {why_not}: the base's outcomes are run here"
+    return DigestCheck((), inventory, source, run)

@@ -32,8 +32,13 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def to_json(execution: Execution) -> str:
+    return json.dumps(to_value(execution)) + "\n"
+
+
+def to_value(execution: Execution) -> dict[str, Any]:
+    """The execution as a JSON value (also a shard's evidence holds it)."""
     run = asdict(execution.head_run)
-    data = {
+    return {
         "schema": SCHEMA,
         "commits": asdict(execution.commits),
         "head_run": run,
@@ -46,7 +51,6 @@ def to_json(execution: Execution) -> str:
         "timings": dict(execution.timings),
         "answers": exchange_probes.to_dict(execution.answers),
     }
-    return json.dumps(data) + "\n"
 
 
 def write(folder: Path, execution: Execution) -> Path:
@@ -99,7 +103,11 @@ def read(folder: Path) -> Execution:
 def from_json(text: str | bytes, source: str) -> Execution:
     # src/planegate/schemas/run.schema.json documents the shape; it is checked as the values
     # are converted (a schema validator takes seconds on a run of 50,000 tests)
-    data = loading.load_json(text, source, limits=loading.RUN)
+    return from_value(loading.load_json(text, source, limits=loading.RUN), source)
+
+
+def from_value(data: Any, source: str) -> Execution:
+    """An execution from a JSON value already loaded (with limits) from `source`."""
     try:
         return _execution(data)
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:

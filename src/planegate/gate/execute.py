@@ -16,6 +16,7 @@ from planegate.errors import ConfigError
 from planegate.gate import canary_sample, flipped, merge
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress, Stopwatch
+from planegate.repo.digest_format import MainRun
 from planegate.repo.git import GitRepo
 from planegate.report import ProbeRecord, ShadowResult
 from planegate.runner import answer_plan, overlay, session, startup, triage
@@ -24,7 +25,7 @@ from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
-from planegate.steps import observed
+from planegate.steps import observed, on_base
 from planegate.vocabulary import SCORING_PLANES
 
 
@@ -44,34 +45,56 @@ class Execution:
     answers: AnswerProbes = field(default_factory=AnswerProbes)  # the flipped tests' probes
 
 
+@dataclass(frozen=True)
+class Within:
+    """One shard's part of the run (gate/shard_run.py): the base's nodeids it runs, those
+    the other shards run (deselected here), and whether the shadow lane runs in it."""
+
+    assigned: frozenset[str]
+    elsewhere: frozenset[str]
+    shadow: bool = True
+
+    def own(self, run: session.RunResult) -> session.RunResult:
+        """The run as this shard's: the nodeids other shards run are not its collection."""
+        return replace(run, collected=tuple(n for n in run.collected if n not in self.elsewhere))
+
+
 def execute(
     ctx: Context,
     progress: Progress = QUIET,
     *,
     collect_base: bool = True,
     base_inventory: Mapping[str, list[str]] | None = None,
+    main: MainRun | None = None,
+    within: Within | None = None,
 ) -> Execution:
     """Run main's evidence against the patch (the base's collection, when asked for, running
-    alongside), then one session on the base over the scoring tests that did not pass."""
+    alongside), then one session on the base over the scoring tests that did not pass. With
+    main's run from the digest (`main`, for `base_inventory`) the base's outcomes are known;
+    `within` keeps every part to one shard's slice."""
     if ctx.commits.conflicts:
         return unmerged(ctx)
     watch = Stopwatch()
     with collecting_base(ctx, collect_base, progress) as base_collection:
         progress.step("planes", "running main's evidence against the patch")
+        files = None if within is None else {file_of(n) for n in within.assigned}
         with (
             watch.time("head run"),
-            flipped.started(ctx) as base_run,
+            flipped.started(ctx, main, base_inventory, files) as base_run,
             canary_sample.tracing(ctx) as traced,
         ):
-            head_run, overlay_notes, probed, answers = _run_head(ctx, base_run, traced)
+            head_run, overlay_notes, probed, answers = _run_head(ctx, base_run, traced, within)
         with watch.time("shadow lane"):
-            shadow = _shadow(ctx, progress)
+            shadow = _shadow(ctx, progress) if within is None or within.shadow else ()
         with watch.time("base collection (alongside)"):
             base_collected = base_collection()
     collected = None if base_collected is None else ctx.plane_map.inventory(base_collected)
     expected = [n for p in SCORING_PLANES for n in (base_inventory or collected or {}).get(p, [])]
+    own_run = head_run if within is None else within.own(head_run)
+    if within is not None:
+        expected = [n for n in expected if n in within.assigned]
     with watch.time("base"):
-        on_base = compare_on_base(ctx, head_run, progress, expected, whole_suite=False)
+        on_base = compare_on_base(ctx, own_run, progress, expected, whole_suite=False, main=main)
     with watch.time("triage"):
         labels = _triage(ctx, head_run, progress, on_base)
     return Execution(
@@ -161,12 +184,16 @@ def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
 
 
 def _run_head(
-    ctx: Context, base_run: flipped.Pending, traced: canary_sample.Pending
+    ctx: Context,
+    base_run: flipped.Pending,
+    traced: canary_sample.Pending,
+    within: Within | None = None,
 ) -> tuple[session.RunResult, tuple[str, ...], probe.ProbeResult, AnswerProbes]:
+    deselect = frozenset(ctx.frozen) | (within.elsewhere if within is not None else frozenset())
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept)
-        result = sessions.run(deselect=frozenset(ctx.frozen), trace=trace_spec(ctx))
+        result = sessions.run(deselect=deselect, trace=trace_spec(ctx))
         result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
         sampled = canary_sample.check(ctx, sessions, result, traced, checkout_command(ctx.commits))
         answers = flipped.probe(ctx, sessions, result, base_run, checkout_command(ctx.commits))
@@ -327,21 +354,51 @@ def compare_on_base(
     expected: Iterable[str] = (),
     *,
     whole_suite: bool,
+    main: MainRun | None = None,
 ) -> Rerun:
     """One session in the base's tree, same configuration and environment as the head's run,
     over the scoring tests that did not pass on the head (their triage reruns included).
     With `whole_suite` it also collects the base's whole suite (its inventory); with
-    nothing to compare and no inventory asked for, no session runs."""
-    nodeids = not_passing(ctx, head_run, expected)
+    nothing to compare and no inventory asked for, no session runs. A test skipped or
+    xfailed on the head as main's run in the digest saw it is not run again."""
+    not_passed = not_passing(ctx, head_run, expected)
     refused = startup.refusal(head_run) is not None  # the base says whose refusal it is
+    known = {} if whole_suite or refused else as_on_main(head_run, not_passed, main)
+    nodeids = [n for n in not_passed if n not in known]
     if not nodeids and not whole_suite and not refused:
-        return Rerun(ctx.base.commit, 0)
+        return Rerun(ctx.base.commit, 1 if known else 0, known, dict.fromkeys(known, 0))
     failing = [n for n in nodeids if head_run.outcome_of(n).outcome in ("failed", "error")]
     runs = ctx.cfg.triage_runs if 0 < len(failing) <= ctx.cfg.triage_max else 1
     what = f"{len(nodeids)} tests that did not pass on the patch" if nodeids else "its tests"
     progress.step("base", f"rerunning {what} on the base {ctx.base.commit[:12]}")
     with ctx.repo.worktree(ctx.base.commit) as tree:
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
-        return rerun(
+        ran = rerun(
             sessions, ctx.base.commit, nodeids, max(1, runs), whole_suite=whole_suite or refused
         )
+    if not known:
+        return ran
+    return replace(
+        ran,
+        outcomes={**ran.outcomes, **known},
+        failures={**ran.failures, **dict.fromkeys(known, 0)},
+    )
+
+
+def as_on_main(
+    head_run: session.RunResult, nodeids: Iterable[str], main: MainRun | None
+) -> dict[str, session.Outcome]:
+    """The tests skipped or xfailed on the head that main's run saw in the same state for the
+    same reason: their base outcome is main's, read from the digest."""
+    if main is None:
+        return {}
+    known = {}
+    for nodeid in nodeids:
+        head = head_run.outcome_of(nodeid)
+        recorded = main.not_passed.get(nodeid)
+        if recorded is None or head.outcome not in ("skipped", "xfailed"):
+            continue
+        base = session.Outcome(nodeid, recorded[0], recorded[1])
+        if on_base.compare(head, base) is on_base.Verdict.MAIN:
+            known[nodeid] = base
+    return known

@@ -1,6 +1,8 @@
 """The tests a patch flips (fail on the base, pass on the head) and the probes run on them.
 
-The base's run is cheap to decide and runs beside the head's: only the scoring test files
+When main's digest carries main's own run of its scoring tests, made at the base's tip in
+this environment (gate/main_run.py), the base's outcomes are read from it and nothing runs.
+Otherwise the base's run is cheap to decide and runs beside the head's: only the scoring test files
 whose imports reach a file the patch changes (analysis/imports.py) run on the base, in a
 thread of this process while the head's session runs in another child (a patch that
 changes no unprotected file runs nothing). A patch that changes a file Python does not
@@ -13,7 +15,7 @@ import contextlib
 import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from planegate.analysis.imports import ImportGraph, touched_tests
 from planegate.config import defaults
 from planegate.config.planemap import file_of
 from planegate.gate.context import Context
+from planegate.repo.digest_format import MainRun
 from planegate.report import ProbeRecord
 from planegate.runner import answer_plan, answer_probes
 from planegate.runner.answer_plan import Plan, ProbeSession
@@ -40,6 +43,8 @@ class BaseRun:
     why: str = ""
     result: RunResult | None = None
     seconds: float = 0.0
+    main: MainRun | None = None  # main's run from the digest: the base's outcomes, not run here
+    inventory: frozenset[str] = frozenset()  # the nodeids main's run collected (with `main`)
 
 
 def changed_code(ctx: Context) -> tuple[str, ...]:
@@ -115,15 +120,36 @@ class Pending:
         return self._done or BaseRun()
 
 
+def from_main(main: MainRun, inventory: Mapping[str, Iterable[str]]) -> BaseRun:
+    """The base's outcomes as main's digest recorded them: nothing runs."""
+    collected = frozenset(n for ids in inventory.values() for n in ids)
+    why = f"main's run in the digest: {len(main.not_passed)} scoring tests did not pass on main"
+    return BaseRun(why=why, main=main, inventory=collected)
+
+
 @contextlib.contextmanager
-def started(ctx: Context) -> Iterator[Pending]:
-    """The base's run of the test files the patch can flip, started now."""
+def started(
+    ctx: Context,
+    main: MainRun | None = None,
+    inventory: Mapping[str, Iterable[str]] | None = None,
+    files: Set[str] | None = None,
+) -> Iterator[Pending]:
+    """The base's run of the test files the patch can flip, started now; with main's run from
+    the digest (and the inventory it vouches for) nothing runs. `files`: a shard's test
+    files (gate/shard_run.py), the only ones whose tests it can flip."""
     started_at = time.monotonic()
+    if main is not None and inventory is not None:
+        yield Pending(from_main(main, inventory))
+        return
     if not changed_code(ctx):
         yield Pending(BaseRun((), "the patch changes no file the scoring tests can see"))
         return
     with ctx.repo.worktree(ctx.base.commit) as tree:
         targets, why = base_targets(ctx, tree)
+        if files is not None:
+            chosen = len(targets)
+            targets = tuple(path for path in targets if path in files)
+            why += f"; {len(targets)} of them in this shard" if len(targets) < chosen else ""
         if not targets:
             yield Pending(BaseRun((), why, None, time.monotonic() - started_at))
             return
@@ -140,7 +166,10 @@ def started(ctx: Context) -> Iterator[Pending]:
 
 def flipped(ctx: Context, head: RunResult, base: BaseRun) -> tuple[str, ...]:
     """Scoring tests that passed on the head and did not pass on the base (a test file
-    that ran on the base and does not hold the nodeid did not pass it)."""
+    that ran on the base and does not hold the nodeid did not pass it; with main's run, a
+    nodeid main did not collect did not pass there)."""
+    if base.main is not None:
+        return _flipped_from_main(ctx, head, base.main, base.inventory)
     if base.result is None:
         return ()
     ran = set(base.targets)
@@ -152,6 +181,20 @@ def flipped(ctx: Context, head: RunResult, base: BaseRun) -> tuple[str, ...]:
             and file_of(nodeid) in ran
             and ctx.plane_map.plane_of(nodeid) in SCORING_PLANES
             and not base.result.outcome_of(nodeid).passed
+        )
+    )
+
+
+def _flipped_from_main(
+    ctx: Context, head: RunResult, main: MainRun, inventory: frozenset[str]
+) -> tuple[str, ...]:
+    return tuple(
+        sorted(
+            nodeid
+            for nodeid, outcome in head.outcomes.items()
+            if outcome.passed
+            and (nodeid in main.not_passed or nodeid not in inventory)
+            and ctx.plane_map.plane_of(nodeid) in SCORING_PLANES
         )
     )
 

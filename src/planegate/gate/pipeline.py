@@ -38,7 +38,11 @@ def execute_and_judge(ctx: Context, progress: Progress = QUIET) -> tuple[Executi
     with watch.time("digest"):
         digest = check_digest(ctx)
     execution = execute(
-        ctx, progress, collect_base=digest.inventory is None, base_inventory=digest.inventory
+        ctx,
+        progress,
+        collect_base=digest.inventory is None,
+        base_inventory=digest.inventory,
+        main=digest.main_run,
     )
     report = judge(ctx, execution, digest)
     return execution, replace(report, timings={**watch.seconds, **report.timings})

@@ -43,6 +43,7 @@ from planegate.github.posting import (
     write_summary_and_outputs,
 )
 from planegate.github.recheck import recheck
+from planegate.repo import digest_format
 from planegate.report import Report, StepResult, json_report
 from planegate.report.json_load import load_report
 from planegate.report.workflow_commands import command
@@ -239,6 +240,42 @@ def _publish(
 
 
 # ---------------------------------------------------------------- the entry point
+
+
+def fetch_phase(
+    environ: Mapping[str, str], folder: Path, *, ancestry: AncestryFor, out: TextIO | None = None
+) -> int:
+    """Before phase 1: main's digest artifact into `folder` (read-only for phase 1), with a
+    line saying where it came from. Posts nothing and never fails the job: without a digest,
+    phase 1 runs the base itself and the judge says why."""
+    stream = out or sys.stdout
+    try:
+        event = read_event(environ)
+        options = read_options(environ, event)
+        token = token_of(environ)
+        if options.mode != "gate" or not token:
+            return exitcodes.PASS
+        client = make_github(options.api_url, token, None, verify=options.ca_bundle or True)
+        options, _ = _gate_inputs(
+            client.get_repo(options.repository), event, options, token, ancestry
+        )
+    except Exception as error:  # the judge fetches again and fails closed if it must
+        problem = describe(error) if isinstance(error, CALL_ERRORS) else str(error)
+        stream.write(
+            command("warning", f"main's digest not fetched: {problem}", {"title": "planegate"})
+            + "\n"
+        )
+        return exitcodes.PASS
+    if options.digest is None:
+        print(f"planegate: no digest for phase 1: {options.digest_source}", file=sys.stderr)
+        return exitcodes.PASS
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / digest_format.FILE_NAME).write_bytes(options.digest)
+    (folder / digest_format.SOURCE_NAME).write_text(
+        options.digest_source or "main's digest artifact", "utf-8"
+    )
+    print(f"planegate: main's digest for phase 1: {options.digest_source}", file=sys.stderr)
+    return exitcodes.PASS
 
 
 def run_action(

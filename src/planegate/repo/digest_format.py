@@ -1,4 +1,5 @@
-"""Main's digest artifact: sha256 of every protected file, one root hash, and the inventory."""
+"""Main's digest artifact: sha256 of every protected file, one root hash, the inventory, and
+what main's own run of its scoring tests saw (the tests that did not pass, in what environment)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from planegate import loading
 from planegate.errors import InputDataError
@@ -14,6 +16,19 @@ from planegate.findings import Finding, Severity, Step
 SCHEMA_VERSION = 1
 ARTIFACT_NAME = "planegate-digest"
 FILE_NAME = "planegate-digest.json"
+SOURCE_NAME = "planegate-digest-source.txt"  # beside a fetched digest: which artifact it is
+
+
+@dataclass(frozen=True)
+class MainRun:
+    """Main's run of its scoring tests at the digest's commit: every scoring test that did
+    not pass (outcome, and the skip or xfail reason), the seconds each test file took, and the
+    environment it ran in (`environment.fingerprint()`); a gate in another environment does
+    not use it."""
+
+    environment: Mapping[str, str]
+    not_passed: Mapping[str, tuple[str, str]]  # nodeid: (outcome, message)
+    file_seconds: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -21,6 +36,7 @@ class Digest:
     commit: str
     files: Mapping[str, str]
     inventory: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    run: MainRun | None = None
 
     @property
     def root(self) -> str:
@@ -43,7 +59,29 @@ def to_json(digest: Digest) -> str:
         "files": dict(sorted(digest.files.items())),
         "inventory": {plane: list(ids) for plane, ids in sorted(digest.inventory.items())},
     }
+    if digest.run is not None:
+        data["run"] = {
+            "environment": dict(sorted(digest.run.environment.items())),
+            "not_passed": {
+                nodeid: {"outcome": outcome, "message": message}
+                for nodeid, (outcome, message) in sorted(digest.run.not_passed.items())
+            },
+            "file_seconds": dict(sorted(digest.run.file_seconds.items())),
+        }
     return json.dumps(data, indent=2) + "\n"
+
+
+def _run_of(data: Mapping[str, Any] | None) -> MainRun | None:
+    if data is None:
+        return None
+    return MainRun(
+        environment=dict(data["environment"]),
+        not_passed={
+            nodeid: (entry["outcome"], entry.get("message", ""))
+            for nodeid, entry in data["not_passed"].items()
+        },
+        file_seconds=dict(data.get("file_seconds", {})),
+    )
 
 
 def from_json(text: str | bytes, source: str) -> Digest:
@@ -58,6 +96,7 @@ def from_json(text: str | bytes, source: str) -> Digest:
         commit=data["commit"],
         files=dict(data["files"]),
         inventory={plane: tuple(ids) for plane, ids in data.get("inventory", {}).items()},
+        run=_run_of(data.get("run")),
     )
     if digest.root != data["root"]:
         raise InputDataError(f"{source}: root hash does not match its files (the file was edited)")

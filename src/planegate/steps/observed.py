@@ -27,24 +27,37 @@ SHOWN = 3
 def readers(ctx: GitFacts, run: RunResult) -> dict[str, list[str]]:
     """File read from the test side -> the scoring tests that read it. Reads outside any test
     are keyed by the reading module: a test module's reads count for its tests, a conftest's
-    or helper's for the tests below its folder."""
-    scoring = [n for n in run.outcomes if ctx.plane_map.plane_of(n) in SCORING_PLANES]
+    or helper's for the tests below its folder. Linear in the reads: tests are indexed by
+    file once (a real suite has thousands of tests, each with its own reads)."""
+    by_file: dict[str, list[str]] = {}
+    for nodeid in run.outcomes:
+        if ctx.plane_map.plane_of(nodeid) in SCORING_PLANES:
+            by_file.setdefault(file_of(nodeid), []).append(nodeid)
+    scoring = {n for tests in by_file.values() for n in tests}
     found: dict[str, set[str]] = {}
     for key, reads in run.reads.items():
         if not reads.test:
             continue
-        tests = [key] if "::" in key else _tests_of_module(key, scoring)
+        own = [key] if key in scoring else []
+        tests = own if "::" in key else _tests_of_module(key, by_file)
+        if not tests:
+            continue
         for path in reads.test:
-            found.setdefault(path, set()).update(n for n in tests if n in scoring)
-    return {path: sorted(tests) for path, tests in sorted(found.items()) if tests}
+            found.setdefault(path, set()).update(tests)
+    return {path: sorted(tests) for path, tests in sorted(found.items())}
 
 
-def _tests_of_module(module: str, scoring: Iterable[str]) -> list[str]:
-    own = [n for n in scoring if file_of(n) == module]
+def _tests_of_module(module: str, by_file: dict[str, list[str]]) -> list[str]:
+    own = by_file.get(module)
     if own:
         return own
     folder = parent(module)
-    return [n for n in scoring if not folder or file_of(n).startswith(folder + "/")]
+    return [
+        n
+        for path, tests in by_file.items()
+        if not folder or path.startswith(folder + "/")
+        for n in tests
+    ]
 
 
 def unlocked_changes(ctx: GitFacts, run: RunResult) -> dict[str, list[str]]:

@@ -1,0 +1,103 @@
+"""Main's own run of its scoring tests, made once by `planegate digest` and used by every gate.
+
+Which of main's scoring tests do not pass is a fact of main, not of the patch: the gate needs
+it to tell the tests a patch flips (fail on main, pass on the patch: runner/answer_probes.py)
+and to say "skipped on main too". The digest records it once per push to main; a gate whose
+base is the digest's commit, in the same environment, reads it instead of running the base.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import sysconfig
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from planegate.config.planemap import PlaneMap, file_of
+from planegate.gate.execute import nothing_collected
+from planegate.progress import Progress
+from planegate.repo.digest_format import MainRun
+from planegate.repo.git import GitRepo
+from planegate.runner.session import RunResult
+from planegate.runner.spec import Sessions
+from planegate.vocabulary import SCORING_PLANES
+
+MESSAGE_CHARS = 2000  # the schema's bound on a stored reason
+REASONED = ("skipped", "xfailed")  # outcomes whose message is a reason (failure text is not kept)
+
+
+def fingerprint() -> dict[str, str]:
+    """The environment the tests run in: this interpreter (the child's) and this machine."""
+    return {
+        "python": platform.python_version(),
+        "implementation": sys.implementation.name,
+        "platform": sysconfig.get_platform(),
+    }
+
+
+@dataclass(frozen=True)
+class Ran:
+    """The inventory main's run collected, and what it saw (None: the run told nothing)."""
+
+    inventory: dict[str, list[str]]
+    run: MainRun | None
+    why_not: str = ""
+
+
+def run_main(
+    repo: GitRepo,
+    commit: str,
+    ini_options: Mapping[str, Any],
+    plane_map: PlaneMap,
+    frozen: frozenset[str],
+    progress: Progress,
+) -> Ran:
+    """One session of main's suite at `commit`: its collection is the inventory, its outcomes
+    are main's run (frozen tests deselected, as every gate does)."""
+    progress.step("main's run", "running the base's tests once for the digest")
+    with repo.worktree(commit) as tree:
+        result = Sessions(tree, plane_map.config, ini_options).run(deselect=frozen)
+    if not result.collected:
+        raise nothing_collected(commit, result)
+    inventory = plane_map.inventory(result.collected)
+    if not result.closed or result.canary_problem:
+        why = result.canary_problem or "the run did not close"
+        return Ran(inventory, None, f"main's run is not recorded: {why}")
+    return Ran(inventory, summarise(result, plane_map, fingerprint()))
+
+
+def summarise(result: RunResult, plane_map: PlaneMap, environment: Mapping[str, str]) -> MainRun:
+    """The scoring tests that did not pass, and each test file's seconds."""
+    not_passed: dict[str, tuple[str, str]] = {}
+    seconds: defaultdict[str, float] = defaultdict(float)
+    for nodeid in result.selected:
+        if plane_map.plane_of(nodeid) not in SCORING_PLANES:
+            continue
+        outcome = result.outcome_of(nodeid)
+        seconds[file_of(nodeid)] += outcome.duration
+        if not outcome.passed:
+            reason = outcome.message if outcome.outcome in REASONED else ""
+            not_passed[nodeid] = (outcome.outcome, reason[:MESSAGE_CHARS])
+    return MainRun(
+        dict(environment),
+        not_passed,
+        {path: round(total, 3) for path, total in seconds.items()},
+    )
+
+
+def usable(run: MainRun | None, environment: Mapping[str, str]) -> tuple[MainRun | None, str]:
+    """Main's run when it ran where this gate runs; else None, and why."""
+    if run is None:
+        return None, "the digest holds no run of main's tests"
+    keys = {*run.environment, *environment}
+    differs = sorted(k for k in keys if run.environment.get(k) != environment.get(k))
+    if differs:
+        key = differs[0]
+        return None, (
+            f"main's run was in another environment ({key} {run.environment.get(key, '?')}, "
+            f"here {environment.get(key, '?')})"
+        )
+    return run, ""

@@ -1,0 +1,105 @@
+"""`gate --shard K/N`: one shard's slice of the scoring tests run against the patch, and the
+evidence the merge needs (gate/shard_merge.py). docs/runner.md#sharding says what runs where.
+
+Every shard builds the whole context from git and collects the head's whole suite (pytest
+deselects the other shards' nodeids), so its own report judges its slice with every step;
+the slice comes from the base inventory (main's digest, else the base's collection), so the
+same inventory always gives the same slice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import replace
+
+from planegate import __version__
+from planegate.config.planemap import file_of
+from planegate.gate import context
+from planegate.gate.context import Context, GateOptions
+from planegate.gate.digest_check import DigestCheck, check_digest
+from planegate.gate.execute import Execution, Within, collect_inventory, execute
+from planegate.gate.judge import judge
+from planegate.gate.shard_evidence import Evidence, config_of, sliceable, sliced
+from planegate.gate.slicing import Shard, slice_of
+from planegate.progress import QUIET, Progress
+from planegate.report import Report, json_report
+
+
+def run(options: GateOptions, shard: Shard, progress: Progress = QUIET) -> tuple[Evidence, Report]:
+    """The shard's evidence, and its own report of its slice."""
+    start = time.perf_counter()
+    ctx = context.build(options)
+    digest = check_digest(ctx)
+    inventory, source = _inventory(ctx, digest, progress)
+    nodeids = sliceable(inventory)
+    assigned = slice_of(nodeids, shard.index, shard.total, durations(digest, nodeids))
+    progress.step("planes", f"shard {shard}: {len(assigned)} of {len(nodeids)} nodeids")
+    within = Within(frozenset(assigned), frozenset(nodeids) - set(assigned), shard.index == 1)
+    execution = execute(
+        ctx,
+        progress,
+        collect_base=False,
+        base_inventory=inventory,
+        main=digest.main_run,
+        within=within,
+    )
+    execution = replace(execution, base_inventory=inventory)
+    report = judge(ctx, own_view(execution, within), replace(digest, inventory=None))
+    report = replace(report, notes=(*report.notes, _note(shard, assigned, nodeids)))
+    timings = {**report.timings, "total": round(time.perf_counter() - start, 3)}
+    report = replace(report, timings=timings)
+    evidence = Evidence(
+        shard=shard,
+        version=__version__,
+        commits=ctx.commits,
+        config=config_of(ctx),
+        inventory=sliced(nodeids, source),
+        assigned=assigned,
+        exit_code=report.exit_code,
+        report=json_report.to_dict(report),
+        execution=execution,
+        timings=timings,
+    )
+    return evidence, report
+
+
+def durations(digest: DigestCheck, nodeids: tuple[str, ...]) -> dict[str, float] | None:
+    """Each nodeid's share of its file's seconds in main's run (None without one): slices
+    balanced by time rather than by count."""
+    if digest.main_run is None or not digest.main_run.file_seconds:
+        return None
+    counts = Counter(file_of(n) for n in nodeids)
+    seconds = digest.main_run.file_seconds
+    return {n: seconds.get(file_of(n), 0.0) / counts[file_of(n)] for n in nodeids}
+
+
+def _note(shard: Shard, assigned: tuple[str, ...], nodeids: tuple[str, ...]) -> str:
+    return (
+        f"shard {shard}: this report judges {len(assigned)} of the {len(nodeids)} nodeids; "
+        "the verdict is `planegate gate --merge` over every shard's evidence"
+    )
+
+
+def _inventory(
+    ctx: Context, digest: DigestCheck, progress: Progress
+) -> tuple[Mapping[str, list[str]], str]:
+    """The base inventory the slices are cut from: the digest's when it vouches for one,
+    else the base's collection (none when the patch does not merge: nothing runs)."""
+    if digest.inventory is not None:
+        return digest.inventory, "digest"
+    if ctx.commits.conflicts:
+        return {}, "none: the patch does not merge onto the base tip"
+    found = collect_inventory(ctx.repo, ctx.base.commit, ctx.base_ini, ctx.plane_map, progress)
+    return found, "collected at the base tip"
+
+
+def own_view(execution: Execution, within: Within) -> Execution:
+    """The execution as its shard's report judges it: the other shards' nodeids are neither
+    expected nor collected here."""
+    inventory = {
+        plane: [n for n in ids if n not in within.elsewhere]
+        for plane, ids in (execution.base_inventory or {}).items()
+    }
+    return replace(execution, head_run=within.own(execution.head_run), base_inventory=inventory)

@@ -1,0 +1,84 @@
+"""A small gated project with tests in five files, for sharding: a patch that breaks
+production code, and an honest one."""
+
+from __future__ import annotations
+
+from planegate.config import manifest as fixtures
+from planegate.repo.hashing import bytes_sha256
+
+CONFIG = """\
+version: 1
+owner: "@org/plane-map"
+planes:
+  property:
+    owner: "@org/props"
+    paths: ["tests/prop/"]
+  fixture:
+    owner: "@org/goldens"
+    paths: ["tests/fix/"]
+    data: ["tests/fix/data/"]
+pytest:
+  plugins: ["hypothesis"]
+  triage_runs: 0
+"""
+
+CORE = (
+    "def add(a, b):\n    return a + b\n\n\n"
+    "def mul(a, b):\n    return a * b\n\n\n"
+    "def label(n):\n    return f'n={n}'\n"
+)
+
+PROPS_HEAD = "from hypothesis import given, strategies as st\n\nfrom calc.core import add, mul\n"
+
+FILES: dict[str, str] = {
+    "planegate.yml": CONFIG,
+    "pytest.ini": "[pytest]\ntestpaths = tests\n",
+    "CODEOWNERS": "* @org/maintainers\n",
+    "calc/__init__.py": "",
+    "calc/core.py": CORE,
+    "tests/prop/test_add_props.py": PROPS_HEAD
+    + "\n\n@given(st.integers(), st.integers())\ndef test_add_commutes(a, b):\n"
+    "    assert add(a, b) == add(b, a)\n"
+    "\n\n@given(st.integers())\ndef test_add_zero(a):\n    assert add(a, 0) == a\n",
+    "tests/prop/test_mul_props.py": PROPS_HEAD
+    + "\n\n@given(st.integers(), st.integers())\ndef test_mul_commutes(a, b):\n"
+    "    assert mul(a, b) == mul(b, a)\n"
+    "\n\n@given(st.integers())\ndef test_mul_one(a):\n    assert mul(a, 1) == a\n",
+    "tests/fix/test_label.py": (
+        "from pathlib import Path\n\nfrom calc.core import label\n\n\n"
+        "def test_label_golden():\n"
+        "    expected = (Path(__file__).parent / 'data' / 'label.txt').read_text()\n"
+        "    assert label(3) == expected\n"
+    ),
+    "tests/fix/test_examples.py": (
+        "from calc.core import add, mul\n\n\n"
+        "def test_add_2_3():\n    assert add(2, 3) == 5\n\n\n"
+        "def test_add_negative():\n    assert add(-2, -3) == -5\n\n\n"
+        "def test_mul_2_3():\n    assert mul(2, 3) == 6\n\n\n"
+        "def test_mul_zero():\n    assert mul(7, 0) == 0\n"
+    ),
+    "tests/fix/data/label.txt": "n=3",
+}
+
+
+def project_files() -> dict[str, str | bytes]:
+    """The project on main, its fixture manifest locked."""
+    hashes = {
+        path: bytes_sha256(content.encode())
+        for path, content in FILES.items()
+        if path.startswith("tests/fix/data/")
+    }
+    return {
+        **FILES,
+        "tests/fixtures.lock.json": fixtures.render(fixtures.lock(None, hashes, "2026-12-01")),
+    }
+
+
+def add_bug() -> dict[str, str | bytes]:
+    """A real bug: every sum is off by one (the commutative property still holds)."""
+    return {"calc/core.py": CORE.replace("return a + b", "return a + b + 1")}
+
+
+def honest_fix() -> dict[str, str | bytes]:
+    """A refactor that changes no answer."""
+    return {"calc/core.py": CORE.replace("return a + b", "total = a + b\n    return total")}

@@ -1,0 +1,128 @@
+"""Main's run in the digest: `planegate digest` runs main's scoring tests once and records the
+ones that did not pass; a gate at the digest's commit, in the same environment, reads the
+base's outcomes from it instead of running the base (the tests a patch flips, and "skipped on
+main too"), and runs the base itself when the digest cannot vouch for them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from helpers.answers_support import Project, assert_caught, assert_honest, probe
+from helpers.repo_helper import TestRepo, run_cli
+from planegate.gate import main_run
+from planegate.repo import digest_format
+from planegate.repo.digest_format import Digest, MainRun
+from test_answers_label import FILES, HONEST, LABEL_3, TRICKS
+from test_fair_verdicts import BROKEN, PREFIX, honest_patch
+from test_fair_verdicts import repo as repo  # the fixture: a base that skips, xfails, fails
+
+SKIPPED = (PREFIX + "test_needs_python_4", PREFIX + "test_needs_a_tool")
+
+
+def digest_of(repo: TestRepo, out: Path, *args: str) -> dict[str, Any]:
+    done = run_cli("-C", str(repo.root), "digest", "--out", str(out), *args)
+    assert done.returncode == 0, done.stderr
+    data: dict[str, Any] = json.loads(out.read_text("utf-8"))
+    return data
+
+
+def gate(repo: TestRepo, digest: Path) -> tuple[int, dict[str, Any], str]:
+    done = run_cli(
+        "-C", str(repo.root), "gate", "--base", "main", "--digest", str(digest), "--format", "json"
+    )
+    return done.returncode, json.loads(done.stdout), done.stderr
+
+
+def test_the_digest_records_mains_tests_that_did_not_pass(repo: TestRepo, tmp_path: Path) -> None:
+    data = digest_of(repo, tmp_path / "digest.json")
+    run = data["run"]
+    assert run["environment"] == main_run.fingerprint()
+    assert sorted(run["not_passed"]) == sorted([BROKEN, PREFIX + "test_known_bug", *SKIPPED]), run[
+        "not_passed"
+    ]
+    assert run["not_passed"][BROKEN] == {"outcome": "failed", "message": ""}  # no failure text
+    assert "needs Python 4" in run["not_passed"][SKIPPED[0]]["message"]
+    assert run["not_passed"][PREFIX + "test_known_bug"]["outcome"] == "xfailed"
+    assert list(run["file_seconds"]) == ["tests/fix/test_calc.py"]
+    collect_only = digest_of(repo, tmp_path / "collected.json", "--collect-only")
+    assert "run" not in collect_only
+    assert collect_only["inventory"] == data["inventory"]
+
+
+def test_a_gate_with_mains_run_reruns_only_what_main_did_not_explain(
+    repo: TestRepo, tmp_path: Path
+) -> None:
+    digest = tmp_path / "digest.json"
+    digest_of(repo, digest)
+    honest_patch(repo)
+    code, report, progress = gate(repo, digest)
+    assert code == 6, report
+    notes = "\n".join(report["steps"][4]["notes"])
+    assert f"{SKIPPED[0]} skipped on main too: Skipped: needs Python 4" in notes
+    assert f"{PREFIX}test_known_bug xfailed on main too" in notes
+    assert [f["nodeid"] for s in report["steps"] for f in s["findings"]] == [BROKEN]
+    # the skips and the xfail are main's by the digest; only the failing test runs on the base
+    assert "rerunning 1 tests that did not pass on the patch" in progress, progress
+    base = probe(report, "base run")
+    assert base["detail"].startswith("main's run in the digest: 4 scoring tests did not pass")
+    assert base["tests"] == 0
+
+
+def test_a_run_from_another_environment_is_not_used(repo: TestRepo, tmp_path: Path) -> None:
+    digest = tmp_path / "digest.json"
+    data = digest_of(repo, digest)
+    data["run"]["environment"]["python"] = "0.0.1"
+    digest.write_text(json.dumps(data), "utf-8")
+    honest_patch(repo)
+    code, report, progress = gate(repo, digest)
+    assert code == 6, report
+    assert "main's run was in another environment (python 0.0.1, here " in report["digest_source"]
+    assert "rerunning 4 tests that did not pass on the patch" in progress, progress
+
+
+def test_the_tests_main_fails_are_flipped_by_the_digest_and_probed(tmp_path: Path) -> None:
+    project = Project(tmp_path, FILES)
+    recorded = json.loads(project.digest.read_text("utf-8"))["run"]["not_passed"]
+    assert recorded[LABEL_3]["outcome"] == "failed"
+    project.branch("case-blind", {"calc/core.py": TRICKS["case-blind"]})
+    project.branch("honest", {"calc/core.py": HONEST["honest"]})
+    code, report = project.gate("case-blind")
+    assert probe(report, "base run")["detail"].startswith("main's run in the digest")
+    assert_caught(report, code, "PG123", LABEL_3, "strict comparisons")
+    code, report = project.gate("honest")
+    assert_honest(report, code, flipped=2)
+
+
+# --------------------------------------------------------------------------- the pure core
+
+NODEID = st.text(st.characters(codec="utf-8"), min_size=1, max_size=30)
+RUNS = st.builds(
+    MainRun,
+    environment=st.dictionaries(st.sampled_from(["python", "platform", "x"]), st.text(max_size=9)),
+    not_passed=st.dictionaries(
+        NODEID,
+        st.tuples(st.sampled_from(["failed", "error", "skipped", "xfailed"]), st.text(max_size=40)),
+        max_size=8,
+    ),
+    file_seconds=st.dictionaries(
+        NODEID, st.floats(min_value=0, max_value=1e6, allow_nan=False), max_size=4
+    ),
+)
+
+
+@given(run=st.none() | RUNS)
+def test_main_run_survives_the_digest_format(run: MainRun | None) -> None:
+    digest = Digest("a" * 40, {"planegate.yml": "b" * 64}, {"fixture": ("t.py::x",)}, run)
+    assert digest_format.from_json(digest_format.to_json(digest), "d.json") == digest
+
+
+@given(run=RUNS, here=st.dictionaries(st.sampled_from(["python", "platform"]), st.text()))
+def test_main_run_is_used_only_where_it_ran(run: MainRun, here: dict[str, str]) -> None:
+    used, why = main_run.usable(run, here)
+    assert (used is run) == (dict(run.environment) == here)
+    assert bool(why) == (used is None)
