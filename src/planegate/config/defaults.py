@@ -23,6 +23,7 @@ PYTEST_TIMEOUT = 1200.0  # seconds for one pytest run
 TRIAGE_RUNS = 3
 TRIAGE_MAX = 10
 PROBE_BUDGET = 300.0  # seconds for the probes of one gate run
+SAMPLED_CANARIES = 3  # scoring tests rerun with a function they call broken (0: off)
 MAX_EXAMPLES = 100
 SEED = 0
 MAX_FROZEN_FRACTION = 0.05
@@ -55,6 +56,7 @@ CONFIG: Mapping[str, object] = {
     "pytest.triage_runs": TRIAGE_RUNS,
     "pytest.triage_max": TRIAGE_MAX,
     "pytest.probe_budget": PROBE_BUDGET,
+    "pytest.sampled_canaries": SAMPLED_CANARIES,
 }
 
 # Paths protected whatever the configuration says (DESIGN §2, §5); `protected` adds to them.

@@ -47,6 +47,7 @@ class Config:
     triage_runs: int = defaults.TRIAGE_RUNS
     triage_max: int = defaults.TRIAGE_MAX
     probe_budget: float = defaults.PROBE_BUDGET
+    sampled_canaries: int = defaults.SAMPLED_CANARIES
     max_examples: int = defaults.MAX_EXAMPLES
     seed: int = defaults.SEED
     max_frozen_fraction: float = defaults.MAX_FROZEN_FRACTION
@@ -244,6 +245,7 @@ def _build(data: dict[str, Any], path: str) -> Config:
         triage_runs=int(pytest_section.get("triage_runs", defaults.TRIAGE_RUNS)),
         triage_max=int(pytest_section.get("triage_max", defaults.TRIAGE_MAX)),
         probe_budget=float(pytest_section.get("probe_budget", defaults.PROBE_BUDGET)),
+        sampled_canaries=int(pytest_section.get("sampled_canaries", defaults.SAMPLED_CANARIES)),
         max_examples=int(prop.get("max_examples", defaults.MAX_EXAMPLES)),
         seed=int(prop.get("seed", defaults.SEED)),
         max_frozen_fraction=float(freeze.get("max_fraction", defaults.MAX_FROZEN_FRACTION)),

@@ -13,7 +13,7 @@ from typing import Any
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
 from planegate.errors import ConfigError
-from planegate.gate import flipped, merge
+from planegate.gate import canary_sample, flipped, merge
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.digest_format import MainRun
@@ -78,8 +78,12 @@ def execute(
     with collecting_base(ctx, collect_base, progress) as base_collection:
         progress.step("planes", "running main's evidence against the patch")
         files = None if within is None else {file_of(n) for n in within.assigned}
-        with watch.time("head run"), flipped.started(ctx, main, base_inventory, files) as base_run:
-            head_run, overlay_notes, probed, answers = _run_head(ctx, base_run, within)
+        with (
+            watch.time("head run"),
+            flipped.started(ctx, main, base_inventory, files) as base_run,
+            canary_sample.tracing(ctx) as traced,
+        ):
+            head_run, overlay_notes, probed, answers = _run_head(ctx, base_run, traced, within)
         with watch.time("shadow lane"):
             shadow = _shadow(ctx, progress) if within is None or within.shadow else ()
         with watch.time("base collection (alongside)"):
@@ -180,7 +184,10 @@ def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
 
 
 def _run_head(
-    ctx: Context, base_run: flipped.Pending, within: Within | None = None
+    ctx: Context,
+    base_run: flipped.Pending,
+    traced: canary_sample.Pending,
+    within: Within | None = None,
 ) -> tuple[session.RunResult, tuple[str, ...], probe.ProbeResult, AnswerProbes]:
     deselect = frozenset(ctx.frozen) | (within.elsewhere if within is not None else frozenset())
     with ctx.repo.worktree(ctx.head.commit) as tree:
@@ -188,7 +195,9 @@ def _run_head(
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept)
         result = sessions.run(deselect=deselect, trace=trace_spec(ctx))
         result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
+        sampled = canary_sample.check(ctx, sessions, result, traced, checkout_command(ctx.commits))
         answers = flipped.probe(ctx, sessions, result, base_run, checkout_command(ctx.commits))
+        answers = canary_sample.joined(answers, sampled)
         probed, answers = _fixture_probe(ctx, sessions, result, answers)
     notes = list(reran)
     if applied.restored:

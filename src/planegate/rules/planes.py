@@ -167,4 +167,38 @@ RULES: tuple[Rule, ...] = (
         "cannot vouch for it.",
         "Raise pytest.probe_budget in main's planegate.yml, or make the flipped tests faster.",
     ),
+    Rule(
+        "PG125",
+        Step.PLANES,
+        "sampled canary passed with its function broken",
+        "One of main's own scoring tests, chosen at random among those that passed, ran again "
+        "with a production function it calls on main broken (every call raises), and was "
+        "reported passing, while main's code with the same break fails it. The run reports "
+        "results the tests did not give (a forged or rewritten result stream), or the patch's "
+        "code no longer calls that function where main's does: either way the run's passes "
+        "cannot be taken as evidence.",
+        "Remove whatever rewrites or forges test results; if the patch reroutes the call on "
+        "purpose, rerun the repro command and show a reviewer why the test still passes.",
+    ),
+    Rule(
+        "PG126",
+        Step.PLANES,
+        "sampled test does not depend on the function it calls",
+        "One of main's scoring tests still passes, on main's own code too, when a production "
+        "function it calls directly is broken (every call raises): it catches the error or "
+        "never uses the result, so it is weak evidence for that function. A warning for the "
+        "plane's owner; the patch is not blamed.",
+        "Make the test check what the function returns (no bare except, no "
+        "pytest.raises(Exception) around the call), or accept it as it is.",
+    ),
+    Rule(
+        "PG127",
+        Step.PLANES,
+        "sampled canary run did not hold",
+        "The session that reruns sampled scoring tests with a function they call broken did "
+        "not finish, or misreported the gate's fixed canaries, while the scoring run did both: "
+        "the patch's code behaves differently when its functions are broken.",
+        "Find what ended the run or rewrote its reports (the repro command reruns the test "
+        "with the function broken) and remove it.",
+    ),
 )

@@ -66,8 +66,7 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     package_roots = [str(root) for root in spec.get("roots") or [tree]]
     sys.path[:] = tree_roots.placed(sys.path, package_roots, tree_roots.stdlib_paths())
     plugins: list[object] = [channel.make_plugin(emit, state, checks, frozenset(spec["deselect"]))]
-    repeat, kinds = int(spec.get("repeat") or 1), bool(spec.get("kinds"))
-    plugins += extras.make_plugins(emit, state, tree, package_roots, repeat, kinds)
+    plugins += extras.make_plugins(emit, state, tree, package_roots, spec)
     plugins += allowed
     if spec.get("probes") is not None:
         from planegate.runner.sweep_probes import ProbesPlugin

@@ -1,5 +1,6 @@
 """The child's own plugins beside the channel (child side): the import record and, when the
-spec asks, the repeat plugin and init's item kinds (`runner/kinds.py`).
+spec asks, the repeat plugin, init's item kinds (`runner/kinds.py`) and the calls of chosen
+tests (`runner/calls.py`).
 
 `make_plugins` is called once, after the harness is imported and the tree's package roots are
 placed, before pytest runs. Each plugin is built like the channel's (`runner/channel.py`): a
@@ -11,7 +12,7 @@ code on the stack. Their records reach the parent's `RunResult.extra` by kind
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
@@ -23,9 +24,10 @@ def make_plugins(
     audit: SimpleNamespace,
     tree: str,
     roots: Sequence[str],
-    repeat: int,
-    kinds: bool = False,
+    spec: Mapping[str, Any],
 ) -> list[object]:
+    """The companions the child's `spec` asks for (`repeat`, `kinds`, `calls`)."""
+    repeat, kinds, calls = int(spec.get("repeat") or 1), bool(spec.get("kinds")), spec.get("calls")
     from planegate.runner import provenance
 
     plugins: list[object] = [_module("imports", provenance.hooks(emit, audit, tree, roots), audit)]
@@ -37,6 +39,10 @@ def make_plugins(
         from planegate.runner import kinds as kinds_mod
 
         plugins.append(_module("kinds", kinds_mod.hooks(emit, audit), audit))
+    if calls is not None:
+        from planegate.runner import calls as calls_mod
+
+        plugins.append(_module("calls", calls_mod.hooks(emit, audit, calls), audit))
     return plugins
 
 

@@ -15,6 +15,7 @@ from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.runner import answer_plan as kinds
 from planegate.runner.answer_probes import AnswerProbes, ProbeFailure
+from planegate.steps import planes_sampled
 from planegate.steps.inputs import GitFacts
 
 RULE = {
@@ -42,7 +43,12 @@ DELEGATED = re.compile(
 
 def findings(ctx: GitFacts, answers: AnswerProbes) -> list[Finding]:
     owner = ctx.author
-    found = [_failure(ctx, failure, owner) for failure in answers.failures]
+    found = [
+        _failure(ctx, failure, owner)
+        for failure in answers.failures
+        if failure.probe not in planes_sampled.RULE
+    ]
+    found += planes_sampled.findings(ctx, answers)
     left_out: dict[str, list[str]] = {}
     for probe, nodeid in answers.unprobed:
         left_out.setdefault(nodeid, []).append(probe)

@@ -1,0 +1,39 @@
+"""The planes step's findings from the sampled canaries (PG125-PG127): main's scoring tests
+rerun with a production function they call broken (gate/canary_sample.py runs them)."""
+
+from __future__ import annotations
+
+from planegate import untrusted
+from planegate.config.planemap import file_of
+from planegate.findings import Finding, Severity, Step
+from planegate.runner import mutants
+from planegate.runner.answer_probes import AnswerProbes, ProbeFailure
+from planegate.steps.inputs import GitFacts
+
+RULE = {mutants.LIED: "PG125", mutants.UNTESTED: "PG126", mutants.UNCLOSED: "PG127"}
+
+
+def findings(ctx: GitFacts, answers: AnswerProbes) -> list[Finding]:
+    return [_finding(ctx, f) for f in answers.failures if f.probe in RULE]
+
+
+def _finding(ctx: GitFacts, failure: ProbeFailure) -> Finding:
+    _, path, line = mutants.described(failure)
+    plane = ctx.plane_map.plane_of(failure.nodeid)
+    if failure.probe == mutants.UNTESTED:
+        severity, owner = Severity.WARNING, ctx.who.of_plane(plane, file_of(failure.nodeid))
+    else:
+        severity, owner = Severity.ERROR, ctx.author
+    return Finding(
+        RULE[failure.probe],
+        Step.PLANES,
+        severity,
+        untrusted.one_line(
+            f"{failure.nodeid}: {failure.message.split('): ', 1)[-1]}; repro: {failure.repro}"
+        ),
+        path=path or file_of(failure.nodeid),
+        line=line or None,
+        owner=owner,
+        plane=plane,
+        nodeid=failure.nodeid,
+    )
