@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 PASS = 0
 PLANES = 1
@@ -18,8 +18,7 @@ INTERNAL = 70
 CONFIG = 78
 
 
-@dataclass(frozen=True)
-class ExitCode:
+class ExitCode(NamedTuple):  # not a dataclass: `planegate --version` imports this module
     code: int
     name: str
     meaning: str

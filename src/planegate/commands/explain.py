@@ -6,10 +6,11 @@ import argparse
 
 from planegate import exitcodes
 from planegate.errors import UsageError
-from planegate.rules import RULES
 
 
 def run(args: argparse.Namespace) -> int:
+    from planegate.rules import RULES
+
     what = args.what.strip()
     rule = RULES.get(what.upper())
     if rule is not None:

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import argparse
-from datetime import date
+from typing import TYPE_CHECKING
 
 from planegate import exitcodes
 from planegate.commands.common import load_worktree_config, root_of
 from planegate.errors import InputDataError, UsageError
+
+if TYPE_CHECKING:
+    from datetime import date
 
 
 def review_by(text: str | None) -> date | None:
     if text is None:
         return None
     try:
+        from datetime import date
+
         return date.fromisoformat(text)
     except ValueError:
         raise UsageError(f"--review-by {text!r}: expected a date (YYYY-MM-DD)") from None
