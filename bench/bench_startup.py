@@ -4,9 +4,10 @@ Times, alternating and best of --runs (after one untimed warm-up run each, so by
 written): `python -c pass` (the baseline: the interpreter's own start-up), `python -m
 planegate --version` and the `planegate` console script installed beside this interpreter.
 Prints each one's best and median wall time and CPU time (user + system of the process), the
-difference from the baseline, and the goal: `planegate --version` in <= 150 ms. Then prints the
-10 imports with the largest cumulative time under `python -X importtime -m planegate --version`,
-so a regression names the import that caused it.
+difference from the baseline, and the goal: `planegate --version` in <= 150 ms (best wall
+time; its CPU time against the same figure is printed too, as it moves less with the load).
+Then prints the 10 imports with the largest cumulative time under `python -X importtime -m
+planegate --version`, so a regression names the import that caused it.
 Usage: python bench/bench_startup.py [--runs N]
 """
 
@@ -110,15 +111,20 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"best of {args.runs} fresh processes each")
     baseline = samples["python -c pass (baseline)"]
-    verdicts = []
+    walls, cpus = [], []
     for label, measured in samples.items():
         is_base = measured is baseline
         print(_line(label, measured, None if is_base else baseline))
         if not is_base:
-            verdicts.append(min(s.wall for s in measured) <= GOAL_SECONDS)
-    ok = all(verdicts)
-    verdict = "within" if ok else "OVER"
-    print(f"goal: planegate --version <= {GOAL_SECONDS * 1000:.0f} ms -> {verdict}")
+            walls.append(min(s.wall for s in measured))
+            cpus.append(min(s.cpu for s in measured))
+    ok = max(walls) <= GOAL_SECONDS
+    print(
+        f"goal: planegate --version <= {GOAL_SECONDS * 1000:.0f} ms -> "
+        f"{'within' if ok else 'OVER'} (best wall); its CPU time alone "
+        f"{max(cpus) * 1000:.0f} ms -> {'within' if max(cpus) <= GOAL_SECONDS else 'OVER'} "
+        "(steadier than wall time on a busy machine)"
+    )
 
     traced = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "planegate", "--version"],
