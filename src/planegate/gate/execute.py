@@ -13,7 +13,7 @@ from typing import Any
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
 from planegate.errors import ConfigError
-from planegate.gate import flipped, merge
+from planegate.gate import flipped, merge, on_base_signs
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.git import GitRepo
@@ -25,6 +25,7 @@ from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
 from planegate.steps import observed
+from planegate.steps.mains_signs import MainsSigns
 from planegate.vocabulary import SCORING_PLANES
 
 
@@ -42,6 +43,7 @@ class Execution:
     on_base: Rerun | None = None  # the base's outcomes of the scoring tests not passing on head
     timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part
     answers: AnswerProbes = field(default_factory=AnswerProbes)  # the flipped tests' probes
+    mains_signs: MainsSigns = field(default_factory=MainsSigns)  # the base's side of the signs
 
 
 def execute(
@@ -70,6 +72,10 @@ def execute(
         on_base = compare_on_base(ctx, head_run, progress, expected, whole_suite=False)
     with watch.time("triage"):
         labels = _triage(ctx, head_run, progress, on_base)
+    with watch.time("base signs"):
+        signs = on_base_signs.observe(
+            ctx, head_run, probed, answers.tampering, trace_spec(ctx), progress
+        )
     return Execution(
         ctx.commits,
         head_run,
@@ -81,6 +87,7 @@ def execute(
         on_base,
         watch.seconds,
         answers,
+        signs,
     )
 
 
