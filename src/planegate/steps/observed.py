@@ -32,13 +32,15 @@ def readers(ctx: GitFacts, run: RunResult) -> dict[str, list[str]]:
     are keyed by the reading module: a test module's reads count for its tests, a conftest's
     or helper's for the tests below its folder."""
     scoring = [n for n in run.outcomes if ctx.plane_map.plane_of(n) in SCORING_PLANES]
+    scoring_set = frozenset(scoring)  # membership per read: a list made it quadratic
     found: dict[str, set[str]] = {}
     for key, reads in run.reads.items():
         if not reads.test:
             continue
         tests = [key] if "::" in key else _tests_of_module(key, scoring)
+        chosen = scoring_set.intersection(tests)
         for path in reads.test:
-            found.setdefault(path, set()).update(n for n in tests if n in scoring)
+            found.setdefault(path, set()).update(chosen)
     return {path: sorted(tests) for path, tests in sorted(found.items()) if tests}
 
 
