@@ -135,6 +135,8 @@ def test_an_honest_patch_is_not_blamed_for_mains_own_signs(project: Project) -> 
     assert "sys.meta_path changed: _Importer" in finder["message"]
     assert finder["severity"] == "warning"
     assert not found(report, "PG107")
+    (planes,) = [step for step in report["steps"] if step["step"] == "planes"]
+    assert "fixture probe survivors rerun on main: 2 survive there too, 0 caught" in planes["notes"]
 
 
 def test_an_always_true_comparison_main_does_not_have_stays_pg106(project: Project) -> None:

@@ -54,7 +54,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     notes = (*_same_notes(same), *run.overlay_notes)
     if run.probed.probed:
         notes = (*notes, f"probed {len(run.probed.probed)} fixture tests with their data perturbed")
-    notes = (*notes, *planes_probes.notes(run.answers))
+    notes = (*notes, *planes_probes.notes(run.answers), *signs_findings.notes(run.mains_signs))
     return StepResult(
         Step.PLANES, tuple(findings), (f"{passed}/{len(expected)} expected nodeids passed", *notes)
     )

@@ -51,6 +51,22 @@ def fixture_findings(
     return found
 
 
+def notes(signs: MainsSigns) -> tuple[str, ...]:
+    """What the base's sessions showed, for the planes step's notes."""
+    found = []
+    if signs.survivors or signs.caught:
+        found.append(
+            f"fixture probe survivors rerun on main: {len(signs.survivors)} survive there too, "
+            f"{len(signs.caught)} caught"
+        )
+    if signs.traced:
+        found.append(
+            f"signs compared on main: {len(signs.prod_reads)} tests' oracle reads, "
+            f"{len(signs.harness)} harness changes main's run shows"
+        )
+    return (*found, *signs.problems)
+
+
 def tamper_finding(t: Tamper, owner: str, mains: MainsLines, signs: MainsSigns) -> Finding:
     """PG107, or PG112 when main's own code shows it: a harness change the integrity checks
     saw (no line of the tree made it; the file and line are those of the inserted object) is
