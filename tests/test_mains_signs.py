@@ -185,6 +185,8 @@ def test_harness_signs_are_compared_without_checkpoint_or_tree_folder() -> None:
         "t.py::a",
         "t.py::b",
     )
+    copy = Tamper("harness changed: x (when t.py::b[a@b]@2 reported its call)")
+    assert mains_signs.harness_anchors([copy], ("t.py::b[a@b]",)) == ("t.py::b[a@b]",)
     last = Tamper("harness changed: sys.meta_path changed: F (at the end of the session)")
     assert mains_signs.harness_anchors([last], ("t.py::a", "t.py::b")) == ("t.py::b",)
     base = MainsSigns(harness=(Tamper("harness changed: sys.meta_path changed: F"),), traced=True)

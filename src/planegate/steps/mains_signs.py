@@ -33,6 +33,7 @@ HARNESS = "harness changed: "
 _TREE = re.compile(r"/(?:[^/\s()]+/)*tmp\w{8}/tree(?=[/\s)]|$)")
 _REPORTED = re.compile(r" \(when (?P<nodeid>.+) reported its \w+\)$")
 _END = " (at the end of the session)"
+_COPY = re.compile(r"@\d+$")
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def harness_anchors(tampering: Iterable[Tamper], selected: Sequence[str]) -> tup
             continue
         match = _REPORTED.search(tamper.event)
         if match is not None:
-            nodeid = match["nodeid"].split("@", 1)[0]
+            nodeid = _COPY.sub("", match["nodeid"])  # a repeat probe's copy: `<nodeid>@2`
             index = order.get(nodeid)
             if index is not None:
                 found.update(selected[max(0, index - 1) : index + 1])
