@@ -14,13 +14,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from helpers.answers_support import Project
-from planegate.gate import exchange_signs
-from planegate.runner.session import Tamper
+from planegate.gate import exchange_signs, on_base_signs
+from planegate.gate.context import Context
+from planegate.runner.fixture_probe import ProbeResult
+from planegate.runner.session import RunResult, Tamper
 from planegate.runner.traced import Reads
 from planegate.steps import mains_signs
 from planegate.steps.mains_signs import MainsSigns
@@ -228,3 +230,20 @@ def test_the_base_signs_survive_the_exchange_between_the_action_phases() -> None
     assert exchange_signs.from_dict(None) == MainsSigns()  # an older run.json: no excuse
     with pytest.raises(TypeError):
         exchange_signs.from_dict({**written, "traced": "yes"})
+
+
+def test_nothing_runs_on_the_base_when_the_head_shows_no_sign() -> None:
+    run = RunResult(
+        collected=("t.py::a",),
+        selected=("t.py::a",),
+        outcomes={},
+        collect_errors=(),
+        closed=True,
+        exit_status=0,
+        timed_out=False,
+        output="",
+        tampering=(Tamper("sys._getframe called", "calc/core.py", 3),),
+        reads={"t.py::a": Reads(test=("data/gold.txt",), prod=("data/input.bin",))},
+    )
+    no_context = cast(Context, object())  # touching it would raise: no tree is exported
+    assert on_base_signs.observe(no_context, run, ProbeResult(("t.py::a",))) == MainsSigns()
