@@ -30,13 +30,15 @@ from planegate.steps.mains_signs import MainsSigns
 HEADER = "tests/fix/test_elf.py::test_header_class"
 BAD_MAGIC = "tests/fix/test_elf.py::test_bad_magic"
 LABEL = "tests/fix/test_label.py::test_label_golden"
+TITLE = "tests/fix/test_label.py::test_title_line"
 TEXT = "tests/fix/test_text.py::test_text"
 FINDER = (
     "import sys\n\n\nclass _Importer:\n"
     "    def find_spec(self, fullname, path=None, target=None):\n        return None\n\n\n"
     "sys.meta_path.append(_Importer())\ntext_type = str\n"
 )
-CORE = "def label(n):\n    return f'n={n}'\n"
+TITLE_CODE = "\n\ndef title():\n    return 'Calc report'\n"
+CORE = "def label(n):\n    return f'n={n}'\n" + TITLE_CODE
 FILES: dict[str, str | bytes] = {
     "calc/__init__.py": "",
     "calc/core.py": CORE,
@@ -59,36 +61,45 @@ FILES: dict[str, str | bytes] = {
         "    with pytest.raises(ValueError):\n        header(bad)\n"
     ),
     "tests/fix/test_label.py": (
-        "from pathlib import Path\n\nfrom calc.core import label\n\n\n"
+        "from pathlib import Path\n\nfrom calc.core import label, title\n\n"
+        "DATA = Path(__file__).parent / 'data'\n\n\n"
         "def test_label_golden():\n"
-        "    assert label(3) == (Path(__file__).parent / 'data' / 'label.txt').read_text()\n"
+        "    assert label(3) == (DATA / 'label.txt').read_text()\n\n\n"
+        "def test_title_line():  # main checks the first line only\n"
+        "    assert title() == (DATA / 'report.txt').read_text().splitlines()[0]\n"
     ),
     "tests/fix/test_text.py": (
         "from calc.compat import text\n\n\ndef test_text():\n    assert text(3) == '3'\n"
     ),
     "tests/fix/data/hello.bin": b"\x7fELF\x02" + bytes(range(33, 97)),
     "tests/fix/data/label.txt": "n=3",
+    "tests/fix/data/report.txt": "Calc report\n" + "a line of the body\n" * 8,
 }
 ALWAYS_EQUAL = (
     "class Label(str):\n    def __eq__(self, other):\n"
     "        return isinstance(other, str) or other is not None\n\n"
     "    __hash__ = str.__hash__\n\n\n"
-    "def label(n):\n    return Label(f'N={n}')\n"
+    "def label(n):\n    return Label(f'N={n}')\n" + TITLE_CODE
+)
+MASKED_TITLE = ALWAYS_EQUAL.replace(
+    "def label(n):\n    return Label(f'N={n}')\n" + TITLE_CODE,
+    "def label(n):\n    return f'n={n}'\n\n\ndef title():\n    return Label('wrong')\n",
 )
 BRANCHES: dict[str, dict[str, str | bytes]] = {
     "honest": {"calc/core.py": "# labels\n" + CORE},
     "always-equal": {"calc/core.py": ALWAYS_EQUAL},
+    "masked-title": {"calc/core.py": MASKED_TITLE},
     "reads-golden": {
         "calc/core.py": (
             "from pathlib import Path\n\n\ndef label(n):\n"
             "    root = Path(__file__).resolve().parent.parent\n"
-            "    return (root / 'tests' / 'fix' / 'data' / 'label.txt').read_text()\n"
+            "    return (root / 'tests' / 'fix' / 'data' / 'label.txt').read_text()\n" + TITLE_CODE
         )
     },
     "installs-finder": {
         "calc/core.py": (
             "import sys\n\nfrom calc.finders import Quiet\n\n\ndef label(n):\n"
-            "    sys.meta_path.append(Quiet())\n    return f'n={n}'\n"
+            "    sys.meta_path.append(Quiet())\n    return f'n={n}'\n" + TITLE_CODE
         )
     },
     "named-like-dependency": {"sixlike.py": FINDER},
@@ -127,7 +138,7 @@ def test_an_honest_patch_is_not_blamed_for_mains_own_signs(project: Project) -> 
 
     assert code == 0, errors(report)
     insensitive = found(report, "PG113")
-    assert {f["nodeid"] for f in insensitive} == {HEADER, BAD_MAGIC}
+    assert {f["nodeid"] for f in insensitive} == {HEADER, BAD_MAGIC, TITLE}
     assert {(f["severity"], f["owner"]) for f in insensitive} == {("warning", "@org/goldens")}
     assert not found(report, "PG106")
     (read,) = found(report, "PG562")
@@ -138,7 +149,7 @@ def test_an_honest_patch_is_not_blamed_for_mains_own_signs(project: Project) -> 
     assert finder["severity"] == "warning"
     assert not found(report, "PG107")
     (planes,) = [step for step in report["steps"] if step["step"] == "planes"]
-    assert "fixture probe survivors rerun on main: 2 survive there too, 0 caught" in planes["notes"]
+    assert "fixture probe survivors rerun on main: 3 survive there too, 0 caught" in planes["notes"]
 
 
 def test_an_always_true_comparison_main_does_not_have_stays_pg106(project: Project) -> None:
@@ -146,6 +157,18 @@ def test_an_always_true_comparison_main_does_not_have_stays_pg106(project: Proje
 
     assert code != 0
     assert [(f["nodeid"], f["severity"]) for f in found(report, "PG106")] == [(LABEL, "error")]
+    assert {f["nodeid"] for f in found(report, "PG113")} == {HEADER, BAD_MAGIC, TITLE}
+
+
+def test_an_always_true_comparison_behind_a_byte_main_does_not_check_stays_pg106(
+    project: Project,
+) -> None:
+    """Main's title test survives the one-byte probe (it checks the golden's first line); the
+    patch's wrong title, equal to anything, survives every byte changed, main's does not."""
+    code, report = project.gate("masked-title")
+
+    assert code != 0
+    assert [(f["nodeid"], f["severity"]) for f in found(report, "PG106")] == [(TITLE, "error")]
     assert {f["nodeid"] for f in found(report, "PG113")} == {HEADER, BAD_MAGIC}
 
 

@@ -117,8 +117,9 @@ RULES: tuple[Rule, ...] = (
         Step.PLANES,
         "fixture test insensitive to its data on main too (review)",
         "A fixture test still passed with one byte of its locked file changed, and it passes "
-        "with the same byte changed on main too: main's test does not check that byte (it "
-        "reads the file as an input and looks at part of it, or main's comparison is already "
+        "with the same byte changed on main too, and with every byte changed it passes on the "
+        "patch only where it passes on main: main's test does not check that byte (it reads "
+        "the file as an input and looks at part of it, or main's comparison is already "
         "lenient). Main's state, not the patch's; a survivor main catches is PG106.",
         "Nothing to change in the patch; the fixture plane's owner makes the test check its "
         "data, or moves an input out of the locked goldens.",
