@@ -7,7 +7,8 @@ the change (PG107 from the integrity checks' snapshot comparisons). Before the p
 blamed, the gate looks at the same tests on the base's own tree (gate/on_base_signs.py runs
 those sessions); this module holds what they saw and the comparisons, as pure functions.
 
-- A fixture test that also survives the same perturbation of the same files on the base is
+- A fixture test that also survives the same perturbation of the same files on the base, and
+  with every byte of them changed passes on the head only where it passes on the base, is
   main's state (PG113, a warning for the fixture plane's owner); one the base catches stays
   PG106 against the patch.
 - Production code that opened an oracle file in a test (or, outside any test, from a module)
@@ -40,8 +41,8 @@ _COPY = re.compile(r"@\d+$")
 class MainsSigns:
     """What the base's sessions showed (gate/on_base_signs.py); empty when none ran."""
 
-    survivors: tuple[str, ...] = ()  # fixture tests that passed perturbed on the base too
-    caught: tuple[str, ...] = ()  # fixture tests the base failed perturbed
+    survivors: tuple[str, ...] = ()  # fixture survivors that are main's state
+    caught: tuple[str, ...] = ()  # survivors the base caught (one byte, or every byte changed)
     prod_reads: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # key: files
     harness: tuple[Tamper, ...] = ()  # the base's harness changes, as `harness_sign` gives
     traced: bool = False  # the traced session ran and closed: prod_reads and harness tell
