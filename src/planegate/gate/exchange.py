@@ -18,7 +18,7 @@ from typing import Any
 
 from planegate import loading
 from planegate.errors import InputDataError, ServiceUnavailable
-from planegate.gate import exchange_probes
+from planegate.gate import exchange_probes, exchange_signs
 from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
 from planegate.report import ShadowResult
@@ -50,6 +50,7 @@ def to_value(execution: Execution) -> dict[str, Any]:
         "on_base": None if execution.on_base is None else asdict(execution.on_base),
         "timings": dict(execution.timings),
         "answers": exchange_probes.to_dict(execution.answers),
+        "mains_signs": exchange_signs.to_dict(execution.mains_signs),
     }
 
 
@@ -153,6 +154,7 @@ def _execution(data: Any) -> Execution:
         on_base=_rerun(data.get("on_base")),
         timings={str(k): float(v) for k, v in (data.get("timings") or {}).items()},
         answers=exchange_probes.from_dict(data.get("answers")),
+        mains_signs=exchange_signs.from_dict(data.get("mains_signs")),
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
 from planegate.errors import ConfigError
-from planegate.gate import canary_sample, flipped, merge
+from planegate.gate import canary_sample, flipped, merge, on_base_signs
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.digest_format import MainRun
@@ -26,6 +26,7 @@ from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
 from planegate.steps import observed, on_base
+from planegate.steps.mains_signs import MainsSigns
 from planegate.vocabulary import SCORING_PLANES
 
 
@@ -43,6 +44,7 @@ class Execution:
     on_base: Rerun | None = None  # the base's outcomes of the scoring tests not passing on head
     timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part
     answers: AnswerProbes = field(default_factory=AnswerProbes)  # the flipped tests' probes
+    mains_signs: MainsSigns = field(default_factory=MainsSigns)  # the base's side of the signs
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,10 @@ def execute(
         on_base = compare_on_base(ctx, own_run, progress, expected, whole_suite=False, main=main)
     with watch.time("triage"):
         labels = _triage(ctx, head_run, progress, on_base)
+    with watch.time("base signs"):
+        signs = on_base_signs.observe(
+            ctx, head_run, probed, answers.tampering, trace_spec(ctx), progress
+        )
     return Execution(
         ctx.commits,
         head_run,
@@ -108,6 +114,7 @@ def execute(
         on_base,
         watch.seconds,
         answers,
+        signs,
     )
 
 
@@ -216,7 +223,9 @@ def _fixture_probe(
     """The fixture probe after the flipped tests' probes: the flipped fixture tests first,
     whatever their duration, then the others with what is left of the budget."""
     started = time.monotonic()
-    budget = max(0.0, ctx.cfg.probe_budget - answers.seconds)
+    # the base's run went beside the head's run: its seconds are not the probes' to spend
+    spent = sum(r.seconds for r in answers.records if r.probe != answer_plan.BASE_RUN)
+    budget = max(0.0, ctx.cfg.probe_budget - spent)
     probed = _probe(ctx, sessions, result, answers.flipped, budget)
     seconds = round(time.monotonic() - started, 3)
     flipped_ones = [n for n in probed.probed if n in answers.flipped]

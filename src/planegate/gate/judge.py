@@ -37,6 +37,7 @@ def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
         digest_findings=digest.findings,
         on_base=execution.on_base,
         answers=execution.answers,
+        mains_signs=execution.mains_signs,
     )
     watch = Stopwatch()
     steps = tuple(_timed(watch, check, ctx, run) for check in STEPS)

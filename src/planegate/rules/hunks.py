@@ -316,7 +316,9 @@ RULES: tuple[Rule, ...] = (
         "production code reads the oracle",
         "At run time production code opened a file main's tests read as their expected "
         "values (whatever the path's spelling): it can copy the answers instead of computing "
-        "them. Opening a locked file no test reads is a warning: inputs are read by design.",
+        "them. Opening a locked file no test reads is a warning: inputs are read by design; "
+        "so is opening one main's production code opens in the same test on the base (the "
+        "test hands main's code its input): main's behaviour, for the fixture plane's owner.",
         "Compute the result; package data the production code needs lives in the package.",
     ),
     Rule(

@@ -105,9 +105,24 @@ RULES: tuple[Rule, ...] = (
         "main's own code did what tampering does (review)",
         "The audit hook saw a frame walk, code compiled at run time or a class attribute "
         "replaced, raised by a line main already had and the patch did not change (attrs "
-        "generates methods with exec and names classes after their caller's module): main's "
-        "behaviour, not the patch's. The same event from a line the patch adds is PG107.",
+        "generates methods with exec and names classes after their caller's module), or the "
+        "harness checks saw a change that main's own run of the same tests shows too, the "
+        "same object from the same file (a dependency that appends its import finder to "
+        "sys.meta_path): main's behaviour, not the patch's. The same event from a line the "
+        "patch adds, or a change main's run does not show, is PG107.",
         "Nothing to change in the patch; the code's owner reviews the line if it is new to them.",
+    ),
+    Rule(
+        "PG113",
+        Step.PLANES,
+        "fixture test insensitive to its data on main too (review)",
+        "A fixture test still passed with one byte of its locked file changed, and it passes "
+        "with the same byte changed on main too, and with every byte changed it passes on the "
+        "patch only where it passes on main: main's test does not check that byte (it reads "
+        "the file as an input and looks at part of it, or main's comparison is already "
+        "lenient). Main's state, not the patch's; a survivor main catches is PG106.",
+        "Nothing to change in the patch; the fixture plane's owner makes the test check its "
+        "data, or moves an input out of the locked goldens.",
     ),
     Rule(
         "PG120",

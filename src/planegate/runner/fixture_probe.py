@@ -262,3 +262,12 @@ def perturb_files(tree: Path, files: Iterable[str]) -> None:
         target = tree / path
         if target.is_file() and not target.is_symlink():
             target.write_bytes(perturb(target.read_bytes()))
+
+
+_EVERY = bytes(byte if chr(byte).isspace() else _other(byte) for byte in range(256))
+
+
+def perturb_all(data: bytes) -> bytes:
+    """Every non-space byte changed as `perturb` changes one (its header too): a test that
+    checks any part of the file sees it."""
+    return data.translate(_EVERY) if data else b"x"

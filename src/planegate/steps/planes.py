@@ -11,12 +11,12 @@ from planegate.config.planemap import PlaneMap, file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
 from planegate.runner import provenance, startup
-from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.session import Outcome, RunResult, Tamper
 from planegate.runner.triage import repro_command
-from planegate.steps import on_base, planes_probes
+from planegate.steps import on_base, planes_probes, signs_findings
 from planegate.steps.inputs import GitFacts, RunFacts
 from planegate.steps.mains_lines import MainsLines
+from planegate.steps.mains_signs import MainsSigns
 from planegate.vocabulary import SCORING_PLANES
 
 MAX_NOTES = 20
@@ -44,16 +44,17 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
         failures, same = _failures(ctx, expected, run, owner)  # else no test ran at all
     findings += failures
     findings += _budget_findings(ctx, head_run, owner)
-    findings += _probe_findings(run.probed, owner)
+    findings += signs_findings.fixture_findings(ctx, run.probed, run.mains_signs, owner)
     mains = MainsLines(ctx.base.text, ctx.head.text)
-    findings += _tamper_findings((*head_run.tampering, *run.answers.tampering), owner, mains)
+    tampering = (*head_run.tampering, *run.answers.tampering)
+    findings += _tamper_findings(tampering, owner, mains, run.mains_signs)
     findings += planes_probes.findings(ctx, run.answers)
     findings += provenance_findings(head_run, ctx.who.of_plane_map())
     passed = len(expected) - len(failures) - len(same)
     notes = (*_same_notes(same), *run.overlay_notes)
     if run.probed.probed:
         notes = (*notes, f"probed {len(run.probed.probed)} fixture tests with their data perturbed")
-    notes = (*notes, *planes_probes.notes(run.answers))
+    notes = (*notes, *planes_probes.notes(run.answers), *signs_findings.notes(run.mains_signs))
     return StepResult(
         Step.PLANES, tuple(findings), (f"{passed}/{len(expected)} expected nodeids passed", *notes)
     )
@@ -140,23 +141,6 @@ def _same_notes(same: list[str]) -> tuple[str, ...]:
     return tuple(shown)
 
 
-def _probe_findings(probed: ProbeResult, owner: str) -> list[Finding]:
-    return [
-        Finding(
-            "PG106",
-            Step.PLANES,
-            Severity.ERROR,
-            f"{nodeid} still passes with one byte of {', '.join(files)} changed: it does not "
-            "check its locked data",
-            path=file_of(nodeid),
-            owner=owner,
-            plane="fixture",
-            nodeid=nodeid,
-        )
-        for nodeid, files in probed.survivors
-    ]
-
-
 def _blame_unclosed(head_run: RunResult, run: RunFacts) -> bool:
     """PG103 unless pytest's own refusal or collection errors explain the unclosed run: the
     inventory step reports those (PG210, PG206) with pytest's message."""
@@ -219,33 +203,13 @@ def _first_line(message: str) -> str:
     return lines[-1][:200] if lines else ""
 
 
-def _tamper_findings(tampering: tuple[Tamper, ...], owner: str, mains: MainsLines) -> list[Finding]:
+def _tamper_findings(
+    tampering: tuple[Tamper, ...], owner: str, mains: MainsLines, signs: MainsSigns
+) -> list[Finding]:
     """PG107: what the child's audit hook, its integrity checks and the stream saw, in the
-    scoring run and in the probe runs of the flipped tests (each sign once). A sign raised
-    by a line main already had, unchanged by the patch, is main's own behaviour (PG112, a
-    warning): the patch can act only through lines it adds."""
-    found = []
-    for t in dict.fromkeys(tampering):
-        main_s = bool(t.path and t.line and mains.is_mains(t.path, t.line))
-        what = "main's own code" if main_s else "the run was tampered with"
-        found.append(
-            Finding(
-                "PG112" if main_s else "PG107",
-                Step.PLANES,
-                Severity.WARNING if main_s else Severity.ERROR,
-                untrusted.one_line(f"{what}: {t.event}" + _where(t.path, t.line)),
-                path=t.path or None,
-                line=t.line or None,
-                owner=owner,
-            )
-        )
-    return found
-
-
-def _where(path: str | None, line: int | None) -> str:
-    if path and line:
-        return f" at {path}:{line}"
-    return f" in {path}" if path else ""
+    scoring run and in the probe runs of the flipped tests (each sign once); PG112 for what
+    main's own code shows (steps/signs_findings.py)."""
+    return [signs_findings.tamper_finding(t, owner, mains, signs) for t in dict.fromkeys(tampering)]
 
 
 def provenance_findings(head_run: RunResult, owner: str) -> list[Finding]:

@@ -1,0 +1,165 @@
+"""The base's side of the observed signs (steps/mains_signs.py): before the patch is blamed
+for a sign main's own code could show, the same tests run on the base's exported tree under
+the same conditions.
+
+At most two sessions, in one export of the base's tip, each only when the head showed
+something to compare:
+- traced (read tracing as in the head's run), collecting what the head's run collected and
+  running only the tests under which production code opened an oracle file and the tests
+  during which a harness change appeared: what main's production code opened there and which
+  harness changes main's run shows;
+- then the fixture probe's survivors, with the same byte of the same locked files changed;
+  those that survive on the base too run once more on both trees (the head's exported again
+  and overlaid) with every byte of their files changed: main's state only when the head's
+  outcome is no better than the base's both times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from planegate.config.planemap import file_of
+from planegate.gate.context import Context
+from planegate.progress import QUIET, Progress
+from planegate.runner import fixture_probe as probe
+from planegate.runner import overlay
+from planegate.runner.session import RunResult, Tamper
+from planegate.runner.spec import Sessions
+from planegate.runner.traced import TraceSpec
+from planegate.steps import mains_signs
+from planegate.steps.mains_signs import MainsSigns
+
+
+def observe(
+    ctx: Context,
+    head_run: RunResult,
+    probed: probe.ProbeResult,
+    tampering: Iterable[Tamper] = (),
+    trace: TraceSpec | None = None,
+    progress: Progress = QUIET,
+) -> MainsSigns:
+    """Run, on the base, what the head's signs need; nothing when there are none (or when the
+    head's run cannot be trusted: its own findings stand)."""
+    if not head_run.closed or head_run.canary_problem:
+        return MainsSigns()
+    signs = [*head_run.tampering, *tampering]
+    oracle = mains_signs.oracle_reads(head_run.reads)
+    harness = [t for t in signs if mains_signs.harness_sign(t) is not None]
+    traced = (
+        sorted({*mains_signs.oracle_tests(oracle), *_anchors(harness, head_run)})
+        if oracle or harness
+        else None
+    )
+    if traced is None and not probed.survivors:
+        return MainsSigns()
+    progress.step("base", f"looking at the patch's observed signs on {ctx.base.commit[:12]}")
+    trusted = frozenset(ctx.protection.select(ctx.base.files))
+    with ctx.repo.worktree(ctx.base.commit) as tree:
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=trusted)
+        found = MainsSigns()
+        if traced is not None:
+            found = _traced(sessions, traced, oracle, trace)
+        if probed.survivors:
+            found = _perturbed(ctx, sessions, probed, found)
+    return found
+
+
+def _anchors(harness: list[Tamper], head_run: RunResult) -> tuple[str, ...]:
+    return mains_signs.harness_anchors(harness, head_run.selected)
+
+
+def _traced(
+    sessions: Sessions,
+    nodeids: list[str],
+    oracle: dict[str, tuple[str, ...]],
+    trace: TraceSpec | None,
+) -> MainsSigns:
+    """One session collecting the whole suite (import-time signs come with it), running only
+    `nodeids`, reads traced."""
+    result = sessions.run(
+        canaries=False, probes={"order": "collected", "only": nodeids}, trace=trace
+    )
+    if not result.closed:
+        return MainsSigns(problems=(_why("traced", result),))
+    harness = tuple(
+        dict.fromkeys(
+            sign for t in result.tampering if (sign := mains_signs.harness_sign(t)) is not None
+        )
+    )
+    reads = mains_signs.base_prod_reads(result.reads, oracle)
+    return MainsSigns(prod_reads=reads, harness=harness, traced=True)
+
+
+def _perturbed(
+    ctx: Context, sessions: Sessions, probed: probe.ProbeResult, found: MainsSigns
+) -> MainsSigns:
+    """The survivors again on the base with the same byte of the same files changed; those
+    that survive there too, once more on both trees with every byte of their files changed.
+    Main's state is a test the base lets through whenever the head does; one that still
+    passes on the head when main's test sees the change (a comparison the patch made always
+    true, hidden behind a byte main does not check) is the patch's."""
+    files = dict(probed.survivors)
+    probe.perturb_files(sessions.tree, [f for names in files.values() for f in names])
+    single = _passing(sessions, list(files))
+    if single is None:
+        return replace(found, problems=(*found.problems, _why_not("fixture probe")))
+    both = [nodeid for nodeid in files if nodeid in single]
+    if both:
+        wholly = sorted({f for nodeid in both for f in files[nodeid]})
+        _write_all(ctx, sessions.tree, wholly)
+        base = _passing(sessions, both)
+        head = _on_head(ctx, both, wholly)
+        if base is None or head is None:
+            problem = _why_not("whole-file fixture probe")
+            return replace(found, caught=tuple(files), problems=(*found.problems, problem))
+        both = [nodeid for nodeid in both if nodeid not in head or nodeid in base]
+    caught = tuple(nodeid for nodeid in files if nodeid not in both)
+    return replace(found, survivors=tuple(both), caught=caught)
+
+
+def _passing(sessions: Sessions, nodeids: list[str]) -> frozenset[str] | None:
+    """Which of `nodeids` passed in one session of their files; None when it did not close."""
+    files = sorted({file_of(n) for n in nodeids if (sessions.tree / file_of(n)).is_file()})
+    if not files:
+        return frozenset()
+    result = sessions.run(
+        targets=tuple(files), canaries=False, probes={"order": "collected", "only": nodeids}
+    )
+    if not result.closed:
+        return None
+    return frozenset(n for n in nodeids if result.outcome_of(n).passed)
+
+
+def _write_all(ctx: Context, tree: Path, files: list[str]) -> None:
+    """Main's bytes of each locked file with every byte changed (both trees hold main's)."""
+    for path in files:
+        data = ctx.base.read(path)
+        target = tree / path
+        if data is not None and target.is_file() and not target.is_symlink():
+            target.write_bytes(probe.perturb_all(data))
+
+
+def _on_head(ctx: Context, nodeids: list[str], files: list[str]) -> frozenset[str] | None:
+    """The same tests in a new export of the head's tree, overlaid as for its scoring run."""
+    with ctx.repo.worktree(ctx.head.commit) as tree:
+        applied = overlay.apply(
+            tree,
+            ctx.protection.select(ctx.base.files),
+            ctx.protection.select(ctx.head.files),
+            ctx.base.read,
+            ctx.base_links,
+        )
+        _write_all(ctx, tree, files)
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept)
+        return _passing(sessions, nodeids)
+
+
+def _why_not(what: str) -> str:
+    return f"the {what} session on main did not close: the head's survivors stand"
+
+
+def _why(what: str, result: RunResult) -> str:
+    how = "timed out" if result.timed_out else f"exited {result.exit_status}"
+    return f"the base's {what} session did not close ({how}): the head's signs stand"

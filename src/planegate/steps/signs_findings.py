@@ -1,0 +1,96 @@
+"""Findings of the observed signs, each weighed against what the base showed under the same
+conditions (steps/mains_signs.py): the patch is blamed only for what main does not show."""
+
+from __future__ import annotations
+
+from planegate import untrusted
+from planegate.config.planemap import file_of
+from planegate.findings import Finding, Severity, Step
+from planegate.runner.fixture_probe import ProbeResult
+from planegate.runner.session import Tamper
+from planegate.steps.inputs import GitFacts
+from planegate.steps.mains_lines import MainsLines
+from planegate.steps.mains_signs import MainsSigns, harness_sign, mains_harness
+
+
+def fixture_findings(
+    ctx: GitFacts, probed: ProbeResult, signs: MainsSigns, owner: str
+) -> list[Finding]:
+    """PG106 for a survivor the base caught (or that the base could not tell about); PG113,
+    a warning for the fixture plane's owner, for one that survives on the base too."""
+    found = []
+    for nodeid, files in probed.survivors:
+        what = f"{nodeid} still passes with one byte of {', '.join(files)} changed"
+        if nodeid in signs.survivors:
+            found.append(
+                Finding(
+                    "PG113",
+                    Step.PLANES,
+                    Severity.WARNING,
+                    f"{what}, on main too: main's test does not check that data (an input "
+                    "it reads only in part, or a comparison main already makes lenient)",
+                    path=file_of(nodeid),
+                    owner=ctx.who.of_plane("fixture", file_of(nodeid)),
+                    plane="fixture",
+                    nodeid=nodeid,
+                )
+            )
+            continue
+        found.append(
+            Finding(
+                "PG106",
+                Step.PLANES,
+                Severity.ERROR,
+                f"{what}: it does not check its locked data",
+                path=file_of(nodeid),
+                owner=owner,
+                plane="fixture",
+                nodeid=nodeid,
+            )
+        )
+    return found
+
+
+def notes(signs: MainsSigns) -> tuple[str, ...]:
+    """What the base's sessions showed, for the planes step's notes."""
+    found = []
+    if signs.survivors or signs.caught:
+        found.append(
+            f"fixture probe survivors rerun on main: {len(signs.survivors)} survive there too, "
+            f"{len(signs.caught)} caught"
+        )
+    if signs.traced:
+        found.append(
+            f"signs compared on main: {len(signs.prod_reads)} tests' oracle reads, "
+            f"{len(signs.harness)} harness changes main's run shows"
+        )
+    return (*found, *signs.problems)
+
+
+def tamper_finding(t: Tamper, owner: str, mains: MainsLines, signs: MainsSigns) -> Finding:
+    """PG107, or PG112 when main's own code shows it: a harness change the integrity checks
+    saw (no line of the tree made it; the file and line are those of the inserted object) is
+    main's when the base's session shows the same change; any other sign is main's when a
+    line main already had, unchanged, raised it."""
+    if harness_sign(t) is not None:
+        main_s = mains_harness(t, signs)
+        on_main = ", as on main" if main_s else ""
+    else:
+        main_s = bool(t.path and t.line and mains.is_mains(t.path, t.line))
+        on_main = ""
+    what = "main's own code" if main_s else "the run was tampered with"
+    return Finding(
+        "PG112" if main_s else "PG107",
+        Step.PLANES,
+        Severity.WARNING if main_s else Severity.ERROR,
+        untrusted.one_line(f"{what}: {t.event}" + _where(t.path, t.line) + on_main),
+        path=t.path or None,
+        line=t.line or None,
+        owner=owner,
+    )
+
+
+def _where(path: str | None, line: int | None) -> str:
+    if path and line:
+        return f" at {path}:{line}"
+    return f" in {path}" if path else ""
