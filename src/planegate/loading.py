@@ -64,13 +64,16 @@ class Limits:
     max_nodes: int = 100_000  # YAML only: nodes after alias expansion
 
 
-CONFIG = Limits(max_bytes=1 * MiB)
+# 16 MiB and 300,000 values hold about 290,000 listed nodeids (some 55 bytes each).
+CONFIG = Limits(max_bytes=16 * MiB, max_nodes=300_000)
 MANIFEST = Limits(max_bytes=16 * MiB)
 DIGEST = Limits(max_bytes=64 * MiB)
 REPORT = Limits(max_bytes=64 * MiB)
 EVENT = Limits(max_bytes=32 * MiB)  # GitHub caps webhook payloads at 25 MB
 RUN = Limits(max_bytes=512 * MiB)
 LEDGER_LINE = Limits(max_bytes=1 * MiB)
+
+PURE_YAML = 1 * MiB  # the largest text PyYAML's pure-Python parser reads (yaml_document)
 
 ErrorClass = type[PlanegateError]
 
@@ -317,6 +320,7 @@ class _Limits(Composer):
         self._aliases = 0
         self._open: set[str] = set()
         self._sizes: dict[int, int] = {}
+        self._composed = 0  # nodes built so far: memory stays bounded whatever the text
         self._keys: list[str] = []  # the path to the node being composed
 
     def _refuse(self, reason: str, line: int | None = None) -> _Refused:
@@ -361,6 +365,7 @@ class _Limits(Composer):
     def _count(self, node: Node | None) -> None:
         if node is None:
             return
+        self._composed += 1
         size = 1
         if isinstance(node, SequenceNode):
             size += sum(self._sizes.get(id(child), 1) for child in node.value)
@@ -369,7 +374,7 @@ class _Limits(Composer):
                 self._sizes.get(id(k), 1) + self._sizes.get(id(v), 1) for k, v in node.value
             )
         self._sizes[id(node)] = size
-        if size > self.limits.max_nodes:
+        if max(size, self._composed) > self.limits.max_nodes:
             raise self._refuse(
                 f"holds more than {self.limits.max_nodes} values (aliases counted expanded)",
                 node.start_mark.line + 1,
@@ -437,7 +442,11 @@ class _FastLimitedLoader(_Limits, Composer, CParser, SafeConstructor, Resolver):
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         event = self.peek_event()
         if isinstance(event, (ScalarEvent, CollectionStartEvent)) and event.tag is not None:
-            raise _Refused("an explicit tag", 0)  # read again by PyYAML's own parser
+            # read again by PyYAML's own parser, unless the text is too large for it
+            line = event.start_mark.line + 1 if event.start_mark is not None else 0
+            raise _Refused(
+                f"an explicit tag (read only in a text of at most {_size(PURE_YAML)})", line
+            )
         return super().compose_node(parent, index)
 
 
@@ -446,7 +455,12 @@ def yaml_document(text: str, limits: Limits = CONFIG, *, exact_marks: bool = Fal
     PyYAML was built with it; a text it refuses, or that holds a tab or a character PyYAML's
     reader refuses (where the two disagree), is read by PyYAML's own parser, so a refusal's
     message is always PyYAML's. The values are the same either way; the positions of empty
-    nodes may differ, so `exact_marks` (lines for an error message) reads with PyYAML's."""
+    nodes may differ, so `exact_marks` (lines for an error message) reads with PyYAML's.
+    PyYAML's own parser takes about 2.5 µs a character: a text over `PURE_YAML` is read by
+    libyaml alone (its refusals and marks are then libyaml's), or refused at once when
+    PyYAML's reader refuses one of its characters."""
+    if _FAST and len(text) > PURE_YAML and not _NON_PRINTABLE.search(text):
+        return _compose(_FastLimitedLoader, text, limits)
     if _FAST and not exact_marks and "\t" not in text and not _NON_PRINTABLE.search(text):
         with contextlib.suppress(Problem):
             return _compose(_FastLimitedLoader, text, limits)
