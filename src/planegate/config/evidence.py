@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import PurePosixPath
 
 import pathspec
@@ -69,6 +70,14 @@ class DefaultEvidence:
     inits: tuple[str, ...] = ()
     tests: tuple[str, ...] = ()  # every plane test file: the test side, with the helpers
     roots: tuple[str, ...] = ()  # test roots
+
+    @cached_property
+    def why(self) -> dict[str, str]:
+        """path -> why it is evidence: "listed", else "helper", else "init"."""
+        found = dict.fromkeys(self.inits, "init")
+        found.update(dict.fromkeys(self.helpers, "helper"))
+        found.update(dict.fromkeys(self.listed, "listed"))
+        return found
 
     @property
     def paths(self) -> tuple[str, ...]:

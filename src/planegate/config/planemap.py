@@ -11,9 +11,10 @@ import pathspec
 
 from planegate import sourcesize
 from planegate.config.load import Config
-from planegate.vocabulary import SCORING_PLANES
+from planegate.vocabulary import SCORING_PLANES, Plane
 
 UNCLASSIFIED = "unclassified"
+EVIDENCE_ORDER: tuple[Plane, ...] = ("fixture", "property")  # plane_of_path's order
 
 
 def file_of(nodeid: str) -> str:
@@ -88,6 +89,28 @@ class PlaneMap:
         for nodeid in nodeids:
             result[self.plane_of(nodeid)].append(nodeid)
         return result
+
+    @cached_property
+    def _listed_files(self) -> dict[str, str]:
+        """File of each listed nodeid -> the first plane (fixture, then property) listing it."""
+        index: dict[str, str] = {}
+        for name in EVIDENCE_ORDER:
+            for nodeid in self.config.planes[name].nodeids:
+                index.setdefault(file_of(nodeid), name)
+        return index
+
+    @cached_property
+    def _evidence_specs(self) -> dict[str, pathspec.GitIgnoreSpec]:
+        planes = self.config.planes
+        return {name: spec([*planes[name].paths, *planes[name].data]) for name in EVIDENCE_ORDER}
+
+    def plane_of_path(self, path: str) -> str | None:
+        """The plane a protected path is evidence of: the first (fixture, then property) that
+        lists a nodeid of the file, else the first whose paths or data patterns match it."""
+        listed = self._listed_files.get(path)
+        if listed is not None:
+            return listed
+        return next((p for p in EVIDENCE_ORDER if self._evidence_specs[p].match_file(path)), None)
 
     def plane_of_file(self, path: str) -> str | None:
         return next((p for p in SCORING_PLANES if self._specs[p].match_file(path)), None)
