@@ -64,7 +64,6 @@ class Limits:
     max_nodes: int = 100_000  # YAML only: nodes after alias expansion
 
 
-# 16 MiB and 300,000 values hold about 290,000 listed nodeids (some 55 bytes each).
 CONFIG = Limits(max_bytes=16 * MiB, max_nodes=300_000)
 MANIFEST = Limits(max_bytes=16 * MiB)
 DIGEST = Limits(max_bytes=64 * MiB)
@@ -72,7 +71,6 @@ REPORT = Limits(max_bytes=64 * MiB)
 EVENT = Limits(max_bytes=32 * MiB)  # GitHub caps webhook payloads at 25 MB
 RUN = Limits(max_bytes=512 * MiB)
 LEDGER_LINE = Limits(max_bytes=1 * MiB)
-
 PURE_YAML = 1 * MiB  # the largest text PyYAML's pure-Python parser reads (yaml_document)
 
 ErrorClass = type[PlanegateError]
@@ -320,7 +318,6 @@ class _Limits(Composer):
         self._aliases = 0
         self._open: set[str] = set()
         self._sizes: dict[int, int] = {}
-        self._composed = 0  # nodes built so far: memory stays bounded whatever the text
         self._keys: list[str] = []  # the path to the node being composed
 
     def _refuse(self, reason: str, line: int | None = None) -> _Refused:
@@ -365,7 +362,6 @@ class _Limits(Composer):
     def _count(self, node: Node | None) -> None:
         if node is None:
             return
-        self._composed += 1
         size = 1
         if isinstance(node, SequenceNode):
             size += sum(self._sizes.get(id(child), 1) for child in node.value)
@@ -374,7 +370,7 @@ class _Limits(Composer):
                 self._sizes.get(id(k), 1) + self._sizes.get(id(v), 1) for k, v in node.value
             )
         self._sizes[id(node)] = size
-        if max(size, self._composed) > self.limits.max_nodes:
+        if max(size, len(self._sizes)) > self.limits.max_nodes:  # nodes so far: bounded memory
             raise self._refuse(
                 f"holds more than {self.limits.max_nodes} values (aliases counted expanded)",
                 node.start_mark.line + 1,
@@ -442,23 +438,17 @@ class _FastLimitedLoader(_Limits, Composer, CParser, SafeConstructor, Resolver):
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         event = self.peek_event()
         if isinstance(event, (ScalarEvent, CollectionStartEvent)) and event.tag is not None:
-            # read again by PyYAML's own parser, unless the text is too large for it
-            line = event.start_mark.line + 1 if event.start_mark is not None else 0
-            raise _Refused(
-                f"an explicit tag (read only in a text of at most {_size(PURE_YAML)})", line
-            )
+            line = getattr(event.start_mark, "line", -1) + 1  # PyYAML reads it, unless too large
+            raise _Refused("an explicit tag (read only in a text of at most 1 MiB)", line)
         return super().compose_node(parent, index)
 
 
 def yaml_document(text: str, limits: Limits = CONFIG, *, exact_marks: bool = False) -> YamlDocument:
     """The one YAML document in `text` with its node tree, or Problem. libyaml reads it when
-    PyYAML was built with it; a text it refuses, or that holds a tab or a character PyYAML's
-    reader refuses (where the two disagree), is read by PyYAML's own parser, so a refusal's
-    message is always PyYAML's. The values are the same either way; the positions of empty
-    nodes may differ, so `exact_marks` (lines for an error message) reads with PyYAML's.
-    PyYAML's own parser takes about 2.5 µs a character: a text over `PURE_YAML` is read by
-    libyaml alone (its refusals and marks are then libyaml's), or refused at once when
-    PyYAML's reader refuses one of its characters."""
+    PyYAML was built with it; up to `PURE_YAML` (PyYAML's parser takes 2.5 µs a byte), a text
+    it refuses, or with a tab or a character PyYAML's reader refuses (where the two disagree),
+    is read by PyYAML's parser, so a refusal's message is PyYAML's, and so is `exact_marks`
+    (lines for an error message: values agree, positions of empty nodes may differ)."""
     if _FAST and len(text) > PURE_YAML and not _NON_PRINTABLE.search(text):
         return _compose(_FastLimitedLoader, text, limits)
     if _FAST and not exact_marks and "\t" not in text and not _NON_PRINTABLE.search(text):

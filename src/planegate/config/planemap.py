@@ -10,6 +10,7 @@ from functools import cached_property
 import pathspec
 
 from planegate import sourcesize
+from planegate.config.imports import statements
 from planegate.config.load import Config
 from planegate.vocabulary import SCORING_PLANES, Plane
 
@@ -134,7 +135,7 @@ def test_kinds(source: str) -> list[tuple[str, int, bool]]:
     if tree is None:
         return []
     found = []
-    for node in ast.walk(tree):
+    for node in statements(tree):  # ast.walk's order, expressions skipped
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
             "test"
         ):
