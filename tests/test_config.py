@@ -43,6 +43,17 @@ def test_wrong_type_names_line_and_key_path() -> None:
     )
 
 
+def test_a_nodeid_that_is_not_a_string_is_named_among_thousands() -> None:
+    items = "".join(f'      - "tests/fix/test_a.py::test_{n}"\n' for n in range(3000))
+    text = VALID.replace(
+        '    owner: "@org/goldens"\n',
+        f'    owner: "@org/goldens"\n    nodeids:\n{items}      - 12\n',
+    )
+    assert error_of(text) == (
+        "planegate.yml:3008 planes.fixture.nodeids[3000]: expected a string, got an integer"
+    )
+
+
 def test_unknown_key_suggests_the_nearest() -> None:
     text = VALID.replace('    paths: ["tests/prop/"]', '    pathz: ["tests/prop/"]')
     assert (

@@ -73,10 +73,8 @@ def may_import(source: str, first_names: frozenset[str]) -> bool:
     can (a text scan that errs towards True; `imports_of` parses the module to know)."""
     if not source.isascii() or "pytest_plugins" in source or _RELATIVE.search(source):
         return True  # (a non-ASCII name may be another ASCII one once NFKC-normalised)
-    return any(
-        not first_names.isdisjoint(_NAME.findall(match.group(1)))
-        for match in _IMPORT_LINE.finditer(source)
-    )
+    lines = " ".join(match.group(1) for match in _IMPORT_LINE.finditer(source))
+    return not first_names.isdisjoint(_NAME.findall(lines))
 
 
 def first_names(root: str, paths: Iterable[str]) -> frozenset[str]:
@@ -105,8 +103,13 @@ def _pytest_plugins(tree: ast.Module) -> Iterator[str]:
 
 def parent(path: str) -> str:
     """The folder of a repository path ('' for the root)."""
+    if not _UNCLEAN.search(path):  # as git writes paths: the string's own last folder
+        return path.rpartition("/")[0]
     folder = str(PurePosixPath(path).parent)
     return "" if folder == "." else folder
+
+
+_UNCLEAN = re.compile(r"//|(?:^|/)\.\.?(?:/|$)|^/|/$|^$")  # what PurePosixPath would clean up
 
 
 def join(folder: str, *parts: str) -> str:

@@ -74,7 +74,16 @@ class PlaneMap:
 
     def listed(self, nodeid: str) -> bool:
         """The nodeid's plane comes from an explicit `nodeids` entry, not a path pattern."""
-        return any(_nodeid_listed(nodeid, self._listed[p]) for p in SCORING_PLANES)
+        known = self._explicit.get(nodeid)
+        if known is None:
+            known = self._explicit[nodeid] = any(
+                _nodeid_listed(nodeid, self._listed[p]) for p in SCORING_PLANES
+            )
+        return known
+
+    @cached_property
+    def _explicit(self) -> dict[str, bool]:
+        return {}  # nodeid -> listed(nodeid)
 
     def plane_of(self, nodeid: str) -> str:
         planes = self.planes_of(nodeid)
