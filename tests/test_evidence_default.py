@@ -18,7 +18,7 @@ from helpers.seed_project import (
     gate_json,
     seed_project,
 )
-from planegate.config import evidence, imports
+from planegate.config import evidence, imports, planemap
 from planegate.config import load as config_mod
 
 CONFIG = "version: 1\nplanes:\n  property: {}\n  fixture: {}\n"
@@ -168,6 +168,10 @@ TRICKY_IMPORTS = [
     "match 1:\n    case 1:\n        import helpers\n",
     "class A:\n    def f(self):\n        with x:\n            import helpers\n",
     "pytest_plugins = 'tests.helpers'\n",
+    "import os, \\\r\n    helpers\r\n",
+    "reimport = 1; import helpers\n",
+    "xfrom = 1; from . import helpers\n",
+    "from \\\r\n    .helpers import close\r\n",
 ]
 
 
@@ -203,3 +207,25 @@ def test_the_statement_walk_yields_what_ast_walk_yields_in_its_order() -> None:
     tree = ast.parse(source)
     walked = [node for node in ast.walk(tree) if isinstance(node, ast.stmt)]
     assert [node for node in imports.statements(tree) if isinstance(node, ast.stmt)] == walked
+
+
+GIVEN_CASES = [
+    ("from hypothesis import given, strategies as st\n\ndef test_a():\n    assert 1\n", False),
+    ("from hypothesis import (\n    given,\n)\n\ndef test_a():\n    pass\n", True),
+    ("import hypothesis\n\n@hypothesis.given(x=1)\ndef test_a(x):\n    pass\n", True),
+    ("from hypothesis import given\n\n@given(1)\ndef test_a(x):\n    pass\n", True),
+    ('@foo("import").given\ndef test_a():\n    pass\n', True),
+    ("from hypothesis import given\r\n@given(1)\r\ndef test_a(x):\r\n    pass\r\n", True),
+    ("import x\n@ｇｉｖｅｎ(1)\ndef test_a(x):\n    pass\n", False),  # no `given` in the text
+    ("import given\n@ｇｉｖｅｎ(1)\ndef test_a(x):\n    pass\n", True),
+    ("def test_a():\n    forgiven = given_x = 1\n", False),
+]
+
+
+@pytest.mark.parametrize(("source", "may"), GIVEN_CASES)
+def test_the_text_scan_before_the_mixed_file_parse_never_hides_a_given_test(
+    source: str, may: bool
+) -> None:
+    assert planemap.may_use_given(source) is may
+    if not may and "given" in source:  # parsing would have found no @given test either
+        assert not any(given for _, _, given in planemap.test_kinds(source))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -150,6 +151,27 @@ def test_kinds(source: str) -> list[tuple[str, int, bool]]:
         ):
             found.append((node.name, node.lineno, any(_is_given(d) for d in node.decorator_list)))
     return found
+
+
+_GIVEN = re.compile(r"\bgiven\b")
+_IMPORT_LINE = re.compile(
+    r"^[ \t\f]*(?:import|from)\b[^\n\\]*(?:\\(?:\r\n|.)[^\n\\]*)*", re.MULTILINE | re.DOTALL
+)
+
+
+def may_use_given(source: str) -> bool:
+    """Whether a decorator of the module may be named `given` (what `test_kinds` looks for):
+    False only when the text has no `given`, or is ASCII and has the word only on lines that
+    begin an import statement (`from hypothesis import given`), where no decorator can be."""
+    if "given" not in source:
+        return False
+    if not source.isascii():
+        return True  # a name may be `given` once NFKC-normalised
+    imports = [match.span() for match in _IMPORT_LINE.finditer(source)]
+    return any(
+        not any(start <= word.start() < end for start, end in imports)
+        for word in _GIVEN.finditer(source)
+    )
 
 
 def _is_given(decorator: ast.expr) -> bool:

@@ -9,7 +9,13 @@ from dataclasses import dataclass
 
 from planegate import untrusted
 from planegate.config import load as config_mod
-from planegate.config.planemap import UNCLASSIFIED, PlaneMap, file_of, test_kinds
+from planegate.config.planemap import (
+    UNCLASSIFIED,
+    PlaneMap,
+    file_of,
+    may_use_given,
+    test_kinds,
+)
 from planegate.errors import ConfigError
 from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
@@ -202,7 +208,7 @@ def _mixed_files(plane_map: PlaneMap, data: InventoryInput, owner: str) -> list[
 
 def _tests_of_other_kind(source: str, plane: str) -> list[tuple[str, int]]:
     want_given = plane == "property"
-    if not want_given and "given" not in source:
+    if not want_given and not may_use_given(source):
         return []  # no @given anywhere: every test of a fixture file is of its kind
     return [(name, line) for name, line, given in test_kinds(source) if given != want_given]
 
