@@ -43,6 +43,17 @@ def test_wrong_type_names_line_and_key_path() -> None:
     )
 
 
+def test_a_nodeid_that_is_not_a_string_is_named_among_thousands() -> None:
+    items = "".join(f'      - "tests/fix/test_a.py::test_{n}"\n' for n in range(3000))
+    text = VALID.replace(
+        '    owner: "@org/goldens"\n',
+        f'    owner: "@org/goldens"\n    nodeids:\n{items}      - 12\n',
+    )
+    assert error_of(text) == (
+        "planegate.yml:3008 planes.fixture.nodeids[3000]: expected a string, got an integer"
+    )
+
+
 def test_unknown_key_suggests_the_nearest() -> None:
     text = VALID.replace('    paths: ["tests/prop/"]', '    pathz: ["tests/prop/"]')
     assert (
@@ -63,6 +74,36 @@ def test_bad_json_spelling_names_the_line() -> None:
 
 def test_missing_required_key() -> None:
     assert error_of("version: 1\n") == "planegate.yml:1 (top level): 'planes' is required"
+
+
+def _listing(count: int) -> str:
+    items = "".join(f'      - "tests/fix/test_{n // 50}.py::test_case_{n}"\n' for n in range(count))
+    return VALID.replace(
+        '    owner: "@org/goldens"\n', f'    owner: "@org/goldens"\n    nodeids:\n{items}'
+    )
+
+
+def test_a_file_listing_50000_nodeids_loads() -> None:
+    text = _listing(50_000)
+    assert len(text.encode()) > 2 * 1024 * 1024  # over the 1 MiB the cap used to be
+    assert len(config.parse(text, "planegate.yml").planes["fixture"].nodeids) == 50_000
+
+
+def test_a_file_over_the_value_cap_is_refused_while_it_is_composed() -> None:
+    text = "version: 1\nplanes:\n  property:\n    nodeids:\n" + "      - a\n" * 300_001
+    message = error_of(text)
+    assert message.startswith("planegate.yml:")
+    assert message.endswith(
+        "planes.property.nodeids: holds more than 300000 values (aliases counted expanded)"
+    )
+
+
+def test_a_text_over_1_mib_is_read_by_libyaml_alone() -> None:
+    padding = "#" * (2 * 1024 * 1024) + "\n"
+    assert error_of(padding + "version: 1\nplanes: !!map {}\n") == (
+        "planegate.yml:3: not valid YAML: an explicit tag (read only in a text of at most 1 MiB)"
+    )
+    assert error_of(padding + "version: 1\nplanes: {}\n").startswith("planegate.yml:3 planes:")
 
 
 def test_misspelled_path_names_the_file_that_exists() -> None:

@@ -88,8 +88,25 @@ def test_a_replace_ref_does_not_swap_the_blob_planegate_reads(
     git = GitRepo(repo.root)
     # ... and changes nothing planegate sees
     assert git.read(head, "tests/test_a.py") == b"def test_a():\n    assert 1\n"
+    assert git.read_many(head, ["tests/test_a.py", "a.txt"])["tests/test_a.py"] == (
+        b"def test_a():\n    assert 1\n"
+    )
     with git.worktree(head) as tree:
         assert (tree / "tests/test_a.py").read_text() == "def test_a():\n    assert 1\n"
+
+
+def test_many_files_are_read_at_once_as_one_at_a_time(repo: TestRepo) -> None:
+    big = bytes(range(256)) * 12_000  # 3 MB: more than a pipe holds, either way
+    files: dict[str, str | bytes] = {f"m/f{n}.txt": f"{n % 7}\n" for n in range(300)}
+    repo.commit("many", {**files, "big.bin": big, "empty": b"", "nl.txt": b"\n\n"})
+    git = GitRepo(repo.root)
+    paths = [*files, "big.bin", "empty", "nl.txt", "a.txt", "absent.txt", "m"]
+    read = git.read_many("HEAD", paths)
+    assert read == {path: git.read("HEAD", path) for path in paths if path in read}
+    assert set(read) == set(paths) - {"absent.txt", "m"}
+    assert read["big.bin"] == big and read["empty"] == b""
+    assert git.read_many("HEAD", ["a.txt"]) == {"a.txt": b"two\n"}
+    assert git.read_many("HEAD", ["absent.txt"]) == {}
 
 
 def test_a_graft_does_not_bend_ancestry(repo: TestRepo) -> None:

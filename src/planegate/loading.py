@@ -64,14 +64,14 @@ class Limits:
     max_nodes: int = 100_000  # YAML only: nodes after alias expansion
 
 
-CONFIG = Limits(max_bytes=1 * MiB)
+CONFIG = Limits(max_bytes=16 * MiB, max_nodes=300_000)
 MANIFEST = Limits(max_bytes=16 * MiB)
 DIGEST = Limits(max_bytes=64 * MiB)
 REPORT = Limits(max_bytes=64 * MiB)
 EVENT = Limits(max_bytes=32 * MiB)  # GitHub caps webhook payloads at 25 MB
-RUN = Limits(max_bytes=512 * MiB)
-SHARD = Limits(max_bytes=512 * MiB)  # a shard's evidence: its run.json and its slice
+RUN = SHARD = Limits(max_bytes=512 * MiB)  # run.json, and a shard's evidence that holds one
 LEDGER_LINE = Limits(max_bytes=1 * MiB)
+PURE_YAML = 1 * MiB  # the largest text PyYAML's pure-Python parser reads (yaml_document)
 
 ErrorClass = type[PlanegateError]
 
@@ -370,7 +370,7 @@ class _Limits(Composer):
                 self._sizes.get(id(k), 1) + self._sizes.get(id(v), 1) for k, v in node.value
             )
         self._sizes[id(node)] = size
-        if size > self.limits.max_nodes:
+        if max(size, len(self._sizes)) > self.limits.max_nodes:  # nodes so far: bounded memory
             raise self._refuse(
                 f"holds more than {self.limits.max_nodes} values (aliases counted expanded)",
                 node.start_mark.line + 1,
@@ -438,16 +438,19 @@ class _FastLimitedLoader(_Limits, Composer, CParser, SafeConstructor, Resolver):
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         event = self.peek_event()
         if isinstance(event, (ScalarEvent, CollectionStartEvent)) and event.tag is not None:
-            raise _Refused("an explicit tag", 0)  # read again by PyYAML's own parser
+            line = getattr(event.start_mark, "line", -1) + 1  # PyYAML reads it, unless too large
+            raise _Refused("an explicit tag (read only in a text of at most 1 MiB)", line)
         return super().compose_node(parent, index)
 
 
 def yaml_document(text: str, limits: Limits = CONFIG, *, exact_marks: bool = False) -> YamlDocument:
     """The one YAML document in `text` with its node tree, or Problem. libyaml reads it when
-    PyYAML was built with it; a text it refuses, or that holds a tab or a character PyYAML's
-    reader refuses (where the two disagree), is read by PyYAML's own parser, so a refusal's
-    message is always PyYAML's. The values are the same either way; the positions of empty
-    nodes may differ, so `exact_marks` (lines for an error message) reads with PyYAML's."""
+    PyYAML was built with it; up to `PURE_YAML` (PyYAML's parser takes 2.5 µs a byte), a text
+    it refuses, or with a tab or a character PyYAML's reader refuses (where the two disagree),
+    is read by PyYAML's parser, so a refusal's message is PyYAML's, and so is `exact_marks`
+    (lines for an error message: values agree, positions of empty nodes may differ)."""
+    if _FAST and len(text) > PURE_YAML and not _NON_PRINTABLE.search(text):
+        return _compose(_FastLimitedLoader, text, limits)
     if _FAST and not exact_marks and "\t" not in text and not _NON_PRINTABLE.search(text):
         with contextlib.suppress(Problem):
             return _compose(_FastLimitedLoader, text, limits)

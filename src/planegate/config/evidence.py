@@ -20,16 +20,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import PurePosixPath
 
 import pathspec
 
-from planegate.config.imports import Layout, import_base, imports_of, join, parent, resolve
+from planegate.config.imports import (
+    Layout,
+    first_names,
+    import_base,
+    imports_of,
+    join,
+    may_import,
+    parent,
+    resolve,
+)
 from planegate.config.load import Config
 from planegate.vocabulary import SCORING_PLANES
 
 TEST_FOLDER_NAMES = frozenset({"tests", "test", "testing"})
 Reader = Callable[[str], "bytes | None"]
+BatchReader = Callable[[list[str]], dict[str, bytes]]
 
 
 def test_root(path: str) -> str | None:
@@ -70,6 +81,14 @@ class DefaultEvidence:
     tests: tuple[str, ...] = ()  # every plane test file: the test side, with the helpers
     roots: tuple[str, ...] = ()  # test roots
 
+    @cached_property
+    def why(self) -> dict[str, str]:
+        """path -> why it is evidence: "listed", else "helper", else "init"."""
+        found = dict.fromkeys(self.inits, "init")
+        found.update(dict.fromkeys(self.helpers, "helper"))
+        found.update(dict.fromkeys(self.listed, "listed"))
+        return found
+
     @property
     def paths(self) -> tuple[str, ...]:
         return tuple(sorted({*self.listed, *self.helpers, *self.inits}))
@@ -87,13 +106,16 @@ def collect(
     *,
     frozen_files: Iterable[str] = (),
     pythonpath: Iterable[str] = (),
+    read_many: BatchReader | None = None,
 ) -> DefaultEvidence:
-    """The default evidence of a commit whose files are `files` (bytes from `read`)."""
+    """The default evidence of a commit whose files are `files` (bytes from `read`, or from
+    `read_many`, many files at once, when given)."""
     layout = Layout.of(files)
     tests = plane_test_files(cfg, layout.files, frozen_files)
     roots = sorted({root for path in tests if (root := test_root(path)) is not None})
     excluded = exclusion(cfg)
-    imported = _helpers(tests, roots, layout, read, tuple(pythonpath))
+    batch = read_many or (lambda paths: {p: d for p in paths if (d := read(p)) is not None})
+    imported = _helpers(tests, roots, layout, batch, tuple(pythonpath))
     helpers = [path for path in imported if not path.endswith("/__init__.py")]
     inits = sorted({*_inits(tests, layout), *(set(imported) - set(helpers))})
     return DefaultEvidence(
@@ -126,29 +148,45 @@ def _inits(tests: Iterable[str], layout: Layout) -> list[str]:
 
 
 def _helpers(
-    tests: list[str], roots: list[str], layout: Layout, read: Reader, pythonpath: tuple[str, ...]
+    tests: list[str],
+    roots: list[str],
+    layout: Layout,
+    read: BatchReader,
+    pythonpath: tuple[str, ...],
 ) -> list[str]:
-    """Modules under a test root that the plane tests import, transitively."""
-
-    def under_a_root(path: str) -> bool:
-        return any(path.startswith(root + "/") for root in roots)
-
+    """Modules under a test root that the plane tests import, transitively: the files read a
+    wave at a time, and a module parsed only when its text may import one of them."""
+    root_set = frozenset(roots)
+    candidates = [path for path in layout.files if _under(path, root_set)]
+    names: dict[tuple[str, ...], frozenset[str]] = {}  # search roots -> first names of helpers
     seen, found = set(tests), []
-    queue = list(tests)
-    while queue:
-        path = queue.pop()
-        data = read(path)
-        if data is None:
-            continue
-        search = _search_roots(path, layout, pythonpath)
-        for imported in imports_of(data.decode("utf-8", "replace")):
-            for target in resolve(imported, path, search, layout):
-                if target in seen or not under_a_root(target):
-                    continue
-                seen.add(target)
-                found.append(target)
-                queue.append(target)
+    wave = list(tests)
+    while wave:
+        sources, wave = read(wave), []
+        for path, data in sources.items():
+            search = tuple(_search_roots(path, layout, pythonpath))
+            if search not in names:
+                names[search] = frozenset().union(*(first_names(r, candidates) for r in search))
+            text = data.decode("utf-8", "replace")
+            if not may_import(text, names[search]):
+                continue  # none of its imports can reach a file under a test root
+            for imported in imports_of(text):
+                targets = resolve(imported, path, search, layout)
+                new = [t for t in dict.fromkeys(targets) if t not in seen and _under(t, root_set)]
+                seen.update(new)
+                found += new
+                wave += new
     return sorted(found)
+
+
+def _under(path: str, roots: frozenset[str]) -> bool:
+    """`path` lies below one of `roots` (folders)."""
+    end = path.find("/")
+    while end != -1:
+        if path[:end] in roots:
+            return True
+        end = path.find("/", end + 1)
+    return False
 
 
 def _search_roots(path: str, layout: Layout, pythonpath: tuple[str, ...]) -> list[str]:

@@ -10,6 +10,8 @@ import base (pytest's `prepend` import mode puts the first folder upwards withou
 from __future__ import annotations
 
 import ast
+import re
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -32,7 +34,7 @@ def imports_of(source: str) -> list[Imported]:
     except (SyntaxError, ValueError):
         return []
     found: list[Imported] = []
-    for node in ast.walk(tree):
+    for node in statements(tree):
         if isinstance(node, ast.Import):
             found += [Imported(alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -40,6 +42,54 @@ def imports_of(source: str) -> list[Imported]:
             found.append(Imported(node.module or "", names, node.level))
     found += [Imported(name) for name in _pytest_plugins(tree)]
     return found
+
+
+_BLOCKS = ("body", "handlers", "orelse", "finalbody", "cases")  # in the order of `_fields`
+
+
+def statements(tree: ast.AST) -> Iterator[ast.AST]:
+    """The node and every statement below it (except handlers and match cases too), in the
+    order `ast.walk` yields them: no expression is visited, as no expression holds a statement
+    (ast.walk's breadth-first order kept: each step down is one level of the real tree)."""
+    queue = deque([tree])
+    while queue:
+        node = queue.popleft()
+        yield node
+        for field in _BLOCKS:
+            block = getattr(node, field, None)
+            if type(block) is list:
+                queue.extend(block)
+
+
+# A keyword and the rest of its line, backslash continuations included. Each pattern starts
+# with its literal, which `re` finds fast; a keyword inside a longer name only adds words.
+_REST = r"\b([^\n\\]*(?:\\(?:\r\n|.)[^\n\\]*)*)"
+_IMPORT = re.compile("import" + _REST, re.DOTALL)
+_FROM = re.compile("from" + _REST, re.DOTALL)
+_RELATIVE = re.compile(r"from[ \t\f\r\n\\]*\.")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def may_import(source: str, first_names: frozenset[str]) -> bool:
+    """Whether the module may import a dotted name whose first part is in `first_names`, or
+    import relatively, or set `pytest_plugins`: False only when none of its import statements
+    can (a text scan that errs towards True; `imports_of` parses the module to know)."""
+    if not source.isascii() or "pytest_plugins" in source or _RELATIVE.search(source):
+        return True  # (a non-ASCII name may be another ASCII one once NFKC-normalised)
+    rests = [match.group(1) for p in (_IMPORT, _FROM) for match in p.finditer(source)]
+    return not first_names.isdisjoint(_NAME.findall(" ".join(rests)))
+
+
+def first_names(root: str, paths: Iterable[str]) -> frozenset[str]:
+    """The first parts of the dotted names that may resolve, under the search root `root`,
+    to one of `paths`: the folder or module name right below `root` on each path's way."""
+    prefix = f"{root}/" if root else ""
+    found = set()
+    for path in paths:
+        if path.startswith(prefix):
+            first = path[len(prefix) :].split("/", 1)[0]
+            found.add(first.removesuffix(".py"))
+    return frozenset(found)
 
 
 def _pytest_plugins(tree: ast.Module) -> Iterator[str]:
@@ -56,8 +106,13 @@ def _pytest_plugins(tree: ast.Module) -> Iterator[str]:
 
 def parent(path: str) -> str:
     """The folder of a repository path ('' for the root)."""
+    if not _UNCLEAN.search(path):  # as git writes paths: the string's own last folder
+        return path.rpartition("/")[0]
     folder = str(PurePosixPath(path).parent)
     return "" if folder == "." else folder
+
+
+_UNCLEAN = re.compile(r"//|(?:^|/)\.\.?(?:/|$)|^/|/$|^$")  # what PurePosixPath would clean up
 
 
 def join(folder: str, *parts: str) -> str:

@@ -124,8 +124,27 @@ def _validator() -> Any:
 
 def _schema_errors(data: Any) -> list[Any]:
     return sorted(
-        _validator().iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path))
+        _validator().iter_errors(_short_nodeids(data)),
+        key=lambda e: (len(e.absolute_path), str(e.absolute_path)),
     )
+
+
+def _short_nodeids(data: Any) -> Any:
+    """The document with every plane's `nodeids` emptied when each of them is a string: the
+    schema asks nothing more of that list, so the errors are the same, without a validator
+    call per listed nodeid (seconds at 50,000)."""
+    planes = data.get("planes") if isinstance(data, dict) else None
+    if not isinstance(planes, dict):
+        return data
+    short = {
+        name: {**plane, "nodeids": []}
+        if isinstance(plane, dict)
+        and isinstance(plane.get("nodeids"), list)
+        and all(type(nodeid) is str for nodeid in plane["nodeids"])
+        else plane
+        for name, plane in planes.items()
+    }
+    return {**data, "planes": short}
 
 
 def _raise_first(errors: list[Any], lines: dict[str, int], path: str) -> None:

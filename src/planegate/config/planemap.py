@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -10,10 +11,12 @@ from functools import cached_property
 import pathspec
 
 from planegate import sourcesize
+from planegate.config.imports import statements
 from planegate.config.load import Config
-from planegate.vocabulary import SCORING_PLANES
+from planegate.vocabulary import SCORING_PLANES, Plane
 
 UNCLASSIFIED = "unclassified"
+EVIDENCE_ORDER: tuple[Plane, ...] = ("fixture", "property")  # plane_of_path's order
 
 
 def file_of(nodeid: str) -> str:
@@ -72,7 +75,16 @@ class PlaneMap:
 
     def listed(self, nodeid: str) -> bool:
         """The nodeid's plane comes from an explicit `nodeids` entry, not a path pattern."""
-        return any(_nodeid_listed(nodeid, self._listed[p]) for p in SCORING_PLANES)
+        known = self._explicit.get(nodeid)
+        if known is None:
+            known = self._explicit[nodeid] = any(
+                _nodeid_listed(nodeid, self._listed[p]) for p in SCORING_PLANES
+            )
+        return known
+
+    @cached_property
+    def _explicit(self) -> dict[str, bool]:
+        return {}  # nodeid -> listed(nodeid)
 
     def plane_of(self, nodeid: str) -> str:
         planes = self.planes_of(nodeid)
@@ -88,6 +100,28 @@ class PlaneMap:
         for nodeid in nodeids:
             result[self.plane_of(nodeid)].append(nodeid)
         return result
+
+    @cached_property
+    def _listed_files(self) -> dict[str, str]:
+        """File of each listed nodeid -> the first plane (fixture, then property) listing it."""
+        index: dict[str, str] = {}
+        for name in EVIDENCE_ORDER:
+            for nodeid in self.config.planes[name].nodeids:
+                index.setdefault(file_of(nodeid), name)
+        return index
+
+    @cached_property
+    def _evidence_specs(self) -> dict[str, pathspec.GitIgnoreSpec]:
+        planes = self.config.planes
+        return {name: spec([*planes[name].paths, *planes[name].data]) for name in EVIDENCE_ORDER}
+
+    def plane_of_path(self, path: str) -> str | None:
+        """The plane a protected path is evidence of: the first (fixture, then property) that
+        lists a nodeid of the file, else the first whose paths or data patterns match it."""
+        listed = self._listed_files.get(path)
+        if listed is not None:
+            return listed
+        return next((p for p in EVIDENCE_ORDER if self._evidence_specs[p].match_file(path)), None)
 
     def plane_of_file(self, path: str) -> str | None:
         return next((p for p in SCORING_PLANES if self._specs[p].match_file(path)), None)
@@ -111,12 +145,33 @@ def test_kinds(source: str) -> list[tuple[str, int, bool]]:
     if tree is None:
         return []
     found = []
-    for node in ast.walk(tree):
+    for node in statements(tree):  # ast.walk's order, expressions skipped
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
             "test"
         ):
             found.append((node.name, node.lineno, any(_is_given(d) for d in node.decorator_list)))
     return found
+
+
+_GIVEN = re.compile(r"\bgiven\b")
+_IMPORT_LINE = re.compile(
+    r"^[ \t\f]*(?:import|from)\b[^\n\\]*(?:\\(?:\r\n|.)[^\n\\]*)*", re.MULTILINE | re.DOTALL
+)
+
+
+def may_use_given(source: str) -> bool:
+    """Whether a decorator of the module may be named `given` (what `test_kinds` looks for):
+    False only when the text has no `given`, or is ASCII and has the word only on lines that
+    begin an import statement (`from hypothesis import given`), where no decorator can be."""
+    if "given" not in source:
+        return False
+    if not source.isascii():
+        return True  # a name may be `given` once NFKC-normalised
+    imports = [match.span() for match in _IMPORT_LINE.finditer(source)]
+    return any(
+        not any(start <= word.start() < end for start, end in imports)
+        for word in _GIVEN.finditer(source)
+    )
 
 
 def _is_given(decorator: ast.expr) -> bool:

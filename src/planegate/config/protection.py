@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pathspec
+from pathspec.util import normalize_file
 
 from planegate import loading
 from planegate.config.defaults import PROTECTED as DEFAULT_PROTECTED
@@ -27,21 +28,49 @@ def patterns(config: Config) -> list[str]:
     return found
 
 
+# What makes a gitignore line more than a literal path (a path ending in a space is cut).
+_SPECIAL = frozenset("*?[]\\")
+
+
+def _literal(path: str) -> bool:
+    return not (_SPECIAL & set(path)) and path == path.rstrip(" ") and bool(path)
+
+
 @dataclass(frozen=True)
 class Protection:
     config: Config
     extra: tuple[str, ...] = ()  # e.g. the files of frozen nodeids, wherever they live
 
     def __post_init__(self) -> None:
-        lines = [*patterns(self.config), *(f"/{path}" for path in self.extra)]
+        # `/path` lines of literal paths come last, so one of them matching wins over any
+        # earlier pattern: a set lookup of the path and its folders gives the same answer as
+        # a pattern each, at any number of listed files.
+        literal = frozenset(path for path in self.extra if _literal(path))
+        lines = [*patterns(self.config), *(f"/{p}" for p in self.extra if p not in literal)]
         object.__setattr__(self, "_spec", pathspec.GitIgnoreSpec.from_lines(lines))
+        object.__setattr__(self, "_literal", literal)
 
     def covers(self, path: str) -> bool:
+        literal: frozenset[str] = self.__dict__["_literal"]
+        if literal and _named(normalize_file(path), literal):
+            return True
         spec: pathspec.GitIgnoreSpec = self.__dict__["_spec"]
         return bool(spec.match_file(path))
 
     def select(self, paths: Iterable[str]) -> list[str]:
         return [path for path in paths if self.covers(path)]
+
+
+def _named(path: str, literal: frozenset[str]) -> bool:
+    """`path` or a folder above it is in `literal` (how `/a/b` matches `a/b` and `a/b/c`)."""
+    if path in literal:
+        return True
+    end = path.find("/")
+    while end != -1:
+        if path[:end] in literal:
+            return True
+        end = path.find("/", end + 1)
+    return False
 
 
 def parse_toml(data: bytes) -> dict[str, Any] | None:

@@ -129,6 +129,7 @@ def protection_at(
         snap.read,
         frozen_files=frozen_files,
         pythonpath=ini.pythonpath(ini.base_options(snap.read)),
+        read_many=snap.read_many,
     )
     return Protection(cfg, tuple(sorted({*frozen_files, *found.paths}))), found
 

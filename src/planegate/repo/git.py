@@ -13,11 +13,13 @@ import hashlib
 import os
 import re
 import shutil
+import subprocess
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import git
 import git.exc
@@ -156,6 +158,37 @@ class GitRepo:
         with _translated("git cat-file"):
             return bytes(stream.read())
 
+    def read_many(self, commit: str, paths: Iterable[str]) -> dict[str, bytes]:
+        """The bytes of every path of `paths` the commit holds (the others left out), read
+        through one `git cat-file --batch` for all of them, not a round trip each."""
+        index = self._index(commit)
+        wanted = {path: index[path][0] for path in paths if path in index}
+        if len(wanted) == 1:
+            ((path, _),) = wanted.items()
+            return {path: self.read(commit, path) or b""}
+        blobs = self._blobs(set(wanted.values()))
+        return {path: blobs[blob] for path, blob in wanted.items()}
+
+    def _blobs(self, blobs: set[bytes]) -> dict[bytes, bytes]:
+        if not blobs:
+            return {}
+        request = b"".join(blob.hex().encode() + b"\n" for blob in blobs)
+        with _translated("git cat-file --batch"):
+            process = self._repo.git.cat_file("--batch", as_process=True, istream=subprocess.PIPE)
+            writer = threading.Thread(target=_feed, args=(process.proc.stdin, request))
+            writer.start()
+            try:
+                found = _batch_output(process.proc.stdout, len(blobs))
+            except BaseException:
+                process.proc.kill()  # else the writer may wait on a full pipe for ever
+                raise
+            finally:
+                writer.join()
+                status = process.proc.wait()
+        if status != 0 or found.keys() != blobs:
+            raise ServiceUnavailable(f"git cat-file --batch failed (exit status {status})")
+        return found
+
     def sha256(self, commit: str, path: str) -> str | None:
         """Hash a blob without holding it in memory; a blob is hashed once, whichever commits
         and paths hold it (its git id names its bytes)."""
@@ -281,6 +314,30 @@ def _changed_paths(
                 two if isinstance(two, git.Tree) else None,
                 found,
             )
+    return found
+
+
+def _feed(stream: IO[bytes], data: bytes) -> None:
+    """Write a request to a process (from a thread of its own, so that neither pipe fills up
+    while the other waits); a process that stopped reading is told by its exit status."""
+    with contextlib.suppress(OSError), stream:
+        stream.write(data)
+
+
+def _batch_output(stream: IO[bytes], count: int) -> dict[bytes, bytes]:
+    """`count` answers of `git cat-file --batch`: `<id> blob <size>` then the bytes."""
+    found: dict[bytes, bytes] = {}
+    for _ in range(count):
+        header = stream.readline().split()
+        if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
+            raise ServiceUnavailable(
+                f"git cat-file --batch: unexpected answer {b' '.join(header)[:120]!r}"
+            )
+        size = int(header[2])
+        data = stream.read(size + 1)
+        if len(data) != size + 1:
+            raise ServiceUnavailable("git cat-file --batch: the output stopped in a blob")
+        found[bytes.fromhex(header[0].decode("ascii"))] = data[:size]
     return found
 
 

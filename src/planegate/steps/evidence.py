@@ -6,14 +6,12 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable, Mapping
 
-import pathspec
-
 from planegate.config import manifest as fixtures
 from planegate.config import protection as protect
 from planegate.config.evidence import DefaultEvidence
 from planegate.config.load import Config
 from planegate.config.owners import Owners
-from planegate.config.planemap import data_files
+from planegate.config.planemap import PlaneMap, data_files
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 from planegate.repo.gitdiff import Change
@@ -21,7 +19,6 @@ from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
 from planegate.steps import observed
 from planegate.steps.inputs import GitFacts, RunFacts
-from planegate.vocabulary import Plane
 
 # Unicode control, format (zero-width, direction overrides), line and paragraph separators.
 _HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp"})
@@ -33,7 +30,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
         ctx.protection, changed, ctx.repo.read, ctx.base.commit, ctx.head.commit
     )
     findings = protected_change_findings(
-        changes, ctx.cfg, ctx.who, agent=ctx.agent, why=ctx.evidence
+        changes, ctx.plane_map, ctx.who, agent=ctx.agent, why=ctx.evidence
     )
     findings += manifest_findings(ctx.cfg, ctx.base, ctx.head, ctx.who)
     findings += observed.evidence_findings(ctx, run)
@@ -62,18 +59,19 @@ def hidden_character_findings(changes: Iterable[Change], owner: str) -> list[Fin
 
 def protected_change_findings(
     changes: Iterable[protect.ProtectedChange],
-    config: Config,
+    plane_map: PlaneMap,
     owners: Owners,
     *,
     agent: bool,
     why: DefaultEvidence | None = None,
 ) -> list[Finding]:
+    config = plane_map.config
     fail = agent or config.on_human == "fail"
     rule = "PG301" if fail else "PG304"
     severity = Severity.ERROR if fail else Severity.WARNING
     findings = []
     for change in changes:
-        plane = _plane_of_path(config, change.path)
+        plane = plane_map.plane_of_path(change.path)
         owner = (
             owners.of_plane_map()
             if change.path == config.path
@@ -107,29 +105,18 @@ def protected_change_findings(
     return findings
 
 
+_REASONS = {
+    "listed": " (it holds nodeids the configuration lists)",
+    "helper": " (a test helper the plane tests import)",
+    "init": " (an __init__.py on the way to plane tests)",
+}
+
+
 def _reason(path: str, why: DefaultEvidence | None) -> str:
     """Why a file no pattern names is evidence all the same."""
     if why is None:
         return ""
-    if path in why.listed:
-        return " (it holds nodeids the configuration lists)"
-    if path in why.helpers:
-        return " (a test helper the plane tests import)"
-    if path in why.inits:
-        return " (an __init__.py on the way to plane tests)"
-    return ""
-
-
-def _plane_of_path(config: Config, path: str) -> str | None:
-    planes: tuple[Plane, ...] = ("fixture", "property")
-    for name in planes:
-        if any(nodeid.split("::", 1)[0] == path for nodeid in config.planes[name].nodeids):
-            return name
-    for name in planes:
-        plane = config.planes[name]
-        if pathspec.GitIgnoreSpec.from_lines([*plane.paths, *plane.data]).match_file(path):
-            return name
-    return None
+    return _REASONS.get(why.why.get(path, ""), "")
 
 
 def manifest_findings(

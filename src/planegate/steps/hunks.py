@@ -21,16 +21,17 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings: list[Finding] = []
     changed: list[FileChange] = []
     data_paths = _data_paths(ctx)
+    base, head = _texts(ctx)
     for change in ctx.changes:
         path = change.path
+        old_text, new_text = base.get(change.old_path or path), head.get(path)
         if not (is_test_file(path) or (path.endswith(".py") and ctx.plane_map.is_plane_file(path))):
             # production-code scan: non-test files, and packaging files for entry points
-            old_text = ctx.base.text(change.old_path or path)
             findings += prodscan.scan_change(
-                path, old_text, ctx.head.text(path), data_paths, ctx.author, ctx.cfg.max_file_bytes
+                path, old_text, new_text, data_paths, ctx.author, ctx.cfg.max_file_bytes
             )
             continue
-        file_change = _file_change(ctx, change)
+        file_change = _file_change(ctx, change, old_text, new_text)
         small = len(file_change.head or "") <= ctx.cfg.max_file_bytes
         if file_change.plane == "property" and path.endswith(".py") and small:
             findings += lint.added_findings(path, file_change.base, file_change.head, ctx.author)
@@ -44,12 +45,22 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     return StepResult(Step.HUNKS, tuple(findings), notes)
 
 
-def _file_change(ctx: GitFacts, change: Change) -> FileChange:
+def _texts(ctx: GitFacts) -> tuple[dict[str, str], dict[str, str]]:
+    """The changed files' texts on the base and the head, each side read in one batch."""
+    base = ctx.base.read_many({change.old_path or change.path for change in ctx.changes})
+    head = ctx.head.read_many({change.path for change in ctx.changes})
+    return (
+        {path: data.decode("utf-8", "replace") for path, data in base.items()},
+        {path: data.decode("utf-8", "replace") for path, data in head.items()},
+    )
+
+
+def _file_change(ctx: GitFacts, change: Change, base: str | None, head: str | None) -> FileChange:
     plane = ctx.plane_map.plane_of_file(change.path)
     return FileChange(
         change.path,
-        ctx.base.text(change.old_path or change.path),
-        ctx.head.text(change.path),
+        base,
+        head,
         plane=plane,
         owner=ctx.author,
         fixture_plane=plane == "fixture",

@@ -9,7 +9,13 @@ from dataclasses import dataclass
 
 from planegate import untrusted
 from planegate.config import load as config_mod
-from planegate.config.planemap import UNCLASSIFIED, PlaneMap, file_of, test_kinds
+from planegate.config.planemap import (
+    UNCLASSIFIED,
+    PlaneMap,
+    file_of,
+    may_use_given,
+    test_kinds,
+)
 from planegate.errors import ConfigError
 from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
@@ -29,12 +35,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
         return StepResult(Step.INVENTORY, (), ("the head's collection did not finish",))
     # vanished nodeids are judged only on a finished run: else the run's own failure (PG103) says
     base_ids = tuple(n for ids in run.base_inventory.values() for n in ids if finished(head_run))
-    files = {file_of(n) for n in head_run.collected}
-    sources = {
-        path: data.decode("utf-8", "replace")
-        for path in files
-        if (data := ctx.base.read(path) or ctx.head.read(path)) is not None
-    }
+    sources = _sources(ctx, {file_of(n) for n in head_run.collected})
     inventory_input = InventoryInput(head_run.collected, base_ids, sources)
     findings = inventory_findings(ctx.plane_map, inventory_input, owner)
     findings += _head_plane_changes(ctx, run, owner)
@@ -45,6 +46,17 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     if not finished(head_run):
         notes += ("vanished nodeids not checked: the test run did not finish",)
     return StepResult(Step.INVENTORY, tuple(findings), notes)
+
+
+def _sources(ctx: GitFacts, files: set[str]) -> dict[str, str]:
+    """Each collected file's text: the base's, else the head's (read many at a time)."""
+    base = ctx.base.read_many(files)
+    head = ctx.head.read_many([path for path in files if not base.get(path)])
+    return {
+        path: data.decode("utf-8", "replace")
+        for path in files
+        if (data := base.get(path) or head.get(path)) is not None
+    }
 
 
 def _refusal(message: str, owner: str) -> Finding:
@@ -196,7 +208,7 @@ def _mixed_files(plane_map: PlaneMap, data: InventoryInput, owner: str) -> list[
 
 def _tests_of_other_kind(source: str, plane: str) -> list[tuple[str, int]]:
     want_given = plane == "property"
-    if not want_given and "given" not in source:
+    if not want_given and not may_use_given(source):
         return []  # no @given anywhere: every test of a fixture file is of its kind
     return [(name, line) for name, line, given in test_kinds(source) if given != want_given]
 
