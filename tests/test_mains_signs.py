@@ -19,6 +19,7 @@ from typing import Any, cast
 import pytest
 
 from helpers.answers_support import Project
+from helpers.repo_helper import run_cli
 from planegate.gate import exchange_signs, on_base_signs
 from planegate.gate.context import Context
 from planegate.runner.fixture_probe import ProbeResult
@@ -266,7 +267,27 @@ def test_nothing_runs_on_the_base_when_the_head_shows_no_sign() -> None:
         timed_out=False,
         output="",
         tampering=(Tamper("sys._getframe called", "calc/core.py", 3),),
-        reads={"t.py::a": Reads(test=("data/gold.txt",), prod=("data/input.bin",))},
+        reads={"t.py::a": Reads(test=("data/gold.txt",), prod=())},
     )
     no_context = cast(Context, object())  # touching it would raise: no tree is exported
     assert on_base_signs.observe(no_context, run, ProbeResult(("t.py::a",))) == MainsSigns()
+
+
+def test_main_s_signs_survive_sharding(project: Project, tmp_path: Path) -> None:
+    """Each shard's base sessions travel in its evidence; the merge weighs the signs as one
+    gate does (PG113 and warnings, never PG106 or PG107 for main's own signs)."""
+    code, alone = project.gate("honest")
+    root = str(project.repo.root)
+    GATE = ("gate", "--base", "main", "--digest", str(project.digest))
+    evidence = []
+    for k in (1, 2):
+        path = tmp_path / f"shard-{k}.json"
+        done = run_cli("-C", root, *GATE, "--shard", f"{k}/2", "--evidence", str(path), "-q")
+        assert path.is_file(), done.stderr
+        evidence.append(str(path))
+    done = run_cli("-C", root, *GATE, "--format", "json", "-q", "--merge", *evidence)
+    merged = json.loads(done.stdout)
+    assert done.returncode == code == 0, errors(merged)
+    assert sorted(
+        (f["rule"], f.get("nodeid")) for s in merged["steps"] for f in s["findings"]
+    ) == sorted((f["rule"], f.get("nodeid")) for s in alone["steps"] for f in s["findings"])

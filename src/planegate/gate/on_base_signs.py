@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from planegate.config.planemap import file_of
+from planegate.config.planemap import data_files, file_of
 from planegate.gate.context import Context
 from planegate.progress import QUIET, Progress
 from planegate.runner import fixture_probe as probe
@@ -45,7 +45,9 @@ def observe(
     if not head_run.closed or head_run.canary_problem:
         return MainsSigns()
     signs = [*head_run.tampering, *tampering]
-    oracle = mains_signs.oracle_reads(head_run.reads)
+    opened = {path for r in head_run.reads.values() for path in r.prod}
+    locked = data_files(ctx.cfg, opened) if opened else []
+    oracle = mains_signs.oracle_reads(head_run.reads, locked)
     harness = [t for t in signs if mains_signs.harness_sign(t) is not None]
     traced = (
         sorted({*mains_signs.oracle_tests(oracle), *_anchors(harness, head_run)})

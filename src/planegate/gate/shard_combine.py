@@ -18,6 +18,7 @@ from planegate.runner import session
 from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.rerun import Rerun
+from planegate.steps.mains_signs import MainsSigns
 
 T = TypeVar("T")
 
@@ -53,6 +54,25 @@ def combine(
         on_base=_on_base(commits.base_tip, parts),
         timings=_timings(parts),
         answers=_answers(parts),
+        mains_signs=_mains_signs(parts),
+    )
+
+
+def _mains_signs(parts: Sequence[Part]) -> MainsSigns:
+    """What each shard's base sessions showed, together: a survivor or a read is main's when
+    the shard that saw it on the head saw it on the base too."""
+    signs = [p.execution.mains_signs for p in parts]
+    reads: dict[str, tuple[str, ...]] = {}
+    for sign in signs:
+        for key, files in sign.prod_reads.items():
+            reads[key] = _once((*reads.get(key, ()), *files))
+    return MainsSigns(
+        survivors=_once(n for s in signs for n in s.survivors),
+        caught=_once(n for s in signs for n in s.caught),
+        prod_reads=reads,
+        harness=_once(t for s in signs for t in s.harness),
+        traced=any(s.traced for s in signs),
+        problems=_once(p for s in signs for p in s.problems),
     )
 
 

@@ -81,11 +81,14 @@ def harness_anchors(tampering: Iterable[Tamper], selected: Sequence[str]) -> tup
     return tuple(sorted(found))
 
 
-def oracle_reads(reads: Mapping[str, Reads]) -> dict[str, tuple[str, ...]]:
+def oracle_reads(
+    reads: Mapping[str, Reads], locked: Iterable[str] = ()
+) -> dict[str, tuple[str, ...]]:
     """Key (a nodeid, or a module outside any test) -> the files production code opened under
-    it that some test side read (the oracle)."""
-    test_side = {path for r in reads.values() for path in r.test}
-    found = {key: tuple(p for p in r.prod if p in test_side) for key, r in reads.items()}
+    it that some test side read (the oracle), or that are locked: a shard does not see the
+    other shards' test sides, and a locked file one of them reads is still compared on main."""
+    wanted = {path for r in reads.values() for path in r.test} | set(locked)
+    found = {key: tuple(p for p in r.prod if p in wanted) for key, r in reads.items()}
     return {key: paths for key, paths in sorted(found.items()) if paths}
 
 
