@@ -3,24 +3,7 @@ production code, and an honest one."""
 
 from __future__ import annotations
 
-from planegate.config import manifest as fixtures
-from planegate.repo.hashing import bytes_sha256
-
-CONFIG = """\
-version: 1
-owner: "@org/plane-map"
-planes:
-  property:
-    owner: "@org/props"
-    paths: ["tests/prop/"]
-  fixture:
-    owner: "@org/goldens"
-    paths: ["tests/fix/"]
-    data: ["tests/fix/data/"]
-pytest:
-  plugins: ["hypothesis"]
-  triage_runs: 0
-"""
+from conftest import CONFIG, manifest_for
 
 CORE = (
     "def add(a, b):\n    return a + b\n\n\n"
@@ -63,15 +46,7 @@ FILES: dict[str, str] = {
 
 def project_files() -> dict[str, str | bytes]:
     """The project on main, its fixture manifest locked."""
-    hashes = {
-        path: bytes_sha256(content.encode())
-        for path, content in FILES.items()
-        if path.startswith("tests/fix/data/")
-    }
-    return {
-        **FILES,
-        "tests/fixtures.lock.json": fixtures.render(fixtures.lock(None, hashes, "2026-12-01")),
-    }
+    return {**FILES, "tests/fixtures.lock.json": manifest_for(dict(FILES))}
 
 
 def add_bug() -> dict[str, str | bytes]:
