@@ -199,6 +199,9 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
     ) -> None:
         if not _g(_a, "pytest_runtest_logreport"):
             return
+        if _a.muted is not None:  # a sampled canary's run with its function broken
+            _a.muted.append(bool(report.failed))
+            return
         if report.when == "call" or not report.passed:  # what decides the test's outcome
             _check(_c, "report", f"when {report.nodeid} reported its {report.when}")
         _e("report", _report_fields(report))
