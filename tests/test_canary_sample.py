@@ -47,7 +47,8 @@ TOLERANT = (
 # main's test with subtests: broken, its subtests fail; those reports stay out of the stream
 SUBTESTS = (
     "from calc.core import add\n\n\ndef test_add_in_subtests(subtests):\n"
-    "    for n in (1, 2):\n        with subtests.test(n=n):\n            assert add(n, n) == 2 * n\n"
+    "    for n in (1, 2):\n        with subtests.test(n=n):\n"
+    "            assert add(n, n) == 2 * n\n"
 )
 ALL_SAMPLED = 'pytest:\n  plugins: ["hypothesis"]\n  triage_runs: 0\n  sampled_canaries: 20\n'
 
