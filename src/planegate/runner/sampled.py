@@ -124,7 +124,6 @@ def _pair(value: object) -> bool:
 def hooks(
     emit: frames.Emit, audit: SimpleNamespace, spec: Mapping[str, Any]
 ) -> dict[str, Callable[..., Any]]:
-    import pytest
     from _pytest.runner import runtestprotocol
 
     state = SimpleNamespace(
@@ -142,6 +141,25 @@ def hooks(
         done={},
     )
 
+    def pytest_sessionfinish(
+        *, _e: frames.Emit = emit, _a: Any = audit, _g: Any = frames.guard, _s: Any = state
+    ) -> None:
+        if _g(_a, "pytest_sessionfinish"):
+            _e(KIND, {"tests": dict(_s.done)})
+
+    return {
+        "pytest_runtest_call": _call_hook(audit, state),
+        "pytest_runtest_protocol": _protocol_hook(audit, state),
+        "pytest_sessionfinish": pytest_sessionfinish,
+    }
+
+
+def _call_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[..., Any]:
+    """While a sampled test's call phase runs (its first run only), the profile hook records
+    what it enters; a profile hook already there keeps being called, and one installed during
+    the test stays."""
+    import pytest
+
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(
         *,
@@ -156,11 +174,21 @@ def hooks(
             yield
             return
         previous = _get()
-        _set(profiler(codes, _s.side))
+        ours = profiler(codes, _s.side, previous)
+        _set(ours)
         try:
             yield
         finally:
-            _set(previous)
+            if _get() is ours:
+                _set(previous)
+
+    return pytest_runtest_call
+
+
+def _protocol_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[..., Any]:
+    """Each sampled test's run, then its run with a function broken (`_broken_run`)."""
+    import pytest
+    from _pytest.runner import runtestprotocol
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(
@@ -192,17 +220,7 @@ def hooks(
         item.ihook.pytest_runtest_logfinish(nodeid=nodeid, location=item.location)
         return True
 
-    def pytest_sessionfinish(
-        *, _e: frames.Emit = emit, _a: Any = audit, _g: Any = frames.guard, _s: Any = state
-    ) -> None:
-        if _g(_a, "pytest_sessionfinish"):
-            _e(KIND, {"tests": dict(_s.done)})
-
-    return {
-        "pytest_runtest_call": pytest_runtest_call,
-        "pytest_runtest_protocol": pytest_runtest_protocol,
-        "pytest_sessionfinish": pytest_sessionfinish,
-    }
+    return pytest_runtest_protocol
 
 
 def _broken_run(
@@ -363,20 +381,19 @@ def sides(s: SimpleNamespace, spec: Mapping[str, Any]) -> Callable[[str], tuple[
 
 
 def profiler(
-    codes: dict[CodeType, None], side: Callable[[str], tuple[str, str]]
+    codes: dict[CodeType, None],
+    side: Callable[[str], tuple[str, str]],
+    chained: Callable[[FrameType, str, Any], object] | None = None,
 ) -> Callable[[FrameType, str, Any], None]:
     """A profile hook keeping, in the order first entered, the production code objects
-    entered straight from a test-side frame."""
+    entered straight from a test-side frame; the hook it replaced is still called."""
 
-    def profile(frame: FrameType, event: str, _arg: Any) -> None:
-        if event != "call" or len(codes) >= MAX_CALLS:
-            return
-        caller = frame.f_back
-        if caller is None:
-            return
-        code = frame.f_code
-        if side(code.co_filename)[0] != "prod" or side(caller.f_code.co_filename)[0] != "test":
-            return
-        codes.setdefault(code, None)
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call" and len(codes) < MAX_CALLS and frame.f_back is not None:
+            code, caller = frame.f_code, frame.f_back.f_code.co_filename
+            if side(code.co_filename)[0] == "prod" and side(caller)[0] == "test":
+                codes.setdefault(code, None)
+        if chained is not None:
+            chained(frame, event, arg)
 
     return profile
