@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -16,8 +17,7 @@ from conftest import PROJECT, manifest_for
 from helpers.attack_helper import BUG, errors, tampering
 from helpers.repo_helper import TestRepo
 from planegate.cli import main
-from planegate.gate import canary_sample
-from planegate.runner import mutants
+from planegate.runner import mutants, sampled
 
 # Rewrites every report of the project's tests (`tests/...`) to passed; the fixed canaries
 # live outside the tree, so they are reported as they ran and the channel looks honest.
@@ -44,10 +44,16 @@ TOLERANT = (
     "from calc.core import add\n\n\ndef test_add_does_not_crash():\n"
     "    try:\n        add(1, 2)\n    except Exception:\n        pass\n"
 )
+# main's test with subtests: broken, its subtests fail; those reports stay out of the stream
+SUBTESTS = (
+    "from calc.core import add\n\n\ndef test_add_in_subtests(subtests):\n"
+    "    for n in (1, 2):\n        with subtests.test(n=n):\n"
+    "            assert add(n, n) == 2 * n\n"
+)
 ALL_SAMPLED = 'pytest:\n  plugins: ["hypothesis"]\n  triage_runs: 0\n  sampled_canaries: 20\n'
 
 
-def sampled(report: dict[str, Any]) -> dict[str, Any]:
+def sample_record(report: dict[str, Any]) -> dict[str, Any]:
     return next(p for p in report["probes"] if p["probe"] == mutants.SAMPLED)
 
 
@@ -55,45 +61,61 @@ def findings(report: dict[str, Any], rule: str) -> list[dict[str, Any]]:
     return [f for s in report["steps"] for f in s["findings"] if f["rule"] == rule]
 
 
-# --- the break itself (pure) ---
+# --- the break itself (in this process: the child's own functions) ---
+
+BREAKABLE = (
+    "import functools\n\n\ndef add(a, b):\n    return a + b\n\n\n"
+    "class C:\n    class Inner:\n        def deep(self):\n            return 1\n\n"
+    "    @staticmethod\n    def static(x):\n        return x\n\n"
+    "    def __init__(self):\n        self.x = 1\n\n"
+    "    def __repr__(self):\n        return 'C'\n\n\n"
+    "async def later():\n    return 1\n\n\ndef outer():\n    y = 1\n\n"
+    "    def inner():\n        return y\n\n    return inner\n\n\n"
+    "closure = outer()\n"
+)
 
 
-def test_a_broken_function_raises_and_every_other_line_keeps_its_number() -> None:
-    source = (
-        "import os\n\n\ndef add(a, b):\n    '''Sum.'''\n    total = a + b\n    return total\n\n\n"
-        "class C:\n    @property\n    def v(self): return 1  # one line\n\n"
-        "    def __repr__(self):\n        return 'C'\n"
-    )
-    text = mutants.broken(source, ["add", "C.v"], "not ready")
-    assert text is not None
-    assert len(text.splitlines()) == len(source.splitlines())
-    namespace: dict[str, Any] = {}
-    exec(compile(text, "calc.py", "exec"), namespace)
-    with pytest.raises(RuntimeError, match="not ready"):
-        namespace["add"](1, 2)
-    with pytest.raises(RuntimeError):
-        _ = namespace["C"]().v
-    assert repr(namespace["C"]()) == "C"
-    assert "def v(self): raise RuntimeError('not ready')  # one line" in text
+def module_of(source: str) -> ModuleType:
+    module = ModuleType("calc_core")
+    exec(compile(source, "/tree/calc/core.py", "exec"), module.__dict__)
+    return module
 
 
-def test_only_plain_functions_of_main_are_chosen_and_every_definition_is_broken() -> None:
-    main_source = (
-        "def gen():\n    yield 1\n\n\nasync def later():\n    return 1\n\n\n"
-        "class C:\n    def __eq__(self, other):\n        return True\n\n"
-        "    def __init__(self):\n        self.x = 1\n\n\ndef twice():\n    return 1\n\n\n"
-        "def twice():\n    return 2\n"
-    )
-    assert mutants.function_at(main_source, 1, "gen") is None  # a generator
-    assert mutants.function_at(main_source, 5, "later") is None  # async
-    assert mutants.function_at(main_source, 10, "__eq__") is None  # a special method
-    assert mutants.function_at(main_source, 13, "__init__") == "C.__init__"
-    assert mutants.function_at(main_source, 17, "twice") is None  # defined twice on main
-    # on the head, a name defined twice (or turned into a generator) is broken everywhere
-    head = "def add(a, b):\n    return a + b\n\n\ndef add(a, b):\n    yield a + b\n"
-    text = mutants.broken(head, ["add"], "x")
-    assert text is not None and text.count("raise RuntimeError('x')") == 2
-    assert mutants.broken(head, ["gone"], "x") is None
+def test_a_broken_function_raises_for_every_reference_and_is_put_back() -> None:
+    module = module_of(BREAKABLE)
+    add = sampled.function_named(module, "add")
+    assert add is not None and sampled.breakable(add)
+    alias, held = module.add, [module.add]
+    original = add.__code__
+    add.__code__ = sampled.raiser(original, "state not ready (ab12cd)")
+    try:
+        for call in (alias, held[0], module.__dict__["add"]):
+            with pytest.raises(RuntimeError, match=r"state not ready \(ab12cd\)") as raised:
+                call(1, b=2)
+            last = raised.traceback[-1]
+            assert str(last.path) == "/tree/calc/core.py" and last.frame.code.name == "add"
+            assert last.lineno + 1 in (4, 5)  # the def's own lines, as the function's
+    finally:
+        add.__code__ = original
+    assert module.add(1, 2) == 3
+
+
+def test_only_plain_functions_found_by_qualified_name_are_broken() -> None:
+    module = module_of(BREAKABLE)
+    deep = sampled.function_named(module, "C.Inner.deep")
+    static = sampled.function_named(module, "C.static")
+    init = sampled.function_named(module, "C.__init__")
+    assert deep is not None and static is not None and init is not None
+    assert all(sampled.breakable(f) for f in (deep, static, init))
+    rep = sampled.function_named(module, "C.__repr__")
+    later = sampled.function_named(module, "later")
+    closure = sampled.function_named(module, "closure")
+    assert rep is not None and not sampled.breakable(rep)  # a special method
+    assert later is not None and not sampled.breakable(later)  # async: raises only when awaited
+    assert closure is not None and not sampled.breakable(closure)  # its code has free variables
+    assert sampled.function_named(module, "functools") is None  # a module, not a function
+    assert sampled.function_named(module, "outer.<locals>.inner") is None
+    assert sampled.function_named(module, "C.x") is None
 
 
 # --- the gate, on real repositories ---
@@ -136,14 +158,14 @@ def test_an_honest_patch_passes_with_three_tests_sampled_and_broken(
     honest = CORE.replace("return f'n={n}'", "return 'n=' + str(n)")
     code, report = project.gate(capsys, "honest", {"calc/core.py": honest})
     assert code == 0, errors(report)
-    record = sampled(report)
+    record = sample_record(report)
     assert record["outcome"] == "pass" and record["tests"] == 3  # the default sample
-    assert record["seconds"] > 0
-    # each sampled test names the function it calls on main, broken at its line on the head
-    targets = {"add (calc/core.py:1)", "label (calc/core.py:5)", "Counter.count (calc/core.py:13)"}
+    # each broken test names the function it called, at its line on the head; never label(),
+    # which the patch rewrote
+    targets = {"add (calc/core.py:1)", "Counter.count (calc/core.py:13)"}
     targets.add("Counter.__init__ (calc/core.py:10)")
-    detail, _, traced = record["detail"].partition(" (traced ")
-    assert traced.startswith("4 on main alongside")  # every test, up to 2 for each sampled
+    detail, _, ran = record["detail"].rpartition(" (")
+    assert ran == "4 sampled in the head's run)"  # every test, up to 2 for each break
     named = [part.split(" -> ", 1)[1] for part in detail.split("; ")]
     assert len(named) == 3 and set(named) <= targets
     assert not findings(report, "PG125") and not findings(report, "PG126")
@@ -165,7 +187,7 @@ def test_reports_rewritten_to_passed_are_caught_though_the_fixed_canaries_hold(
     assert "reported passed with " in first["message"]
     assert "broken, failed on main with the same break" in first["message"]
     assert "replace the body of" in first["message"] and "python -m pytest" in first["message"]
-    assert sampled(report)["outcome"] == "fail"
+    assert sample_record(report)["outcome"] == "fail"
     assert tampering(report)  # the patched report class is named as well
 
 
@@ -181,7 +203,7 @@ def test_a_test_that_swallows_every_error_is_weak_evidence_not_a_lie(
     assert weak[0]["path"] == "calc/core.py" and weak[0]["line"] == 1
     assert "passed with add (calc/core.py:1) broken, on main's code too" in weak[0]["message"]
     assert not findings(report, "PG125")
-    assert sampled(report)["tests"] == 3  # every scoring test of main's, sampled
+    assert sample_record(report)["tests"] == 3  # every scoring test of main's, sampled
 
 
 def test_the_sample_is_skipped_when_configured_off(
@@ -191,23 +213,16 @@ def test_the_sample_is_skipped_when_configured_off(
     project = Project(tmp_path, {}, off)
     code, report = project.gate(capsys, "bug", {"calc/core.py": BUG})
     assert code == 1
-    record = sampled(report)
+    record = sample_record(report)
     assert record["outcome"] == "not run" and "off" in record["detail"]
 
 
-def test_the_break_is_never_written_through_a_link_out_of_the_tree(tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "core.py").write_text(CORE, "utf-8")
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    (tree / "calc").symlink_to(outside)  # a folder the patch made a link
-    target = canary_sample.Target("tests/t.py::test_a", "calc/core.py", "add", 1)
-    with canary_sample.broken_in(tree, (target,), "x") as ready:
-        assert not ready
-    (tree / "lib").mkdir()
-    (tree / "lib/core.py").write_text(CORE, "utf-8")
-    inside = canary_sample.Target("tests/t.py::test_a", "lib/core.py", "add", 1)
-    with canary_sample.broken_in(tree, (inside,), "x") as ready:
-        assert ready and "raise RuntimeError('x')" in (tree / "lib/core.py").read_text()
-    assert (tree / "lib/core.py").read_text() == CORE == (outside / "core.py").read_text()
+def test_a_broken_run_of_a_test_with_subtests_stays_out_of_its_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = Project(tmp_path, {"tests/fix/test_subtests.py": SUBTESTS}, ALL_SAMPLED)
+    code, report = project.gate(capsys, "docs", {"README.md": "calc\n"})
+    assert code == 0, errors(report)
+    record = sample_record(report)
+    assert "tests/fix/test_subtests.py::test_add_in_subtests -> add" in record["detail"]
+    assert record["outcome"] == "pass"

@@ -141,7 +141,9 @@ def test_a_complete_forged_stream_is_recorded_before_it_is_written(
     assert code != 0
     tamper_named(report, "gc.get_objects (a heap walk)", "calc/core.py")
     tamper_named(report, "__kwdefaults__ of the harness's own hook read", "calc/core.py")
-    tamper_named(report, "a second setup report for tests/fix/test_label.py::test_label_golden")
+    tamper_named(report, "a second call report for tests/fix/test_label.py::test_label_golden")
+    # the forger knew the fixed canaries' shape, not which of main's tests were sampled
+    assert "PG127" in errors(report)
 
 
 def test_the_pipe_found_through_proc_self_fd_is_refused(

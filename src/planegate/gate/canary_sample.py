@@ -1,34 +1,29 @@
-"""Sampled canaries: main's own scoring tests, rerun with a production function they call
-broken on purpose. Each must fail; one that passes means the run lied, or the test does not
-depend on that function, and the base says which (docs/runner.md, "Sampled canaries").
+"""Sampled canaries: main's own scoring tests, run again inside the head's scoring run with a
+production function they call broken on purpose. Each must fail; one that passes means the run
+lied, or the test does not depend on that function, and the base says which (docs/runner.md,
+"Sampled canaries").
 
-1. While the head's scoring run goes, a child on the base's tree runs a few of main's scoring
-   tests, chosen with a seed from `os.urandom`, and records which production functions each
-   calls directly (`runner/calls.py`): main's code, so the patch has no say in it.
-2. Once the head's run closed with its fixed canaries right: up to `pytest.sampled_canaries`
-   of those tests that passed on the head, each with one function it calls; every chosen
-   function is broken in the head's tree (`runner/mutants.py`) and the chosen tests run in
-   one session, with the same harness, channel and canaries as any run; the files are then
-   put back.
-3. A test that did not fail runs once more on the base's tree, broken the same way: failing
-   there, the patch's run lied (PG125); passing there too, main's test does not depend on
-   that function (PG126, a warning). A mutant run that did not close, or whose fixed
-   canaries were wrong, is PG127.
+1. Before the head's run: twice `pytest.sampled_canaries` of main's scoring tests, chosen with a
+   seed from `os.urandom`, and the functions of the files the patch changed that it left as
+   main has them (`plan`).
+2. In the head's run, with the same harness, channel and canaries as every test: each of those
+   tests that passes is traced, and up to `pytest.sampled_canaries` of them run once more with
+   a function they called directly broken (`runner/sampled.py`). No session of its own.
+3. A test that did not fail with its function broken runs on the base's tree with the same
+   function broken (one small session, only then): failing there, or not calling that function
+   there, the patch's run lied (PG125); passing there too, main's test does not depend on it
+   (PG126, a warning). A run that sent no record of its sample is PG127.
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
 import os
 import random
 import secrets
 import shlex
-import threading
 import time
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from planegate import sourcesize
 from planegate.config.planemap import file_of
@@ -38,30 +33,26 @@ from planegate.gate.flipped import scoring_files
 from planegate.report import ProbeRecord
 from planegate.runner import mutants
 from planegate.runner.answer_probes import AnswerProbes, ProbeFailure
-from planegate.runner.calls import CallSpec, calls_of
 from planegate.runner.mutants import LIED, SAMPLED, UNCLOSED, UNTESTED
+from planegate.runner.sampled import MAX_CALLS, SampleSpec, sampled_of
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions, pytest_args
-from planegate.vocabulary import SCORING_PLANES
 
-FACTOR = 2  # tests traced on the base per test sampled
-NICE = 10  # the base's trace yields the CPU to the head's scoring run beside it
+FACTOR = 2  # tests sampled per break: a sampled test may fail or call nothing to break
 FAILED = ("failed", "error")
 
 
 @dataclass(frozen=True)
-class Traced:
-    """The base's trace: the tests asked for, and the run (None when none ran)."""
+class Plan:
+    """The sample asked of the head's run (None when nothing is sampled, `why` says why)."""
 
-    asked: tuple[str, ...] = ()
-    result: RunResult | None = None
-    seconds: float = 0.0
+    spec: SampleSpec | None = None
     why: str = ""
 
 
 @dataclass(frozen=True)
 class Target:
-    """A sampled test and the function broken for it (its `def` line on the head's tree)."""
+    """A sampled test and the function broken for it (its first line on the head's tree)."""
 
     nodeid: str
     path: str
@@ -69,65 +60,58 @@ class Target:
     line: int
 
 
-class Pending:
-    """The base's trace in a thread; `result()` waits for it."""
-
-    def __init__(self, rng: random.Random, done: Traced | None = None) -> None:
-        self.rng = rng
-        self._done = done or Traced()
-        self._thread: threading.Thread | None = None
-        self._error: BaseException | None = None
-
-    def start(self, work: Callable[[], RunResult], asked: tuple[str, ...]) -> None:
-        def run() -> None:
-            started = time.monotonic()
-            try:
-                self._done = Traced(asked, work(), time.monotonic() - started)
-            except BaseException as error:  # handed to the caller of result()
-                self._error = error
-
-        self._thread = threading.Thread(target=run, name="canary-trace", daemon=True)
-        self._thread.start()
-
-    def result(self) -> Traced:
-        if self._thread is not None:
-            self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._done
-
-
-@contextlib.contextmanager
-def tracing(ctx: Context) -> Iterator[Pending]:
-    """The base's trace of a random few of main's scoring tests, started now."""
-    rng = random.Random(os.urandom(16))
+def plan(ctx: Context, assigned: frozenset[str] | None = None) -> Plan:
+    """A random few of main's scoring tests (within `assigned` in a shard) and what may be
+    broken for them."""
     if ctx.cfg.sampled_canaries <= 0:
-        yield Pending(rng, Traced(why="off (pytest.sampled_canaries: 0)"))
-        return
-    asked = candidates(ctx, rng, ctx.cfg.sampled_canaries * FACTOR)
-    if not asked:
-        yield Pending(rng, Traced(why="no scoring test of main's to sample"))
-        return
-    files = tuple(sorted({file_of(n) for n in asked}))
-    spec = CallSpec(asked, ctx.evidence.test_side, ctx.evidence.roots)
-    with ctx.repo.worktree(ctx.base.commit) as tree:
-        trusted = frozenset(ctx.protection.select(ctx.base.files))
-        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=trusted)
-        pending = Pending(rng)
-        pending.start(
-            lambda: sessions.run(targets=files, canaries=False, nice=NICE, calls=spec), asked
+        return Plan(why="off (pytest.sampled_canaries: 0)")
+    rng = random.Random(os.urandom(16))
+    tests = candidates(ctx, rng, ctx.cfg.sampled_canaries * FACTOR, assigned)
+    if not tests:
+        return Plan(why="no scoring test of main's to sample")
+    spec = SampleSpec(
+        tests,
+        ctx.cfg.sampled_canaries,
+        rng.getrandbits(63),
+        f"state not ready ({secrets.token_hex(3)})",
+        ctx.evidence.test_side,
+        ctx.evidence.roots,
+        left_as_on_main(ctx),
+    )
+    return Plan(spec)
+
+
+def left_as_on_main(ctx: Context) -> dict[str, tuple[str, ...]]:
+    """For each Python file the patch changes: the qualified names whose every `def` reads the
+    same on both sides (an honest patch that rewrites a function is not taken for a lying run;
+    a file main lacks has none)."""
+    kept: dict[str, tuple[str, ...]] = {}
+    for path in flipped.changed_code(ctx):
+        if not path.endswith(".py"):
+            continue
+        before = mutants.defs(ctx.base.text(path) or "")
+        after = mutants.defs(ctx.head.text(path) or "")
+        kept[path] = tuple(
+            sorted(
+                name
+                for name, nodes in before.items()
+                if [ast.dump(n) for n in nodes] == [ast.dump(n) for n in after.get(name, [])]
+            )
         )
-        try:
-            yield pending
-        finally:
-            with contextlib.suppress(BaseException):
-                pending.result()
+    return kept
 
 
-def candidates(ctx: Context, rng: random.Random, count: int) -> tuple[str, ...]:
+def candidates(
+    ctx: Context, rng: random.Random, count: int, assigned: frozenset[str] | None = None
+) -> tuple[str, ...]:
     """`count` test functions of main's scoring files (`path::name`, `path::Class::name`),
-    read from main's source: files in random order, one test each, then round again."""
+    read from main's source: files in random order, one test each, then round again. In a
+    shard, only tests of its slice."""
+    keys = None if assigned is None else {n.split("[", 1)[0] for n in assigned}
     files = list(scoring_files(ctx))
+    if keys is not None:
+        wanted = {file_of(key) for key in keys}
+        files = [path for path in files if path in wanted]
     rng.shuffle(files)
     per_file: list[list[str]] = []
     for path in files:
@@ -135,6 +119,7 @@ def candidates(ctx: Context, rng: random.Random, count: int) -> tuple[str, ...]:
             break
         names = _test_functions(ctx.base.text(path) or "")
         found = [f"{path}::{name}" for name in names if f"{path}::{name}" not in ctx.frozen]
+        found = [key for key in found if keys is None or key in keys]
         if found:
             rng.shuffle(found)
             per_file.append(found)
@@ -163,188 +148,98 @@ def _test_functions(source: str) -> list[str]:
     return found
 
 
-def check(
-    ctx: Context, sessions: Sessions, head: RunResult, pending: Pending, checkout: str
-) -> AnswerProbes:
-    """Choose, break, run, judge: what the sampled canaries found and what they cost."""
+def check(ctx: Context, head: RunResult, planned: Plan, checkout: str) -> AnswerProbes:
+    """What the head's run said of its sample, judged; what the confirmation on main cost."""
     started = time.monotonic()
-    traced = pending.result()
-    if traced.result is None or not head.closed or head.canary_problem:
-        why = traced.why or "the head's run did not hold: its own finding stands"
-        return _record("not run", time.monotonic() - started, 0, why)
-    targets = choose(ctx, sessions.tree, head, traced.result, pending.rng)
-    if not targets:
-        why = f"none of the {len(traced.asked)} tests traced on main calls a function to break"
-        return _record("not run", time.monotonic() - started, 0, why)
-    message = f"state not ready ({secrets.token_hex(3)})"
-    run = _run_broken(sessions, targets, message, ctx)
-    if run is None:
-        return _record(
-            "not run", time.monotonic() - started, 0, "the chosen functions could not be broken"
+    spec = planned.spec
+    if spec is None:
+        return _record("not run", 0.0, 0, planned.why)
+    if not head.closed or head.canary_problem:
+        return _record("not run", 0.0, 0, "the head's run did not hold: its own finding stands")
+    reported = sampled_of(head.extra)
+    if reported is None:
+        failure = ProbeFailure(
+            UNCLOSED,
+            spec.tests[0],
+            "the sampled canaries (the run): it closed without their record",
+            f"{checkout}, then run the gate again",
         )
-    failures = verdicts(ctx, targets, run, message, checkout)
-    seconds = time.monotonic() - started
+        found = _record("fail", 0.0, len(spec.tests), "no record of the sample came")
+        return replace(found, failures=(failure,))
+    targets = tuple(
+        Target(s.nodeid, s.path, s.qualname, s.line)
+        for s in reported.values()
+        if s.path and head.outcome_of(s.nodeid).passed
+    )
+    if not targets:
+        why = f"none of the {len(reported)} sampled tests that ran called a function to break"
+        return _record("not run", 0.0, 0, why)
+    survivors = tuple(t for t in targets if not reported[t.nodeid].failed)
+    failures = verdicts(ctx, spec, survivors, checkout) if survivors else ()
     detail = "; ".join(f"{t.nodeid} -> {t.qualname} ({t.path}:{t.line})" for t in targets)
-    detail += f" (traced {len(traced.asked)} on main alongside in {traced.seconds:.1f} s)"
+    detail += f" ({len(reported)} sampled in the head's run)"
     outcome = "fail" if any(f.probe != UNTESTED for f in failures) else "pass"
-    found = _record(outcome, seconds, len(targets), detail)
-    return replace(found, failures=failures, tampering=run.tampering)
+    found = _record(outcome, time.monotonic() - started, len(targets), detail)
+    return replace(found, failures=failures)
 
 
 def _record(outcome: str, seconds: float, tests: int, detail: str) -> AnswerProbes:
     return AnswerProbes(records=(ProbeRecord(SAMPLED, outcome, round(seconds, 3), tests, detail),))
 
 
-def choose(
-    ctx: Context, tree: Path, head: RunResult, traced: RunResult, rng: random.Random
-) -> tuple[Target, ...]:
-    """Up to `pytest.sampled_canaries` traced tests that passed on the head, each with one
-    function it calls on main that is a plain function there and that the patch left as it
-    was (an honest patch that rewrites the function is not taken for a lying run)."""
-    calls = calls_of(traced.extra)
-    changed = set(flipped.changed_code(ctx))
-    order = sorted(calls)
-    rng.shuffle(order)
-    chosen: list[Target] = []
-    for nodeid in order:
-        if len(chosen) >= ctx.cfg.sampled_canaries:
-            break
-        if not head.outcome_of(nodeid).passed or nodeid in ctx.frozen:
-            continue
-        if ctx.plane_map.plane_of(nodeid) not in SCORING_PLANES:
-            continue
-        options = list(calls[nodeid])
-        rng.shuffle(options)
-        for call in options:
-            qualname = mutants.function_at(ctx.base.text(call.path) or "", call.line, call.name)
-            if call.path in changed and not _same_def(ctx, tree, call.path, qualname):
-                continue  # a break tests the channel, never a function the patch rewrote
-            line = mutants.line_of(_text(tree, call.path), qualname) if qualname else None
-            if qualname is not None and line is not None:
-                chosen.append(Target(nodeid, call.path, qualname, line))
-                break
-    return tuple(chosen)
-
-
-def _same_def(ctx: Context, tree: Path, path: str, qualname: str | None) -> bool:
-    """The function's every `def` reads the same on the head as on main."""
-    if qualname is None:
-        return False
-    before = mutants.defs(ctx.base.text(path) or "").get(qualname, [])
-    after = mutants.defs(_text(tree, path)).get(qualname, [])
-    return bool(before) and [ast.dump(n) for n in before] == [ast.dump(n) for n in after]
-
-
-def _inside(tree: Path, path: str) -> Path | None:
-    """`tree/path` when it is a regular file of the tree: no symlink on the way out of it (a
-    folder the patch turned into a link would have the break written elsewhere)."""
-    file = tree / path
-    root = tree.resolve()
-    if file.is_symlink() or not file.is_file() or file.resolve().parent != (root / path).parent:
-        return None
-    return file
-
-
-def _text(tree: Path, path: str) -> str:
-    file = _inside(tree, path)
-    return "" if file is None else file.read_bytes().decode("utf-8", "replace")
-
-
-@contextlib.contextmanager
-def broken_in(tree: Path, targets: tuple[Target, ...], message: str) -> Iterator[bool]:
-    """Every target's function broken in `tree` for the duration; the files put back after.
-    Yields False (and changes nothing) when one of them cannot be broken there."""
-    by_path: dict[str, list[str]] = {}
-    for target in targets:
-        by_path.setdefault(target.path, []).append(target.qualname)
-    saved: dict[Path, bytes] = {}
-    texts = {}
-    for path, qualnames in by_path.items():
-        file = _inside(tree, path)
-        text = None if file is None else mutants.broken(_text(tree, path), qualnames, message)
-        if file is None or text is None:
-            yield False
-            return
-        texts[file] = text
-    try:
-        for file, text in texts.items():
-            saved[file] = file.read_bytes()
-            file.write_text(text, "utf-8")
-        yield True
-    finally:
-        for file, data in saved.items():
-            file.write_bytes(data)
-
-
-def _run_broken(
-    sessions: Sessions, targets: tuple[Target, ...], message: str, ctx: Context
-) -> RunResult | None:
-    """The targets' tests in one session of `sessions`, their functions broken (None when
-    one cannot be broken in that tree)."""
-    nodeids = tuple(dict.fromkeys(t.nodeid for t in targets))
-    timeout = min(ctx.cfg.pytest_timeout, ctx.cfg.probe_budget)
-    with broken_in(sessions.tree, targets, message) as ready:
-        if not ready:
-            return None
-        return sessions.run(targets=nodeids, deselect=frozenset(ctx.frozen), timeout=timeout)
-
-
 def verdicts(
-    ctx: Context, targets: tuple[Target, ...], run: RunResult, message: str, checkout: str
+    ctx: Context, spec: SampleSpec, survivors: tuple[Target, ...], checkout: str
 ) -> tuple[ProbeFailure, ...]:
-    """Each target's failure, if any: a run that did not hold fails them all (PG127); a test
-    that did not fail is judged by the same break on the base (PG125 or PG126). `{f}` in a
-    sentence stands for the broken function and its place."""
-
-    def failure(target: Target, kind: str, what: str) -> ProbeFailure:
-        return _failure(target, kind, what, message, ctx, checkout)
-
-    if not run.closed or run.canary_problem:
-        why = run.canary_problem or "it did not finish (no closing record, or a test unfinished)"
-        what = f"the run with {{f}} broken cannot be trusted: {why}"
-        return tuple(failure(t, UNCLOSED, what) for t in targets)
-    survivors = tuple(t for t in targets if run.outcome_of(t.nodeid).outcome not in FAILED)
-    if not survivors:
-        return ()
-    on_main = _on_base(ctx, survivors, message)
-    held = on_main is not None and on_main.closed and not on_main.canary_problem
+    """Each test that did not fail with its function broken, judged by the same break on the
+    base: failing there, or not calling the function there, is a lie (PG125); passing there
+    too, a test that does not depend on it (PG126). `{f}` stands for the function's place."""
+    on_main = _on_base(ctx, spec, survivors)
+    held = on_main.closed and not on_main.canary_problem
+    there = sampled_of(on_main.extra) if held else None
     found = []
     for target in survivors:
-        state = run.outcome_of(target.nodeid).outcome
-        if on_main is None or not held:
-            what = (
-                f"reported {state} with {{f}} broken; main's run with the same break did not hold"
-            )
-            found.append(failure(target, LIED, what))
+
+        def failure(kind: str, what: str, target: Target = target) -> ProbeFailure:
+            return _failure(target, kind, what, spec.message, ctx, checkout)
+
+        entry = None if there is None else there.get(target.nodeid)
+        if entry is None or not entry.path:
+            what = "passed with {f} broken; main's run with the same break did not hold"
+            found.append(failure(LIED, what))
             continue
-        base = on_main.outcome_of(target.nodeid).outcome
-        if base == state:
+        calls = (target.path, target.qualname) in entry.calls or len(entry.calls) >= MAX_CALLS
+        if not entry.failed and calls:
+            what = "passed with {f} broken, on main's code too: main's test does not depend on it"
+            found.append(failure(UNTESTED, what))
+        elif not entry.failed:
             what = (
-                f"{state} with {{f}} broken, on main's code too: main's test does not depend on it"
+                "passed with {f} broken, which the run says it calls directly; on main the "
+                "test does not call it: the run does not report what the test did, or the "
+                "patch routes main's test to a function it does not depend on"
             )
-            found.append(failure(target, UNTESTED, what))
+            found.append(failure(LIED, what))
         else:
             what = (
-                f"reported {state} with {{f}} broken, {base} on main with the same break: the run "
+                "reported passed with {f} broken, failed on main with the same break: the run "
                 "does not report what the test did, or the patch no longer calls it where main does"
             )
-            found.append(failure(target, LIED, what))
+            found.append(failure(LIED, what))
     return tuple(found)
 
 
-def _on_base(ctx: Context, survivors: tuple[Target, ...], message: str) -> RunResult | None:
-    """The survivors on the base's tree, each function broken there as on the head."""
+def _on_base(ctx: Context, spec: SampleSpec, survivors: tuple[Target, ...]) -> RunResult:
+    """The survivors on the base's tree, each run as usual and again with its function broken
+    there as on the head."""
+    force = {t.nodeid: (t.path, t.qualname) for t in survivors}
+    nodeids = tuple(force)
+    confirm = replace(spec, tests=nodeids, breaks=len(nodeids), only={}, force=force)
     with ctx.repo.worktree(ctx.base.commit) as tree:
-        on_base = tuple(
-            replace(t, line=line)
-            for t in survivors
-            if (line := mutants.line_of(_text(tree, t.path), t.qualname)) is not None
-        )
         trusted = frozenset(ctx.protection.select(ctx.base.files))
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=trusted)
-        if len(on_base) != len(survivors):
-            return None
-        return _run_broken(sessions, on_base, message, ctx)
+        timeout = min(ctx.cfg.pytest_timeout, ctx.cfg.probe_budget)
+        return sessions.run(
+            targets=nodeids, deselect=frozenset(ctx.frozen), timeout=timeout, sampled=confirm
+        )
 
 
 def _failure(

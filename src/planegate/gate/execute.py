@@ -83,9 +83,8 @@ def execute(
         with (
             watch.time("head run"),
             flipped.started(ctx, main, base_inventory, files) as base_run,
-            canary_sample.tracing(ctx) as traced,
         ):
-            head_run, overlay_notes, probed, answers = _run_head(ctx, base_run, traced, within)
+            head_run, overlay_notes, probed, answers = _run_head(ctx, base_run, within)
         with watch.time("shadow lane"):
             shadow = _shadow(ctx, progress) if within is None or within.shadow else ()
         with watch.time("base collection (alongside)"):
@@ -193,16 +192,16 @@ def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
 def _run_head(
     ctx: Context,
     base_run: flipped.Pending,
-    traced: canary_sample.Pending,
     within: Within | None = None,
 ) -> tuple[session.RunResult, tuple[str, ...], probe.ProbeResult, AnswerProbes]:
     deselect = frozenset(ctx.frozen) | (within.elsewhere if within is not None else frozenset())
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept)
-        result = sessions.run(deselect=deselect, trace=trace_spec(ctx))
+        sample = canary_sample.plan(ctx, None if within is None else within.assigned)
+        result = sessions.run(deselect=deselect, trace=trace_spec(ctx), sampled=sample.spec)
         result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
-        sampled = canary_sample.check(ctx, sessions, result, traced, checkout_command(ctx.commits))
+        sampled = canary_sample.check(ctx, result, sample, checkout_command(ctx.commits))
         answers = flipped.probe(ctx, sessions, result, base_run, checkout_command(ctx.commits))
         answers = canary_sample.joined(answers, sampled)
         probed, answers = _fixture_probe(ctx, sessions, result, answers)

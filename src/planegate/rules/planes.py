@@ -187,11 +187,11 @@ RULES: tuple[Rule, ...] = (
         Step.PLANES,
         "sampled canary passed with its function broken",
         "One of main's own scoring tests, chosen at random among those that passed, ran again "
-        "with a production function it calls on main broken (every call raises), and was "
-        "reported passing, while main's code with the same break fails it. The run reports "
-        "results the tests did not give (a forged or rewritten result stream), or the patch's "
-        "code no longer calls that function where main's does: either way the run's passes "
-        "cannot be taken as evidence.",
+        "in the same run with a production function it called directly broken (every call "
+        "raises), and was reported passing, while main's code with the same break fails it "
+        "or does not call that function at all. The run reports results the tests did not "
+        "give (a forged or rewritten result stream), or the patch's code routes main's test "
+        "differently from main's: either way the run's passes cannot be taken as evidence.",
         "Remove whatever rewrites or forges test results; if the patch reroutes the call on "
         "purpose, rerun the repro command and show a reviewer why the test still passes.",
     ),
@@ -209,11 +209,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "PG127",
         Step.PLANES,
-        "sampled canary run did not hold",
-        "The session that reruns sampled scoring tests with a function they call broken did "
-        "not finish, or misreported the gate's fixed canaries, while the scoring run did both: "
-        "the patch's code behaves differently when its functions are broken.",
-        "Find what ended the run or rewrote its reports (the repro command reruns the test "
-        "with the function broken) and remove it.",
+        "sampled canary record missing",
+        "The scoring run closed without its record of the sampled canaries (which of main's "
+        "tests ran again with a function broken, and how they ended). The harness always "
+        "sends it as the session ends; a stream written by other code that did not know the "
+        "sample lacks it.",
+        "Find what wrote the result stream or ended the session early and remove it.",
     ),
 )

@@ -161,6 +161,7 @@ def _state(
         table={},
         hook=None,
         trace=None,  # read tracing (runner/reads.py), when the run asks for it
+        muted=None,  # while a sampled canary runs broken: its reports' failed flags
     )
 
 

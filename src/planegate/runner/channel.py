@@ -88,6 +88,7 @@ def make_plugin(
     hooks = _setup_hooks(audit, checks)
     hooks.update(_collection_hooks(emit, audit, checks, deselect))
     hooks.update(_run_hooks(emit, audit, checks))
+    hooks["pytest_runtest_logreport"] = _report_hook(emit, audit, checks)
     if audit.trace is not None:
         hooks.update(_trace_hooks(emit, audit))
     plugin = ModuleType("results")  # hashable, as pluggy needs; in no sys.modules
@@ -188,21 +189,6 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
         if examples is not None and _g(_a, "pytest_runtest_call"):
             _e("hypothesis", {"nodeid": item.nodeid, "max_examples": examples})
 
-    def pytest_runtest_logreport(
-        report: pytest.TestReport,
-        *,
-        _e: Emit = emit,
-        _a: Any = audit,
-        _c: Any = checks,
-        _g: Any = guard,
-        _check: Any = check,
-    ) -> None:
-        if not _g(_a, "pytest_runtest_logreport"):
-            return
-        if report.when == "call" or not report.passed:  # what decides the test's outcome
-            _check(_c, "report", f"when {report.nodeid} reported its {report.when}")
-        _e("report", _report_fields(report))
-
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(
         session: pytest.Session,
@@ -223,6 +209,41 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
         _e("end", fields)
 
     return _hooks(locals())
+
+
+def _report_hook(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> Any:
+    """Each report that decides a test's outcome, checked and sent; a passed setup is not
+    sent (its seconds go with the call's record): a third of the records of a passing run."""
+    guard, check = frames.guard, integrity.check
+
+    def pytest_runtest_logreport(
+        report: pytest.TestReport,
+        *,
+        _e: Emit = emit,
+        _a: Any = audit,
+        _c: Any = checks,
+        _g: Any = guard,
+        _check: Any = check,
+        _setups: dict[str, float] = {},  # noqa: B006 (the passed setups' seconds, until the call)
+    ) -> None:
+        if _a.muted is None and report.when == "setup" and report.outcome == "passed":
+            # nothing to send: a passed setup decides nothing, and its seconds go with the
+            # call's record (whoever calls this only adds seconds to a test's duration)
+            _setups[report.nodeid] = report.duration
+            return
+        if not _g(_a, "pytest_runtest_logreport"):
+            return
+        if _a.muted is not None:  # a sampled canary's run with its function broken
+            _a.muted.append(bool(report.failed))
+            return
+        if report.when == "call" or not report.passed:  # what decides the test's outcome
+            _check(_c, "report", f"when {report.nodeid} reported its {report.when}")
+        fields = _report_fields(report)
+        if report.when == "call":
+            fields["duration"] = round(report.duration + _setups.pop(report.nodeid, 0.0), 6)
+        _e("report", fields)
+
+    return pytest_runtest_logreport
 
 
 def _trace_hooks(emit: Emit, audit: SimpleNamespace) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The child's own plugins beside the channel (child side): the import record and, when the
-spec asks, the repeat plugin, init's item kinds (`runner/kinds.py`) and the calls of chosen
-tests (`runner/calls.py`).
+spec asks, the repeat plugin, init's item kinds (`runner/kinds.py`) and the sampled canaries
+(`runner/sampled.py`).
 
 `make_plugins` is called once, after the harness is imported and the tree's package roots are
 placed, before pytest runs. Each plugin is built like the channel's (`runner/channel.py`): a
@@ -26,8 +26,9 @@ def make_plugins(
     roots: Sequence[str],
     spec: Mapping[str, Any],
 ) -> list[object]:
-    """The companions the child's `spec` asks for (`repeat`, `kinds`, `calls`)."""
-    repeat, kinds, calls = int(spec.get("repeat") or 1), bool(spec.get("kinds")), spec.get("calls")
+    """The companions the child's `spec` asks for (`repeat`, `kinds`, `sampled`)."""
+    repeat, kinds = int(spec.get("repeat") or 1), bool(spec.get("kinds"))
+    sampled = spec.get("sampled")
     from planegate.runner import provenance
 
     plugins: list[object] = [_module("imports", provenance.hooks(emit, audit, tree, roots), audit)]
@@ -39,10 +40,10 @@ def make_plugins(
         from planegate.runner import kinds as kinds_mod
 
         plugins.append(_module("kinds", kinds_mod.hooks(emit, audit), audit))
-    if calls is not None:
-        from planegate.runner import calls as calls_mod
+    if sampled is not None:
+        from planegate.runner import sampled as sampled_mod
 
-        plugins.append(_module("calls", calls_mod.hooks(emit, audit, calls), audit))
+        plugins.append(_module("sampled", sampled_mod.hooks(emit, audit, sampled), audit))
     return plugins
 
 

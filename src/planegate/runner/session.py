@@ -24,9 +24,9 @@ from typing import Any
 from planegate.progress import QUIET, Progress
 from planegate.runner import contain, ini, subtests, traced, treescan
 from planegate.runner import env as child_env
-from planegate.runner.calls import CallSpec
 from planegate.runner.child import SCRIPT
 from planegate.runner.roots import package_roots
+from planegate.runner.sampled import SampleSpec
 from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
 
 __all__ = ["Outcome", "RunResult", "RunSpec", "Tamper", "plugin_modules", "run"]
@@ -52,7 +52,7 @@ class RunSpec:
     nice: int = 0  # added to the child's niceness: a run beside the scoring run yields to it
     trace: traced.TraceSpec | None = None  # trace the files each test opens (runner/reads.py)
     kinds: bool = False  # which items are Hypothesis tests, which not functions (runner/kinds.py)
-    calls: CallSpec | None = None  # what chosen tests call directly (runner/calls.py)
+    sampled: SampleSpec | None = None  # sampled canaries in this run (runner/sampled.py)
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ def run(
             "nice": spec.nice,
             "reads": spec.trace.to_json() if spec.trace is not None else None,
             "kinds": spec.kinds,
-            "calls": spec.calls.to_json() if spec.calls is not None else None,
+            "sampled": spec.sampled.to_json() if spec.sampled is not None else None,
         }
         found = treescan.suspicious(spec.tree, spec.trusted)
         committed = [Tamper(event, path) for event, path in found]

@@ -17,7 +17,7 @@ from typing import Any
 
 MAX_TAMPER = 100
 # records of the channel's companions (runner/extras.py), one of each kind per run, by kind
-EXTRA_KINDS = frozenset({"imports", "repeat", "kinds", "calls"})
+EXTRA_KINDS = frozenset({"imports", "repeat", "kinds", "sampled"})
 
 
 @dataclass(frozen=True)
