@@ -21,9 +21,10 @@ found by file and qualified name, and records the test's direct calls on main as
 
 from __future__ import annotations
 
+import contextlib
 import random
 import sys
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import CodeType, FrameType, FunctionType, ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -251,13 +252,33 @@ def _broken_run(
     s.audit.muted = seen  # the channel keeps this run's reports (subtests' too) out of the stream
     function.__code__ = raiser(original, s.message)
     try:
-        again = s.protocol(item, nextitem=nextitem, log=False)
+        with _first_failure_only(item):
+            again = s.protocol(item, nextitem=nextitem, log=False)
     finally:
         function.__code__ = original
         s.audit.muted = None
     failed = any(r.failed for r in again) or any(seen)
     line = original.co_firstlineno
     return {**entry, "function": [path, qualname_of(original), line], "failed": failed}
+
+
+@contextlib.contextmanager
+def _first_failure_only(item: pytest.Item) -> Iterator[None]:
+    """A Hypothesis test stops at its first failing example in the broken run: no shrinking
+    (which can take longer than the test) and nothing saved to the example database."""
+    test = getattr(item, "obj", None)
+    current = getattr(test, "_hypothesis_internal_use_settings", None)
+    if current is None or "hypothesis" not in sys.modules:
+        yield
+        return
+    from hypothesis import Phase, settings
+
+    quick = settings(current, phases=(Phase.explicit, Phase.generate), database=None)
+    test._hypothesis_internal_use_settings = quick  # type: ignore[union-attr]
+    try:
+        yield
+    finally:
+        test._hypothesis_internal_use_settings = current  # type: ignore[union-attr]
 
 
 def _target(
