@@ -50,6 +50,12 @@ SUBTESTS = (
     "    for n in (1, 2):\n        with subtests.test(n=n):\n"
     "            assert add(n, n) == 2 * n\n"
 )
+# a property test that is a method: its broken run stops at the first failing example
+CLASS_PROPERTY = (
+    "from hypothesis import given, strategies as st\n\nfrom calc.core import add\n\n\n"
+    "class TestAdd:\n    @given(st.integers(), st.integers())\n"
+    "    def test_zero(self, a, b):\n        assert add(add(a, b), 0) == add(b, a)\n"
+)
 ALL_SAMPLED = 'pytest:\n  plugins: ["hypothesis"]\n  triage_runs: 0\n  sampled_canaries: 20\n'
 
 
@@ -226,3 +232,13 @@ def test_a_broken_run_of_a_test_with_subtests_stays_out_of_its_verdict(
     record = sample_record(report)
     assert "tests/fix/test_subtests.py::test_add_in_subtests -> add" in record["detail"]
     assert record["outcome"] == "pass"
+
+
+def test_a_property_test_method_is_broken_without_ending_the_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = Project(tmp_path, {"tests/prop/test_class_props.py": CLASS_PROPERTY}, ALL_SAMPLED)
+    code, report = project.gate(capsys, "docs", {"README.md": "calc\n"})
+    assert code == 0, errors(report)
+    record = sample_record(report)
+    assert "tests/prop/test_class_props.py::TestAdd::test_zero -> add" in record["detail"]

@@ -21,9 +21,10 @@ found by file and qualified name, and records the test's direct calls on main as
 
 from __future__ import annotations
 
+import contextlib
 import random
 import sys
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import CodeType, FrameType, FunctionType, ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -216,7 +217,10 @@ def _protocol_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[.
             reports = _protocol(item, nextitem=nextitem, log=True)
         finally:
             _s.tracing = None
-        _s.done[nodeid] = _broken_run(_s, item, nextitem, reports, codes)
+        try:
+            _s.done[nodeid] = _broken_run(_s, item, nextitem, reports, codes)
+        except Exception as error:  # the harness's own failure: never the session's end
+            _s.done[nodeid] = {"why": f"the broken run could not be made: {type(error).__name__}"}
         item.ihook.pytest_runtest_logfinish(nodeid=nodeid, location=item.location)
         return True
 
@@ -251,13 +255,34 @@ def _broken_run(
     s.audit.muted = seen  # the channel keeps this run's reports (subtests' too) out of the stream
     function.__code__ = raiser(original, s.message)
     try:
-        again = s.protocol(item, nextitem=nextitem, log=False)
+        with _first_failure_only(item):
+            again = s.protocol(item, nextitem=nextitem, log=False)
     finally:
         function.__code__ = original
         s.audit.muted = None
     failed = any(r.failed for r in again) or any(seen)
     line = original.co_firstlineno
     return {**entry, "function": [path, qualname_of(original), line], "failed": failed}
+
+
+@contextlib.contextmanager
+def _first_failure_only(item: pytest.Item) -> Iterator[None]:
+    """A Hypothesis test stops at its first failing example in the broken run: no shrinking
+    (which can take longer than the test) and nothing saved to the example database."""
+    test = getattr(item, "obj", None)
+    test = getattr(test, "__func__", test)  # a test method: its function holds the settings
+    current = getattr(test, "_hypothesis_internal_use_settings", None)
+    if current is None or type(test) is not FunctionType or "hypothesis" not in sys.modules:
+        yield
+        return
+    from hypothesis import Phase, settings
+
+    quick = settings(current, phases=(Phase.explicit, Phase.generate), database=None)
+    test._hypothesis_internal_use_settings = quick  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        test._hypothesis_internal_use_settings = current  # type: ignore[attr-defined]
 
 
 def _target(
