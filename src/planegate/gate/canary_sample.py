@@ -39,7 +39,6 @@ from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions, pytest_args
 
 FACTOR = 2  # tests sampled per break: a sampled test may fail or call nothing to break
-FAILED = ("failed", "error")
 
 
 @dataclass(frozen=True)
