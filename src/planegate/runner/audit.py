@@ -180,14 +180,15 @@ def _make_hook(s: SimpleNamespace) -> Callable[[str, tuple[Any, ...]], None]:
         handler = _get(event)
         if handler is None:
             return
-        busy, ident, state, frame_attrs, function_attrs, ours = _pinned
-        # `__code__` is read all the time: only the channel's own functions matter
+        # `f_code` and `__code__` are read all the time: only frames of suspended code and
+        # the channel's own functions matter
         if (
             handler is _getattr
-            and args[1] not in frame_attrs
-            and (args[1] not in function_attrs or args[0] not in ours)
+            and args[1] not in _pinned[3]
+            and (args[1] not in _pinned[4] or args[0] not in _pinned[5])
         ):
             return
+        busy, ident, state = _pinned[0], _pinned[1], _pinned[2]
         tid = ident()
         if tid in busy:
             return  # an event raised by this hook's own work

@@ -27,40 +27,86 @@ MAX_TEXT = 4000
 Emit = frames.Emit
 
 
-def make_writer(fd: int, nonce: str) -> tuple[Emit, Callable[[], None]]:
-    """`emit(kind, fields)` writes one line; the second function closes the channel for good
-    (in a forked child, so a copy of the process cannot write to the parent's stream)."""
+def make_writer(fd: int, nonce: str) -> tuple[Emit, Emit, Callable[[], None]]:
+    """`emit(kind, fields)` writes one line, after any held ones; `hold(kind, fields)` keeps a
+    line until the next `emit` (a test's records go out in one write); the third function
+    closes the channel for good (in a forked child, so a copy of the process cannot write to
+    the parent's stream). A held line is lost only with a process that dies before its test's
+    teardown report: a run that cannot close anyway."""
     state = {"fd": fd}
-    encode = _encoder()
+    held: list[bytes] = []
+    line = _liner(nonce)
     lock = _thread.allocate_lock()
+
+    def hold(
+        kind: str,
+        fields: dict[str, Any],
+        *,
+        _held: list[bytes] = held,
+        _line: Callable[[str, dict[str, Any]], bytes] = line,
+        _lock: Any = lock,
+    ) -> None:
+        data = _line(kind, fields)
+        with _lock:
+            _held.append(data)
 
     def emit(
         kind: str,
         fields: dict[str, Any],
         *,
         _state: dict[str, int] = state,
-        _nonce: str = nonce,
-        _encode: Callable[[object], str] = encode,
+        _held: list[bytes] = held,
+        _line: Callable[[str, dict[str, Any]], bytes] = line,
         _write: Callable[[int, bytes], int] = os.write,
         _lock: Any = lock,
     ) -> None:
-        record: dict[str, Any] = {"nonce": _nonce, "kind": kind}
-        record.update(fields)
-        data = (_encode(record) + "\n").encode()
+        data = _line(kind, fields)
         with _lock:
+            if _held:
+                _held.append(data)
+                data = b"".join(_held)
+                _held.clear()
             while data and _state["fd"] >= 0:
                 try:
                     data = data[_write(_state["fd"], data) :]
                 except OSError:
                     return
 
-    def close(*, _state: dict[str, int] = state, _close: Callable[[int], None] = os.close) -> None:
+    return emit, hold, _closer(state, held)
+
+
+def _liner(nonce: str) -> Callable[[str, dict[str, Any]], bytes]:
+    """One record as the line the parent reads: the nonce, the kind, the fields."""
+    encode = _encoder()
+
+    def line(
+        kind: str,
+        fields: dict[str, Any],
+        *,
+        _nonce: str = nonce,
+        _encode: Callable[[object], str] = encode,
+    ) -> bytes:
+        record: dict[str, Any] = {"nonce": _nonce, "kind": kind}
+        record.update(fields)
+        return (_encode(record) + "\n").encode()
+
+    return line
+
+
+def _closer(state: dict[str, int], held: list[bytes]) -> Callable[[], None]:
+    def close(
+        *,
+        _state: dict[str, int] = state,
+        _held: list[bytes] = held,
+        _close: Callable[[int], None] = os.close,
+    ) -> None:
         fd, _state["fd"] = _state["fd"], -1
+        _held.clear()
         if fd >= 0:
             with contextlib.suppress(OSError):
                 _close(fd)
 
-    return emit, close
+    return close
 
 
 def _encoder() -> Callable[[object], str]:
@@ -83,12 +129,16 @@ def _encoder() -> Callable[[object], str]:
 
 
 def make_plugin(
-    emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace, deselect: frozenset[str]
+    emit: Emit,
+    hold: Emit,
+    audit: SimpleNamespace,
+    checks: SimpleNamespace,
+    deselect: frozenset[str],
 ) -> ModuleType:
     hooks = _setup_hooks(audit, checks)
     hooks.update(_collection_hooks(emit, audit, checks, deselect))
     hooks.update(_run_hooks(emit, audit, checks))
-    hooks["pytest_runtest_logreport"] = _report_hook(emit, audit, checks)
+    hooks["pytest_runtest_logreport"] = _report_hook(emit, hold, audit, checks)
     if audit.trace is not None:
         hooks.update(_trace_hooks(emit, audit))
     plugin = ModuleType("results")  # hashable, as pluggy needs; in no sys.modules
@@ -211,15 +261,17 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
     return _hooks(locals())
 
 
-def _report_hook(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> Any:
+def _report_hook(emit: Emit, hold: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> Any:
     """Each report that decides a test's outcome, checked and sent; a passed setup is not
-    sent (its seconds go with the call's record): a third of the records of a passing run."""
+    sent (its seconds go with the call's record): a third of the records of a passing run.
+    A test's records go out together, with its teardown's: one write per test."""
     guard, check = frames.guard, integrity.check
 
     def pytest_runtest_logreport(
         report: pytest.TestReport,
         *,
         _e: Emit = emit,
+        _h: Emit = hold,
         _a: Any = audit,
         _c: Any = checks,
         _g: Any = guard,
@@ -241,7 +293,7 @@ def _report_hook(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) ->
         fields = _report_fields(report)
         if report.when == "call":
             fields["duration"] = round(report.duration + _setups.pop(report.nodeid, 0.0), 6)
-        _e("report", fields)
+        (_e if report.when == "teardown" else _h)("report", fields)
 
     return pytest_runtest_logreport
 

@@ -43,7 +43,7 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     if spec.get("nice"):
         os.nice(int(spec["nice"]))  # a run beside the scoring run yields the CPU to it
     bootstrap.lock_down(bool(spec.get("drop_caps")))
-    emit, close = channel.make_writer(int(spec["fd"]), str(spec["nonce"]))
+    emit, hold, close = channel.make_writer(int(spec["fd"]), str(spec["nonce"]))
     emit("start", {"pid": os.getpid()})
     tree = str(spec["rootdir"])
     state = audit.install(emit, tree, spec.get("trusted", ()), spec.get("protect", ()))
@@ -65,7 +65,8 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     os.chdir(tree)
     package_roots = [str(root) for root in spec.get("roots") or [tree]]
     sys.path[:] = tree_roots.placed(sys.path, package_roots, tree_roots.stdlib_paths())
-    plugins: list[object] = [channel.make_plugin(emit, state, checks, frozenset(spec["deselect"]))]
+    deselect = frozenset(spec["deselect"])
+    plugins: list[object] = [channel.make_plugin(emit, hold, state, checks, deselect)]
     plugins += extras.make_plugins(emit, state, tree, package_roots, spec)
     plugins += allowed
     if spec.get("probes") is not None:

@@ -141,8 +141,11 @@ def _production_frame(s: SimpleNamespace, frame: FrameType | None) -> FrameType 
     """The first production frame on the stack, down to pytest's test loop (below it lies only
     pytest's own start-up): a walk on every record, so kept to dict lookups."""
     get, bottom = s.cache.get, s.bottom
-    while frame is not None and frame.f_code is not bottom:
-        filename = frame.f_code.co_filename
+    while frame is not None:
+        code = frame.f_code  # an audited read: once per frame
+        if code is bottom:
+            return None
+        filename = code.co_filename
         if (get(filename) or classify(s, filename)) == PRODUCTION:
             return frame
         frame = frame.f_back

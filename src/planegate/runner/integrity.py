@@ -100,6 +100,7 @@ REPORT_HOOKS = (
     "pytest_deselected",
     "pytest_sessionfinish",
 )
+_itemgetter = operator.itemgetter  # bound before any code of the tree runs
 CODE_TYPES = (
     FunctionType,
     BuiltinFunctionType,
@@ -187,9 +188,12 @@ def check(c: SimpleNamespace, scope: str, when: str) -> None:
     """One identity test per binding of the scope, in C; the slow path only on a difference."""
     is_, map_, len_ = c.is_, c.map, c.len
     flat = c.scopes[scope]
-    same = c.tuple(map_(len_, flat.mappings)) == flat.lens and c.all(
-        map_(is_, flat.values, c.chain(map_(map_, flat.gets, flat.keys)))
-    )
+    try:
+        same = c.tuple(map_(len_, flat.mappings)) == flat.lens and c.all(
+            map_(is_, flat.values, c.chain([get(m) for get, m in flat.getters]))
+        )
+    except KeyError:  # a binding removed (and another added: the length is the same)
+        same = False
     if not same:
         for entry in flat.entries:
             mapping, keys, values = entry[2], entry[3], entry[4]
@@ -213,14 +217,19 @@ def _compile(c: SimpleNamespace) -> None:
     """Flatten each scope's bindings: a check is then a few passes of map() over tuples."""
     for scope in ("full", "report", "import"):
         entries = [e for e in c.spaces if _in_scope(scope, e)]
+        bound = [e for e in entries if e[3]]
         c.scopes[scope] = SimpleNamespace(
             entries=entries,
             mappings=tuple(e[2] for e in entries),
             lens=tuple(e[5] for e in entries),
-            gets=tuple(e[2].get for e in entries),
-            keys=tuple(e[3] for e in entries),
-            values=tuple(itertools.chain.from_iterable(e[4] for e in entries)),
+            getters=tuple((_getter(e[3]), e[2]) for e in bound),
+            values=tuple(v for e in bound for v in (e[4] if len(e[4]) > 1 else e[4] * 2)),
         )
+
+
+def _getter(keys: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    """The values of `keys` as one tuple, in C (one key is asked twice: still a tuple)."""
+    return _itemgetter(*keys) if len(keys) > 1 else _itemgetter(keys[0], keys[0])
 
 
 def _in_scope(scope: str, entry: list[Any]) -> bool:

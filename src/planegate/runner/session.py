@@ -18,6 +18,7 @@ import tempfile
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -77,9 +78,13 @@ class RunResult:
     def outcome_of(self, nodeid: str) -> Outcome:
         if nodeid in self.outcomes:
             return self.outcomes[nodeid]
-        if nodeid in self.collected and nodeid not in self.selected:
+        if nodeid in self._deselected:
             return Outcome(nodeid, "deselected")
         return Outcome(nodeid, "missing")
+
+    @cached_property
+    def _deselected(self) -> frozenset[str]:
+        return frozenset(self.collected).difference(self.selected)
 
 
 @dataclass(frozen=True)
