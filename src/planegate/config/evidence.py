@@ -36,6 +36,7 @@ from planegate.config.imports import (
     resolve,
 )
 from planegate.config.load import Config
+from planegate.config.pathmatch import PathPatterns
 from planegate.vocabulary import SCORING_PLANES
 
 TEST_FOLDER_NAMES = frozenset({"tests", "test", "testing"})
@@ -64,7 +65,7 @@ def plane_test_files(cfg: Config, files: Iterable[str], frozen_files: Iterable[s
     """Python files of the scoring planes' patterns, of listed and frozen nodeids, conftests."""
     names = list(files)
     patterns = [line for p in SCORING_PLANES for line in cfg.planes[p].paths]
-    spec = pathspec.GitIgnoreSpec.from_lines(patterns)
+    spec = PathPatterns(patterns)
     found = {path for path in names if path.endswith(".py") and spec.match_file(path)}
     found |= {path for path in names if PurePosixPath(path).name == "conftest.py"}
     found |= set(listed_files(cfg, names)) | (set(frozen_files) & set(names))

@@ -8,11 +8,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-import pathspec
-
 from planegate import sourcesize
 from planegate.config.imports import statements
 from planegate.config.load import Config
+from planegate.config.pathmatch import PathPatterns
 from planegate.vocabulary import SCORING_PLANES, Plane
 
 UNCLASSIFIED = "unclassified"
@@ -23,8 +22,8 @@ def file_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
-def spec(patterns: Iterable[str]) -> pathspec.GitIgnoreSpec:
-    return pathspec.GitIgnoreSpec.from_lines(list(patterns))
+def spec(patterns: Iterable[str]) -> PathPatterns:
+    return PathPatterns(patterns)
 
 
 def _nodeid_listed(nodeid: str, listed: frozenset[str]) -> bool:
@@ -46,7 +45,7 @@ class PlaneMap:
     frozen: frozenset[str] = frozenset()
 
     @cached_property
-    def _specs(self) -> dict[str, pathspec.GitIgnoreSpec]:
+    def _specs(self) -> dict[str, PathPatterns]:
         return {name: spec(self.config.planes[name].paths) for name in SCORING_PLANES}
 
     @cached_property
@@ -71,7 +70,16 @@ class PlaneMap:
         if explicit:
             return explicit
         path = file_of(nodeid)
-        return tuple(p for p in SCORING_PLANES if self._specs[p].match_file(path))
+        planes = self._by_path.get(path)
+        if planes is None:
+            planes = self._by_path[path] = tuple(
+                p for p in SCORING_PLANES if self._specs[p].match_file(path)
+            )
+        return planes
+
+    @cached_property
+    def _by_path(self) -> dict[str, tuple[str, ...]]:
+        return {}  # test file -> the planes its path patterns give (a file holds many tests)
 
     def listed(self, nodeid: str) -> bool:
         """The nodeid's plane comes from an explicit `nodeids` entry, not a path pattern."""
@@ -111,7 +119,7 @@ class PlaneMap:
         return index
 
     @cached_property
-    def _evidence_specs(self) -> dict[str, pathspec.GitIgnoreSpec]:
+    def _evidence_specs(self) -> dict[str, PathPatterns]:
         planes = self.config.planes
         return {name: spec([*planes[name].paths, *planes[name].data]) for name in EVIDENCE_ORDER}
 

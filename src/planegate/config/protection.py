@@ -8,12 +8,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import pathspec
 from pathspec.util import normalize_file
 
 from planegate import loading
 from planegate.config.defaults import PROTECTED as DEFAULT_PROTECTED
 from planegate.config.load import Config
+from planegate.config.pathmatch import PathPatterns
 from planegate.vocabulary import SCORING_PLANES
 
 # Files protected only in their pytest section: a dependency bump is not a violation.
@@ -47,14 +47,14 @@ class Protection:
         # a pattern each, at any number of listed files.
         literal = frozenset(path for path in self.extra if _literal(path))
         lines = [*patterns(self.config), *(f"/{p}" for p in self.extra if p not in literal)]
-        object.__setattr__(self, "_spec", pathspec.GitIgnoreSpec.from_lines(lines))
+        object.__setattr__(self, "_spec", PathPatterns(lines))
         object.__setattr__(self, "_literal", literal)
 
     def covers(self, path: str) -> bool:
         literal: frozenset[str] = self.__dict__["_literal"]
         if literal and _named(normalize_file(path), literal):
             return True
-        spec: pathspec.GitIgnoreSpec = self.__dict__["_spec"]
+        spec: PathPatterns = self.__dict__["_spec"]
         return bool(spec.match_file(path))
 
     def select(self, paths: Iterable[str]) -> list[str]:
