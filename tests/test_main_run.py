@@ -16,7 +16,7 @@ from helpers.answers_support import Project, assert_caught, assert_honest, probe
 from helpers.repo_helper import TestRepo, run_cli
 from planegate.gate import main_run
 from planegate.repo import digest_format
-from planegate.repo.digest_format import Digest, MainRun
+from planegate.repo.digest_format import Digest, MainRun, RecordedSigns
 from test_answers_label import FILES, HONEST, LABEL_3, TRICKS
 from test_fair_verdicts import BROKEN, PREFIX, honest_patch
 from test_fair_verdicts import repo as repo  # the fixture: a base that skips, xfails, fails
@@ -101,6 +101,22 @@ def test_the_tests_main_fails_are_flipped_by_the_digest_and_probed(tmp_path: Pat
 # --------------------------------------------------------------------------- the pure core
 
 NODEID = st.text(st.characters(codec="utf-8"), min_size=1, max_size=30)
+PATHS = st.lists(st.text(min_size=1, max_size=12), max_size=3).map(tuple)
+SORTED_IDS = st.lists(NODEID, unique=True, max_size=4).map(sorted).map(tuple)
+SIGNS = st.builds(
+    RecordedSigns,
+    prod_reads=st.dictionaries(NODEID, PATHS, max_size=4),
+    harness=st.lists(
+        st.tuples(st.text(max_size=20), st.text(max_size=9), st.integers(0, 10**6)),
+        unique=True,
+        max_size=3,
+    )
+    .map(sorted)
+    .map(tuple),
+    probed=st.dictionaries(NODEID, PATHS, max_size=4),
+    survivors=SORTED_IDS,
+    whole=SORTED_IDS,
+)
 RUNS = st.builds(
     MainRun,
     environment=st.dictionaries(st.sampled_from(["python", "platform", "x"]), st.text(max_size=9)),
@@ -112,6 +128,7 @@ RUNS = st.builds(
     file_seconds=st.dictionaries(
         NODEID, st.floats(min_value=0, max_value=1e6, allow_nan=False), max_size=4
     ),
+    signs=st.none() | SIGNS,
 )
 
 

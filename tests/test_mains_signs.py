@@ -150,7 +150,40 @@ def test_an_honest_patch_is_not_blamed_for_mains_own_signs(project: Project) -> 
     assert finder["severity"] == "warning"
     assert not found(report, "PG107")
     (planes,) = [step for step in report["steps"] if step["step"] == "planes"]
-    assert "fixture probe survivors rerun on main: 3 survive there too, 0 caught" in planes["notes"]
+    assert "fixture survivors compared with main: 3 survive there too, 0 caught" in planes["notes"]
+
+
+def test_main_s_digest_records_its_signs(project: Project) -> None:
+    """Main's run in the digest is traced and followed by main's fixture probe."""
+    signs = json.loads(project.digest.read_text())["run"]["signs"]
+
+    assert signs["survivors"] == sorted([BAD_MAGIC, HEADER, TITLE])
+    assert signs["whole"] == [BAD_MAGIC]  # it writes its own header; the title its first line
+    assert signs["probed"][LABEL] == ["tests/fix/data/label.txt"]
+    assert signs["prod_reads"][HEADER] == ["tests/fix/data/hello.bin"]
+    (finder,) = signs["harness"]
+    assert "sys.meta_path changed: _Importer" in finder["event"]
+
+
+@pytest.mark.parametrize("branch", ["honest", "masked-title", "reads-golden"])
+def test_main_s_signs_read_from_the_digest_are_those_seen_on_the_base(
+    project: Project, branch: str
+) -> None:
+    def verdict(report: dict[str, Any]) -> list[tuple[str, str, str]]:
+        return sorted(
+            (f["rule"], f["severity"], f.get("nodeid") or f.get("path") or "")
+            for step in report["steps"]
+            for f in step["findings"]
+        )
+
+    code, recorded = project.gate(branch)
+    base_code, on_base = project.gate(branch, digest=False)
+
+    assert (code, verdict(recorded)) == (base_code, verdict(on_base))
+    (planes,) = [step for step in recorded["steps"] if step["step"] == "planes"]
+    assert "main's signs read from main's run in the digest" in planes["notes"]
+    (planes,) = [step for step in on_base["steps"] if step["step"] == "planes"]
+    assert "main's signs read from main's run in the digest" not in planes["notes"]
 
 
 def test_an_always_true_comparison_main_does_not_have_stays_pg106(project: Project) -> None:

@@ -81,7 +81,7 @@ def build_digest(
     if not run_tests:
         inventory = collect_inventory(repo, commit, base_ini, plane_map, progress)
         return compute_digest(snap, cfg, inventory)
-    ran = main_run.run_main(repo, commit, base_ini, plane_map, frozen, progress)
+    ran = main_run.run_main(repo, snap, base_ini, plane_map, frozen, progress)
     if ran.why_not:
         progress.step("main's run", ran.why_not)
     return compute_digest(snap, cfg, ran.inventory, ran.run)

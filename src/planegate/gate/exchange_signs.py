@@ -36,6 +36,7 @@ def from_dict(data: Any) -> MainsSigns:
         ),
         traced=traced,
         problems=_strings(data["problems"]),
+        recorded=data.get("recorded") is True,
     )
 
 

@@ -100,7 +100,12 @@ def execute(
         labels = _triage(ctx, head_run, progress, on_base)
     with watch.time("base signs"):
         signs = on_base_signs.observe(
-            ctx, head_run, probed, answers.tampering, trace_spec(ctx), progress
+            ctx,
+            head_run,
+            probed,
+            answers.tampering,
+            progress,
+            None if main is None else main.signs,
         )
     return Execution(
         ctx.commits,

@@ -13,16 +13,20 @@ import sys
 import sysconfig
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from planegate.config.planemap import PlaneMap, file_of
+from planegate.gate import main_signs
+from planegate.gate.context import protection_at
 from planegate.gate.execute import nothing_collected
 from planegate.progress import Progress
 from planegate.repo.digest_format import MainRun
 from planegate.repo.git import GitRepo
+from planegate.repo.snapshot import Snapshot
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
+from planegate.runner.traced import TraceSpec
 from planegate.vocabulary import SCORING_PLANES
 
 MESSAGE_CHARS = 2000  # the schema's bound on a stored reason
@@ -49,24 +53,31 @@ class Ran:
 
 def run_main(
     repo: GitRepo,
-    commit: str,
+    snap: Snapshot,
     ini_options: Mapping[str, Any],
     plane_map: PlaneMap,
     frozen: frozenset[str],
     progress: Progress,
 ) -> Ran:
-    """One session of main's suite at `commit`: its collection is the inventory, its outcomes
-    are main's run (frozen tests deselected, as every gate does)."""
+    """One session of main's suite at the snapshot's commit: its collection is the inventory,
+    its outcomes are main's run (frozen tests deselected, as every gate does), traced as the
+    gate's head run is, then main's fixture probe (gate/main_signs.py)."""
     progress.step("main's run", "running the base's tests once for the digest")
-    with repo.worktree(commit) as tree:
-        result = Sessions(tree, plane_map.config, ini_options).run(deselect=frozen)
-    if not result.collected:
-        raise nothing_collected(commit, result)
-    inventory = plane_map.inventory(result.collected)
-    if not result.closed or result.canary_problem:
-        why = result.canary_problem or "the run did not close"
-        return Ran(inventory, None, f"main's run is not recorded: {why}")
-    return Ran(inventory, summarise(result, plane_map, fingerprint()))
+    cfg = plane_map.config
+    protection, found = protection_at(snap, cfg, dict.fromkeys(frozen, ""))
+    trusted = frozenset(protection.select(snap.files))
+    with repo.worktree(snap.commit) as tree:
+        sessions = Sessions(tree, cfg, ini_options, trusted=trusted)
+        result = sessions.run(deselect=frozen, trace=TraceSpec(found.test_side, found.roots))
+        if not result.collected:
+            raise nothing_collected(snap.commit, result)
+        inventory = plane_map.inventory(result.collected)
+        if not result.closed or result.canary_problem:
+            why = result.canary_problem or "the run did not close"
+            return Ran(inventory, None, f"main's run is not recorded: {why}")
+        progress.step("main's run", "the fixture probe on main's tree")
+        signs = main_signs.probe_on_main(sessions, snap, plane_map, result)
+    return Ran(inventory, replace(summarise(result, plane_map, fingerprint()), signs=signs))
 
 
 def summarise(result: RunResult, plane_map: PlaneMap, environment: Mapping[str, str]) -> MainRun:

@@ -23,6 +23,7 @@ from pathlib import Path
 from planegate.config.planemap import data_files, file_of
 from planegate.gate.context import Context
 from planegate.progress import QUIET, Progress
+from planegate.repo.digest_format import RecordedSigns
 from planegate.runner import fixture_probe as probe
 from planegate.runner import overlay
 from planegate.runner.session import RunResult, Tamper
@@ -37,13 +38,18 @@ def observe(
     head_run: RunResult,
     probed: probe.ProbeResult,
     tampering: Iterable[Tamper] = (),
-    trace: TraceSpec | None = None,
     progress: Progress = QUIET,
+    main: RecordedSigns | None = None,
 ) -> MainsSigns:
     """Run, on the base, what the head's signs need; nothing when there are none (or when the
-    head's run cannot be trusted: its own findings stand)."""
+    head's run cannot be trusted: its own findings stand). With main's signs recorded in the
+    digest (`main`), compare with those instead."""
     if not head_run.closed or head_run.canary_problem:
         return MainsSigns()
+    if main is not None and all(
+        main.probed.get(nodeid) == files for nodeid, files in probed.survivors
+    ):
+        return _recorded(ctx, probed, main, progress)
     signs = [*head_run.tampering, *tampering]
     opened = {path for r in head_run.reads.values() for path in r.prod}
     locked = data_files(ctx.cfg, opened) if opened else []
@@ -62,10 +68,41 @@ def observe(
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=trusted)
         found = MainsSigns()
         if traced is not None:
+            trace = TraceSpec(ctx.evidence.test_side, ctx.evidence.roots)
             found = _traced(sessions, traced, oracle, trace)
         if probed.survivors:
             found = _perturbed(ctx, sessions, probed, found)
     return found
+
+
+def _recorded(
+    ctx: Context, probed: probe.ProbeResult, main: RecordedSigns, progress: Progress
+) -> MainsSigns:
+    """Main's signs from its run in the digest: nothing runs on the base. A fixture survivor
+    main's probe caught is the patch's; one that survived on main too runs once more on the
+    head with every byte of its files changed, and is main's state when it then passes on the
+    head only where it passed on main."""
+    signs = MainsSigns(
+        prod_reads=main.prod_reads,
+        harness=tuple(Tamper(event, path, line) for event, path, line in main.harness),
+        traced=True,
+        recorded=True,
+    )
+    files = dict(probed.survivors)
+    if not files:
+        return signs
+    both = [nodeid for nodeid in files if nodeid in main.survivors]
+    if both:
+        progress.step("base signs", f"{len(both)} fixture survivors with every byte changed")
+        wholly = sorted({f for nodeid in both for f in files[nodeid]})
+        head = _on_head(ctx, both, wholly)
+        if head is None:
+            problem = _why_not("whole-file fixture probe")
+            return replace(signs, caught=tuple(files), problems=(problem,))
+        whole = frozenset(main.whole)
+        both = [nodeid for nodeid in both if nodeid not in head or nodeid in whole]
+    caught = tuple(nodeid for nodeid in files if nodeid not in both)
+    return replace(signs, survivors=tuple(both), caught=caught)
 
 
 def _anchors(harness: list[Tamper], head_run: RunResult) -> tuple[str, ...]:

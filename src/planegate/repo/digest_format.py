@@ -29,6 +29,23 @@ class MainRun:
     environment: Mapping[str, str]
     not_passed: Mapping[str, tuple[str, str]]  # nodeid: (outcome, message)
     file_seconds: Mapping[str, float] = field(default_factory=dict)
+    signs: RecordedSigns | None = None  # None: an older digest, or a run that did not trace
+
+
+@dataclass(frozen=True)
+class RecordedSigns:
+    """What main's run showed of the observed signs (steps/mains_signs.py), so that a gate
+    compares the head's signs with them instead of running the base: the repository files
+    main's production code opened under each key (a nodeid, or a module outside any test),
+    the harness changes of main's run (event, path, line, as `harness_sign` gives them), the
+    fixture tests run again with one byte of their locked files changed (nodeid: files), those
+    that still passed, and those of them that passed with every byte of the files changed."""
+
+    prod_reads: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    harness: tuple[tuple[str, str, int], ...] = ()
+    probed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    survivors: tuple[str, ...] = ()
+    whole: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,7 +77,7 @@ def to_json(digest: Digest) -> str:
         "inventory": {plane: list(ids) for plane, ids in sorted(digest.inventory.items())},
     }
     if digest.run is not None:
-        data["run"] = {
+        run: dict[str, Any] = {
             "environment": dict(sorted(digest.run.environment.items())),
             "not_passed": {
                 nodeid: {"outcome": outcome, "message": message}
@@ -68,7 +85,35 @@ def to_json(digest: Digest) -> str:
             },
             "file_seconds": dict(sorted(digest.run.file_seconds.items())),
         }
+        if digest.run.signs is not None:
+            run["signs"] = _signs_json(digest.run.signs)
+        data["run"] = run
     return json.dumps(data, indent=2) + "\n"
+
+
+def _signs_json(signs: RecordedSigns) -> dict[str, Any]:
+    return {
+        "prod_reads": {key: list(paths) for key, paths in sorted(signs.prod_reads.items())},
+        "harness": [
+            {"event": event, "path": path, "line": line}
+            for event, path, line in sorted(signs.harness)
+        ],
+        "probed": {nodeid: list(files) for nodeid, files in sorted(signs.probed.items())},
+        "survivors": sorted(signs.survivors),
+        "whole": sorted(signs.whole),
+    }
+
+
+def _signs_of(data: Mapping[str, Any] | None) -> RecordedSigns | None:
+    if data is None:
+        return None
+    return RecordedSigns(
+        prod_reads={key: tuple(paths) for key, paths in data["prod_reads"].items()},
+        harness=tuple((h["event"], h["path"], h["line"]) for h in data["harness"]),
+        probed={nodeid: tuple(files) for nodeid, files in data["probed"].items()},
+        survivors=tuple(data["survivors"]),
+        whole=tuple(data["whole"]),
+    )
 
 
 def _run_of(data: Mapping[str, Any] | None) -> MainRun | None:
@@ -81,6 +126,7 @@ def _run_of(data: Mapping[str, Any] | None) -> MainRun | None:
             for nodeid, entry in data["not_passed"].items()
         },
         file_seconds=dict(data.get("file_seconds", {})),
+        signs=_signs_of(data.get("signs")),
     )
 
 

@@ -39,7 +39,8 @@ _COPY = re.compile(r"@\d+$")
 
 @dataclass(frozen=True)
 class MainsSigns:
-    """What the base's sessions showed (gate/on_base_signs.py); empty when none ran."""
+    """What main showed (gate/on_base_signs.py: main's run in the digest, or the base's
+    sessions); empty when nothing was looked at."""
 
     survivors: tuple[str, ...] = ()  # fixture survivors that are main's state
     caught: tuple[str, ...] = ()  # survivors the base caught (one byte, or every byte changed)
@@ -47,6 +48,7 @@ class MainsSigns:
     harness: tuple[Tamper, ...] = ()  # the base's harness changes, as `harness_sign` gives
     traced: bool = False  # the traced session ran and closed: prod_reads and harness tell
     problems: tuple[str, ...] = ()  # why a session tells nothing (it did not close)
+    recorded: bool = False  # read from main's run in the digest: nothing ran on the base
 
 
 def harness_sign(tamper: Tamper) -> Tamper | None:

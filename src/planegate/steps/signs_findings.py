@@ -52,16 +52,19 @@ def fixture_findings(
 
 
 def notes(signs: MainsSigns) -> tuple[str, ...]:
-    """What the base's sessions showed, for the planes step's notes."""
+    """What main showed (its run in the digest, or the base's sessions), for the planes
+    step's notes."""
     found = []
+    if signs.recorded:
+        found.append("main's signs read from main's run in the digest")
     if signs.survivors or signs.caught:
         found.append(
-            f"fixture probe survivors rerun on main: {len(signs.survivors)} survive there too, "
+            f"fixture survivors compared with main: {len(signs.survivors)} survive there too, "
             f"{len(signs.caught)} caught"
         )
     if signs.traced:
         found.append(
-            f"signs compared on main: {len(signs.prod_reads)} tests' oracle reads, "
+            f"signs compared with main's: production reads under {len(signs.prod_reads)} keys, "
             f"{len(signs.harness)} harness changes main's run shows"
         )
     return (*found, *signs.problems)

@@ -1,0 +1,94 @@
+"""Main's side of the observed signs, recorded once in main's run by `planegate digest`.
+
+A gate looks at the patch's observed signs (steps/mains_signs.py) against main's: what main's
+production code opens under each test, which harness changes main's run shows, and which
+fixture tests survive their perturbed data on main. Main's run in the digest is traced as the
+gate's head run is, and is followed by the fixture probe on main's tree (every candidate the
+probe would pick, no budget: once per push to main): a gate whose digest holds them compares
+with them and runs nothing on the base for its signs (gate/on_base_signs.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from planegate.config.planemap import PlaneMap, data_files, file_of
+from planegate.repo.digest_format import RecordedSigns
+from planegate.repo.snapshot import Snapshot
+from planegate.runner import fixture_probe as probe
+from planegate.runner.session import RunResult
+from planegate.runner.spec import Sessions
+from planegate.steps import mains_signs
+
+
+def recorded(
+    result: RunResult,
+    probed: dict[str, tuple[str, ...]],
+    survivors: tuple[str, ...] = (),
+    whole: tuple[str, ...] = (),
+) -> RecordedSigns:
+    """Main's production reads and harness changes from its traced run, with the probe's."""
+    harness = {
+        (sign.event, sign.path, sign.line)
+        for tamper in result.tampering
+        if (sign := mains_signs.harness_sign(tamper)) is not None
+    }
+    return RecordedSigns(
+        prod_reads={key: reads.prod for key, reads in sorted(result.reads.items()) if reads.prod},
+        harness=tuple(sorted(harness)),
+        probed=probed,
+        survivors=survivors,
+        whole=whole,
+    )
+
+
+def probe_on_main(
+    sessions: Sessions, snap: Snapshot, plane_map: PlaneMap, result: RunResult
+) -> RecordedSigns | None:
+    """The fixture probe on main's tree after main's run: every candidate once with one byte
+    of its locked files changed, and the survivors once more with every byte changed. None
+    when a session did not close (the digest then holds no signs: gates look on the base)."""
+    cfg = plane_map.config
+    if not cfg.fixture_probe:
+        return recorded(result, {})
+    passed = {
+        nodeid: outcome.duration
+        for nodeid, outcome in result.outcomes.items()
+        if outcome.passed and plane_map.plane_of(nodeid) == "fixture"
+    }
+    sources = {
+        path: data.decode("utf-8", "replace")
+        for path in {file_of(n) for n in passed}
+        if (data := snap.read(path)) is not None
+    }
+    chosen = probe.candidates(passed, sources, data_files(cfg, snap.files))
+    if not chosen:
+        return recorded(result, {})
+    probed = {c.nodeid: c.files for c in chosen}
+    probe.perturb_files(sessions.tree, [f for files in probed.values() for f in files])
+    survivors = _passing(sessions, list(probed))
+    if survivors is None:
+        return None
+    whole: frozenset[str] = frozenset()
+    if survivors:
+        _write_all(snap, sessions.tree, sorted({f for n in survivors for f in probed[n]}))
+        passing = _passing(sessions, sorted(survivors))
+        if passing is None:
+            return None
+        whole = passing
+    return recorded(result, probed, tuple(sorted(survivors)), tuple(sorted(whole)))
+
+
+def _passing(sessions: Sessions, nodeids: list[str]) -> frozenset[str] | None:
+    result = sessions.run(targets=tuple(nodeids), canaries=False)
+    if not result.closed:
+        return None
+    return frozenset(n for n in nodeids if result.outcome_of(n).passed)
+
+
+def _write_all(snap: Snapshot, tree: Path, files: list[str]) -> None:
+    for path in files:
+        data = snap.read(path)
+        target = tree / path
+        if data is not None and target.is_file() and not target.is_symlink():
+            target.write_bytes(probe.perturb_all(data))
