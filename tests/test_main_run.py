@@ -19,6 +19,7 @@ from planegate.repo import digest_format
 from planegate.repo.digest_format import Digest, MainRun, RecordedSigns
 from test_answers_label import FILES, HONEST, LABEL_3, TRICKS
 from test_fair_verdicts import BROKEN, PREFIX, honest_patch
+from test_fair_verdicts import CONFIG as FAIR_CONFIG
 from test_fair_verdicts import repo as repo  # the fixture: a base that skips, xfails, fails
 
 SKIPPED = (PREFIX + "test_needs_python_4", PREFIX + "test_needs_a_tool")
@@ -143,3 +144,45 @@ def test_main_run_is_used_only_where_it_ran(run: MainRun, here: dict[str, str]) 
     used, why = main_run.usable(run, here)
     assert (used is run) == (dict(run.environment) == here)
     assert bool(why) == (used is None)
+
+
+SLOW_TESTS = """\
+import pytest
+
+from calc.core import add
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+@pytest.mark.slow
+def test_add_many():
+    assert sum(add(i, 1) for i in range(10)) == 55
+"""
+
+
+def test_tests_the_bases_options_deselect_are_mains_by_the_digest(tmp_path: Path) -> None:
+    repo = TestRepo(tmp_path / "repo")
+    repo.commit(
+        "main",
+        {
+            "planegate.yml": FAIR_CONFIG,
+            "pytest.ini": '[pytest]\ntestpaths = tests\naddopts = -m "not slow"\n'
+            "markers =\n    slow: a long test\n",
+            "calc/__init__.py": "",
+            "calc/core.py": "FAST = True\n\n\ndef add(a, b):\n    return a + b\n",
+            "tests/fix/test_calc.py": SLOW_TESTS,
+        },
+    )
+    digest = tmp_path / "digest.json"
+    slow = "tests/fix/test_calc.py::test_add_many"
+    assert digest_of(repo, digest)["run"]["not_passed"] == {
+        slow: {"outcome": "deselected", "message": ""}
+    }
+    honest_patch(repo)
+    code, report, progress = gate(repo, digest)
+    assert code == 0, report
+    assert f"{slow} deselected on main too" in "\n".join(report["steps"][4]["notes"])
+    assert "rerunning" not in progress, progress  # the base ran nothing: the digest said it
+    assert probe(report, "base run")["tests"] == 0

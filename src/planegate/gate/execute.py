@@ -29,6 +29,9 @@ from planegate.steps import observed, on_base
 from planegate.steps.mains_signs import MainsSigns
 from planegate.vocabulary import SCORING_PLANES
 
+# outcomes the head shares with main's recorded run without a rerun of the base
+AS_ON_MAIN = frozenset({"skipped", "xfailed", "deselected"})
+
 
 @dataclass(frozen=True)
 class Execution:
@@ -372,8 +375,8 @@ def compare_on_base(
     """One session in the base's tree, same configuration and environment as the head's run,
     over the scoring tests that did not pass on the head (their triage reruns included).
     With `whole_suite` it also collects the base's whole suite (its inventory); with
-    nothing to compare and no inventory asked for, no session runs. A test skipped or
-    xfailed on the head as main's run in the digest saw it is not run again."""
+    nothing to compare and no inventory asked for, no session runs. A test skipped, xfailed
+    or deselected on the head as main's run in the digest saw it is not run again."""
     not_passed = not_passing(ctx, head_run, expected)
     refused = startup.refusal(head_run) is not None  # the base says whose refusal it is
     known = {} if whole_suite or refused else as_on_main(head_run, not_passed, main)
@@ -401,15 +404,16 @@ def compare_on_base(
 def as_on_main(
     head_run: session.RunResult, nodeids: Iterable[str], main: MainRun | None
 ) -> dict[str, session.Outcome]:
-    """The tests skipped or xfailed on the head that main's run saw in the same state for the
-    same reason: their base outcome is main's, read from the digest."""
+    """The tests skipped, xfailed or deselected (by the base's own options) on the head that
+    main's run saw in the same state for the same reason: their base outcome is main's, read
+    from the digest."""
     if main is None:
         return {}
     known = {}
     for nodeid in nodeids:
         head = head_run.outcome_of(nodeid)
         recorded = main.not_passed.get(nodeid)
-        if recorded is None or head.outcome not in ("skipped", "xfailed"):
+        if recorded is None or head.outcome not in AS_ON_MAIN:
             continue
         base = session.Outcome(nodeid, recorded[0], recorded[1])
         if on_base.compare(head, base) is on_base.Verdict.MAIN:

@@ -81,10 +81,11 @@ def run_main(
 
 
 def summarise(result: RunResult, plane_map: PlaneMap, environment: Mapping[str, str]) -> MainRun:
-    """The scoring tests that did not pass, and each test file's seconds."""
+    """The scoring tests that did not pass (those the base's own options deselect included),
+    and each test file's seconds."""
     not_passed: dict[str, tuple[str, str]] = {}
     seconds: defaultdict[str, float] = defaultdict(float)
-    for nodeid in result.selected:
+    for nodeid in result.collected:
         if plane_map.plane_of(nodeid) not in SCORING_PLANES:
             continue
         outcome = result.outcome_of(nodeid)
