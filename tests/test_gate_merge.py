@@ -4,6 +4,7 @@ branch, a conflict is a finding, and the report names every commit involved."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -101,3 +102,25 @@ def test_the_merged_tree_is_written_without_touching_the_checkout(tmp_path: Path
     assert [c.path for c in git.changes("main", merged.tree)] == ["b.txt"]
     assert repo.git("status", "--porcelain") == ""
     assert (repo.root / "b.txt").read_text() == "1\n"
+
+
+def objects_of(root: Path) -> dict[str, int]:
+    folder = root / ".git" / "objects"
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*")}
+
+
+def test_the_merge_leaves_the_repository_as_it_was(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the action mounts the repository read-only: the merged tree is planegate's own object
+    stale_branch(project, {"calc/extra.py": "def twice(x):\n    return 2 * x\n"})
+    before = objects_of(project.root)
+    code, report = gate(project, capsys)
+    assert code == 0, report
+    assert objects_of(project.root) == before
+    merged = report["merged_tree"]
+    assert merged not in {GitRepo(project.root).resolve(ref) for ref in ("main", "stale")}
+    found = subprocess.run(  # git itself does not find the merged tree in the repository
+        ["git", "-C", str(project.root), "cat-file", "-e", merged], capture_output=True, check=False
+    )
+    assert found.returncode != 0

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,9 +86,19 @@ class GitRepo:
             raise ServiceUnavailable("git is not installed or not on PATH") from None
         except (git.exc.GitError, git.exc.ODBError, OSError) as error:
             raise ServiceUnavailable(f"{root}: git cannot open it: {error}") from None
-        self._repo.git.update_environment(**gitenv.hardened(os.environ))
         if self._repo.working_tree_dir is None:
             raise UsageError(f"{root}: a bare repository has no working tree")
+        # The merge writes its objects to a folder of planegate's own, which every read also
+        # searches: the repository is only read (the action mounts it read-only).
+        self._scratch = tempfile.mkdtemp(prefix="planegate-objects-")
+        weakref.finalize(self, shutil.rmtree, self._scratch, ignore_errors=True)
+        self._objects = str(Path(self._repo.common_dir, "objects").resolve())
+        self._repo.git.update_environment(
+            **gitenv.hardened(os.environ),
+            GIT_ALTERNATE_OBJECT_DIRECTORIES=gitenv.alternates(
+                self._scratch, os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+            ),
+        )
         self.root = Path(self._repo.working_tree_dir)
         self._indexes: dict[str, dict[str, tuple[bytes, int]]] = {}
         self._hashes: dict[bytes, str] = {}
@@ -119,7 +130,7 @@ class GitRepo:
 
     def merge(self, base: str, head: str) -> Merge:
         """`git merge-tree --write-tree`: the tree of `head` merged onto `base`, written to
-        the object store only; no working copy, index or ref changes."""
+        planegate's own object folder; the repository is not changed at all."""
         base_sha, head_sha = self.resolve(base), self.resolve(head)
         with _translated("git merge-tree"):
             status, out, err = self._repo.git.merge_tree(
@@ -130,6 +141,12 @@ class GitRepo:
                 head_sha,
                 with_extended_output=True,
                 with_exceptions=False,
+                env={
+                    "GIT_OBJECT_DIRECTORY": self._scratch,
+                    "GIT_ALTERNATE_OBJECT_DIRECTORIES": gitenv.alternates(
+                        self._objects, os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+                    ),
+                },
             )
         lines = [line for line in str(out).splitlines() if line.strip()]
         if status not in (0, 1) or not lines:

@@ -34,3 +34,14 @@ def hardened(environ: Mapping[str, str]) -> dict[str, str]:
         extra[f"GIT_CONFIG_VALUE_{start + offset}"] = value
     extra["GIT_CONFIG_COUNT"] = str(start + len(CONFIG))
     return extra
+
+
+def alternates(first: str, existing: str | None) -> str:
+    """GIT_ALTERNATE_OBJECT_DIRECTORIES with `first` searched before what was already set (a
+    path holding the list separator is quoted, as git reads it)."""
+    quoted = f'"{_escaped(first)}"' if ":" in first or first.startswith('"') else first
+    return f"{quoted}:{existing}" if existing else quoted
+
+
+def _escaped(path: str) -> str:
+    return path.replace("\\", "\\\\").replace('"', '\\"')
