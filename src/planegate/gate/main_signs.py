@@ -14,7 +14,7 @@ from pathlib import Path
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
 from planegate.repo.digest_format import RecordedSigns
-from planegate.repo.snapshot import Snapshot
+from planegate.repo.snapshot import Reader, Snapshot
 from planegate.runner import fixture_probe as probe
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
@@ -66,29 +66,37 @@ def probe_on_main(
         return recorded(result, {})
     probed = {c.nodeid: c.files for c in chosen}
     probe.perturb_files(sessions.tree, [f for files in probed.values() for f in files])
-    survivors = _passing(sessions, list(probed))
+    survivors = passing(sessions, list(probed))
     if survivors is None:
         return None
     whole: frozenset[str] = frozenset()
     if survivors:
-        _write_all(snap, sessions.tree, sorted({f for n in survivors for f in probed[n]}))
-        passing = _passing(sessions, sorted(survivors))
-        if passing is None:
+        write_all(snap.read, sessions.tree, sorted({f for n in survivors for f in probed[n]}))
+        again = passing(sessions, sorted(survivors))
+        if again is None:
             return None
-        whole = passing
+        whole = again
     return recorded(result, probed, tuple(sorted(survivors)), tuple(sorted(whole)))
 
 
-def _passing(sessions: Sessions, nodeids: list[str]) -> frozenset[str] | None:
-    result = sessions.run(targets=tuple(nodeids), canaries=False)
+def passing(sessions: Sessions, nodeids: list[str]) -> frozenset[str] | None:
+    """Which of `nodeids` passed in one session of their files (the rest of each file
+    deselected, as every probe runs them); None when it did not close."""
+    files = sorted({file_of(n) for n in nodeids if (sessions.tree / file_of(n)).is_file()})
+    if not files:
+        return frozenset()
+    result = sessions.run(
+        targets=tuple(files), canaries=False, probes={"order": "collected", "only": nodeids}
+    )
     if not result.closed:
         return None
     return frozenset(n for n in nodeids if result.outcome_of(n).passed)
 
 
-def _write_all(snap: Snapshot, tree: Path, files: list[str]) -> None:
+def write_all(read: Reader, tree: Path, files: list[str]) -> None:
+    """Main's bytes of each locked file (`read`) with every byte changed, into `tree`."""
     for path in files:
-        data = snap.read(path)
+        data = read(path)
         target = tree / path
         if data is not None and target.is_file() and not target.is_symlink():
             target.write_bytes(probe.perturb_all(data))

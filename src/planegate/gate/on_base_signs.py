@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
 
-from planegate.config.planemap import data_files, file_of
+from planegate.config.planemap import data_files
 from planegate.gate.context import Context
+from planegate.gate.main_signs import passing, write_all
 from planegate.progress import QUIET, Progress
 from planegate.repo.digest_format import RecordedSigns
 from planegate.runner import fixture_probe as probe
@@ -141,14 +141,14 @@ def _perturbed(
     true, hidden behind a byte main does not check) is the patch's."""
     files = dict(probed.survivors)
     probe.perturb_files(sessions.tree, [f for names in files.values() for f in names])
-    single = _passing(sessions, list(files))
+    single = passing(sessions, list(files))
     if single is None:
         return replace(found, problems=(*found.problems, _why_not("fixture probe")))
     both = [nodeid for nodeid in files if nodeid in single]
     if both:
         wholly = sorted({f for nodeid in both for f in files[nodeid]})
-        _write_all(ctx, sessions.tree, wholly)
-        base = _passing(sessions, both)
+        write_all(ctx.base.read, sessions.tree, wholly)
+        base = passing(sessions, both)
         head = _on_head(ctx, both, wholly)
         if base is None or head is None:
             problem = _why_not("whole-file fixture probe")
@@ -156,28 +156,6 @@ def _perturbed(
         both = [nodeid for nodeid in both if nodeid not in head or nodeid in base]
     caught = tuple(nodeid for nodeid in files if nodeid not in both)
     return replace(found, survivors=tuple(both), caught=caught)
-
-
-def _passing(sessions: Sessions, nodeids: list[str]) -> frozenset[str] | None:
-    """Which of `nodeids` passed in one session of their files; None when it did not close."""
-    files = sorted({file_of(n) for n in nodeids if (sessions.tree / file_of(n)).is_file()})
-    if not files:
-        return frozenset()
-    result = sessions.run(
-        targets=tuple(files), canaries=False, probes={"order": "collected", "only": nodeids}
-    )
-    if not result.closed:
-        return None
-    return frozenset(n for n in nodeids if result.outcome_of(n).passed)
-
-
-def _write_all(ctx: Context, tree: Path, files: list[str]) -> None:
-    """Main's bytes of each locked file with every byte changed (both trees hold main's)."""
-    for path in files:
-        data = ctx.base.read(path)
-        target = tree / path
-        if data is not None and target.is_file() and not target.is_symlink():
-            target.write_bytes(probe.perturb_all(data))
 
 
 def _on_head(ctx: Context, nodeids: list[str], files: list[str]) -> frozenset[str] | None:
@@ -190,9 +168,9 @@ def _on_head(ctx: Context, nodeids: list[str], files: list[str]) -> frozenset[st
             ctx.base.read,
             ctx.base_links,
         )
-        _write_all(ctx, tree, files)
+        write_all(ctx.base.read, tree, files)  # both trees hold main's bytes
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept)
-        return _passing(sessions, nodeids)
+        return passing(sessions, nodeids)
 
 
 def _why_not(what: str) -> str:
