@@ -443,6 +443,81 @@ class _FastLimitedLoader(_Limits, Composer, CParser, SafeConstructor, Resolver):
         return super().compose_node(parent, index)
 
 
+class _Aliased(Exception):
+    """The tree libyaml composed has an alias: `_Limits` must compose it, seeing each alias."""
+
+
+class _NativeLoader(CParser, SafeConstructor, Resolver):
+    """libyaml composes the whole tree, with no Python call per event; the limits are then
+    checked on the tree, with the refusals (reason, key and line) `_Limits` gives. A tree
+    with an alias raises `_Aliased`: only the events tell where an alias stands."""
+
+    def __init__(self, stream: str, limits: Limits) -> None:
+        CParser.__init__(self, stream)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+        self.limits = limits
+
+    def get_single_node(self) -> Node | None:
+        node: Node | None = super().get_single_node()
+        if node is not None:
+            _TreeCheck(self.limits).visit(node, [""])
+        return node
+
+
+class _TreeCheck:
+    """Depth, duplicate keys and the node count of an alias-free tree, in `_Limits`' order
+    (the recursion is as deep as `max_depth` allows)."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.seen: set[int] = set()
+        self.done = 0  # nodes composed, children before their parent
+
+    def visit(self, node: Node, keys: list[str]) -> None:
+        if id(node) in self.seen:
+            raise _Aliased
+        self.seen.add(id(node))
+        if len(keys) > self.limits.max_depth:
+            reason = f"nested deeper than {self.limits.max_depth} levels"
+            raise _Refused(_where(keys, reason), node.start_mark.line + 1)
+        if isinstance(node, SequenceNode):
+            for index, child in enumerate(node.value):
+                self.visit(child, [*keys, f"[{index}]"])
+        elif isinstance(node, MappingNode):
+            self.mapping(node, keys)
+        self.done += 1
+        if self.done > self.limits.max_nodes:
+            reason = f"holds more than {self.limits.max_nodes} values (aliases counted expanded)"
+            raise _Refused(_where(keys[:-1], reason), node.start_mark.line + 1)
+
+    def mapping(self, node: MappingNode, keys: list[str]) -> None:
+        first_lines: dict[tuple[str, str], int] = {}
+        for key, value in node.value:
+            self.visit(key, [*keys, ""])
+            label = ""
+            if isinstance(key, ScalarNode):
+                label = _printable(str(key.value))
+                if key.tag != "tag:yaml.org,2002:merge":
+                    _first_of_its_name(key, first_lines, [*keys, label])
+            self.visit(value, [*keys, label])
+
+
+def _first_of_its_name(
+    key: ScalarNode, first_lines: dict[tuple[str, str], int], name: list[str]
+) -> None:
+    line, slot = key.start_mark.line + 1, (key.tag, key.value)
+    first = first_lines.get(slot)
+    if first is not None:
+        raise _Refused(f"duplicate key {_path(name)} (first on line {first})", line)
+    first_lines[slot] = line
+
+
+def _where(keys: list[str], reason: str) -> str:
+    where = _path(keys)
+    return f"{where}: {reason}" if where else reason
+
+
 def yaml_document(text: str, limits: Limits = CONFIG, *, exact_marks: bool = False) -> YamlDocument:
     """The one YAML document in `text` with its node tree, or Problem. libyaml reads it when
     PyYAML was built with it; up to `PURE_YAML` (PyYAML's parser takes 2.5 µs a byte), a text
@@ -450,15 +525,24 @@ def yaml_document(text: str, limits: Limits = CONFIG, *, exact_marks: bool = Fal
     is read by PyYAML's parser, so a refusal's message is PyYAML's, and so is `exact_marks`
     (lines for an error message: values agree, positions of empty nodes may differ)."""
     if _FAST and len(text) > PURE_YAML and not _NON_PRINTABLE.search(text):
-        return _compose(_FastLimitedLoader, text, limits)
+        return _libyaml(text, limits)
     if _FAST and not exact_marks and "\t" not in text and not _NON_PRINTABLE.search(text):
         with contextlib.suppress(Problem):
-            return _compose(_FastLimitedLoader, text, limits)
+            return _libyaml(text, limits)
     return _compose(_LimitedLoader, text, limits)
 
 
+def _libyaml(text: str, limits: Limits) -> YamlDocument:
+    """libyaml composes the tree when it has no explicit tag (the two parsers read `!`
+    differently) and no alias; else its events are composed under `_Limits`."""
+    if "!" not in text:
+        with contextlib.suppress(_Aliased):
+            return _compose(_NativeLoader, text, limits)
+    return _compose(_FastLimitedLoader, text, limits)
+
+
 def _compose(
-    kind: type[_LimitedLoader | _FastLimitedLoader], text: str, limits: Limits
+    kind: type[_LimitedLoader | _FastLimitedLoader | _NativeLoader], text: str, limits: Limits
 ) -> YamlDocument:
     try:
         loader = kind(text, limits)

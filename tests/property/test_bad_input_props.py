@@ -155,6 +155,49 @@ def test_libyaml_and_pyyaml_read_the_configuration_alike(text: str) -> None:
         assert repr(fast) == repr(pure)
 
 
+# Block YAML of nested mappings and lists, with keys that repeat: depth, count and duplicates.
+YAML_TREE = st.recursive(
+    st.sampled_from(["1", "x", "'q'", "", "[]", "{}", "[a, a]", "{a: 1, a: 2}"]),
+    lambda inner: (
+        st.lists(inner, min_size=1, max_size=4).map(lambda items: ["-", *items])
+        | st.lists(
+            st.tuples(st.sampled_from(["a", "b", "c", "d", "'a'", "1"]), inner),
+            min_size=1,
+            max_size=4,
+        )
+    ),
+    max_leaves=30,
+)
+TIGHT = loading.Limits(max_depth=5, max_nodes=12)
+
+
+def _block(tree: Any, indent: int = 0) -> str:
+    pad = " " * indent
+    if isinstance(tree, str):
+        return f" {tree}\n"
+    if tree and tree[0] == "-":
+        return "\n" + "".join(f"{pad}-{_block(item, indent + 2)}" for item in tree[1:])
+    return "\n" + "".join(f"{pad}{key}:{_block(value, indent + 2)}" for key, value in tree)
+
+
+@given(tree=YAML_TREE, tight=st.booleans())
+def test_libyaml_s_own_tree_is_held_to_the_same_limits(tree: Any, tight: bool) -> None:
+    """libyaml composes an alias-free tree itself, and the limits are checked on the tree:
+    the same value, or the same refusal (reason, key and line), as composing its events."""
+    text = "root:" + _block(tree)
+    limits = TIGHT if tight else loading.CONFIG
+    native = _read(lambda: loading._compose(loading._NativeLoader, text, limits))
+    events = _read(lambda: loading._compose(loading._FastLimitedLoader, text, limits))
+    assert repr(native) == repr(events)
+
+
+def test_a_tree_with_an_alias_is_composed_from_its_events() -> None:
+    text = "a: &x [1, 2]\nb: *x\n"
+    with pytest.raises(loading._Aliased):
+        loading._compose(loading._NativeLoader, text, loading.CONFIG)
+    assert loading.yaml_document(text).value == {"a": [1, 2], "b": [1, 2]}
+
+
 def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     found = [prefix]
     if isinstance(value, (dict, list)):

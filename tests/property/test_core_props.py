@@ -73,6 +73,39 @@ def test_every_nodeid_gets_one_plane_or_a_finding(
     assert all(f.owner == "@owner" for f in found)
 
 
+nodeid_text = st.text(alphabet="ab:[]", max_size=14).map(lambda rest: "t.py::" + rest)
+
+
+def listed_by_definition(nodeid: str, entries: list[str]) -> bool:
+    """docs/planes.md: an entry names the nodeid, its id without parameters, or a class or
+    function above it."""
+    base = nodeid.split("[", 1)[0]
+    parts = base.split("::")
+    above = {"::".join(parts[:end]) for end in range(2, len(parts))}
+    return bool({nodeid, base, *above} & set(entries))
+
+
+@given(
+    nodeid_text,
+    st.lists(nodeid_text, max_size=4),
+    st.lists(nodeid_text, max_size=4),
+    st.data(),
+)
+def test_a_nodeid_is_listed_by_the_planes_whose_entries_cover_it(
+    nodeid: str, prop_ids: list[str], fix_ids: list[str], data: st.DataObject
+) -> None:
+    covering = [nodeid, nodeid.split("[", 1)[0], nodeid.rsplit("::", 1)[0]]
+    prop_ids.append(data.draw(st.sampled_from(covering)))  # often a hit, not only by chance
+    plane_map = planes.PlaneMap(make_config([], [], prop_ids, fix_ids))
+    expected = tuple(
+        plane
+        for plane, entries in (("property", prop_ids), ("fixture", fix_ids))
+        if listed_by_definition(nodeid, entries)
+    )
+    assert plane_map.planes_of(nodeid) == expected
+    assert plane_map.listed(nodeid) == bool(expected)
+
+
 files_strategy = st.dictionaries(
     st.sampled_from(
         [

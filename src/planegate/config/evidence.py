@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import PurePosixPath
 
 import pathspec
 
@@ -47,8 +46,8 @@ BatchReader = Callable[[list[str]], dict[str, bytes]]
 def test_root(path: str) -> str | None:
     """The nearest folder above `path` named tests/test/testing, None when there is none."""
     folder = parent(path)
-    while folder:
-        if PurePosixPath(folder).name.lower() in TEST_FOLDER_NAMES:
+    while folder:  # `parent` gives clean paths: the name is the text after the last slash
+        if folder.rpartition("/")[2].lower() in TEST_FOLDER_NAMES:
             return folder
         folder = parent(folder)
     return None
@@ -67,7 +66,7 @@ def plane_test_files(cfg: Config, files: Iterable[str], frozen_files: Iterable[s
     patterns = [line for p in SCORING_PLANES for line in cfg.planes[p].paths]
     spec = PathPatterns(patterns)
     found = {path for path in names if path.endswith(".py") and spec.match_file(path)}
-    found |= {path for path in names if PurePosixPath(path).name == "conftest.py"}
+    found |= {path for path in names if path.rpartition("/")[2] == "conftest.py"}
     found |= set(listed_files(cfg, names)) | (set(frozen_files) & set(names))
     return sorted(found)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -26,15 +26,27 @@ def spec(patterns: Iterable[str]) -> PathPatterns:
     return PathPatterns(patterns)
 
 
-def _nodeid_listed(nodeid: str, listed: frozenset[str]) -> bool:
-    """An explicit entry names a nodeid, or a class/function whose parametrized ids it covers."""
-    if nodeid in listed:
-        return True
-    base = nodeid.split("[", 1)[0]
-    if base in listed:
-        return True
-    parts = base.split("::")
-    return any("::".join(parts[:end]) in listed for end in range(2, len(parts)))
+def _covering_entries(nodeid: str) -> Iterator[str]:
+    """The entries that would list a nodeid: itself, its id without parameters, and each
+    class or function above it (an entry covers the parametrized ids below it)."""
+    yield nodeid
+    bracket = nodeid.find("[")
+    base = nodeid if bracket < 0 else nodeid[:bracket]
+    if bracket >= 0:
+        yield base
+    colon = base.find("::")  # after the file: the first entry above it is file::name
+    colon = base.find("::", colon + 2) if colon >= 0 else -1
+    while colon >= 0:
+        yield base[:colon]
+        colon = base.find("::", colon + 2)
+
+
+def _in_order(one: tuple[str, ...], two: tuple[str, ...]) -> tuple[str, ...]:
+    if not two or one == two:
+        return one
+    if not one:
+        return two
+    return tuple(p for p in SCORING_PLANES if p in one or p in two)
 
 
 @dataclass(frozen=True)
@@ -49,8 +61,14 @@ class PlaneMap:
         return {name: spec(self.config.planes[name].paths) for name in SCORING_PLANES}
 
     @cached_property
-    def _listed(self) -> dict[str, frozenset[str]]:
-        return {name: frozenset(self.config.planes[name].nodeids) for name in SCORING_PLANES}
+    def _listing(self) -> dict[str, tuple[str, ...]]:
+        """Each `nodeids` entry -> the scoring planes that list it, in SCORING_PLANES order."""
+        index: dict[str, tuple[str, ...]] = {}
+        for name in SCORING_PLANES:
+            for entry in self.config.planes[name].nodeids:
+                if name not in index.get(entry, ()):
+                    index[entry] = (*index.get(entry, ()), name)
+        return index
 
     @cached_property
     def _known(self) -> dict[str, tuple[str, ...]]:
@@ -66,7 +84,7 @@ class PlaneMap:
     def _planes_of(self, nodeid: str) -> tuple[str, ...]:
         if nodeid in self.frozen:
             return ("freeze",)
-        explicit = tuple(p for p in SCORING_PLANES if _nodeid_listed(nodeid, self._listed[p]))
+        explicit = self._explicit_planes(nodeid)
         if explicit:
             return explicit
         path = file_of(nodeid)
@@ -77,22 +95,27 @@ class PlaneMap:
             )
         return planes
 
+    def _explicit_planes(self, nodeid: str) -> tuple[str, ...]:
+        """The planes whose `nodeids` entries list the nodeid (cached: asked for every one)."""
+        known = self._explicit.get(nodeid)
+        if known is None:
+            listing, known = self._listing, ()
+            for entry in _covering_entries(nodeid):
+                known = _in_order(known, listing.get(entry, ()))
+            self._explicit[nodeid] = known
+        return known
+
     @cached_property
     def _by_path(self) -> dict[str, tuple[str, ...]]:
         return {}  # test file -> the planes its path patterns give (a file holds many tests)
 
     def listed(self, nodeid: str) -> bool:
         """The nodeid's plane comes from an explicit `nodeids` entry, not a path pattern."""
-        known = self._explicit.get(nodeid)
-        if known is None:
-            known = self._explicit[nodeid] = any(
-                _nodeid_listed(nodeid, self._listed[p]) for p in SCORING_PLANES
-            )
-        return known
+        return bool(self._explicit_planes(nodeid))
 
     @cached_property
-    def _explicit(self) -> dict[str, bool]:
-        return {}  # nodeid -> listed(nodeid)
+    def _explicit(self) -> dict[str, tuple[str, ...]]:
+        return {}  # nodeid -> the planes listing it
 
     def plane_of(self, nodeid: str) -> str:
         planes = self.planes_of(nodeid)

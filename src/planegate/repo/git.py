@@ -30,6 +30,7 @@ from planegate.repo import export, gitdiff, gitenv
 from planegate.repo.gitdiff import Change
 
 _CHUNK = 1 << 16
+_CACHE_BYTES = 64 << 20  # blobs kept for a second read
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _SYMLINK, _EXECUTABLE, _SUBMODULE = 0o120000, 0o100755, 0o160000
 # What GitPython raises for a name, sha or object it cannot resolve.
@@ -101,6 +102,8 @@ class GitRepo:
         )
         self.root = Path(self._repo.working_tree_dir)
         self._indexes: dict[str, dict[str, tuple[bytes, int]]] = {}
+        self._leaves: dict[str, dict[str, tuple[bytes, int, bool]]] = {}
+        self._read_cache = _BlobCache(_CACHE_BYTES)
         self._hashes: dict[bytes, str] = {}
 
     def resolve(self, ref: str) -> str:
@@ -183,8 +186,15 @@ class GitRepo:
         if len(wanted) == 1:
             ((path, _),) = wanted.items()
             return {path: self.read(commit, path) or b""}
-        blobs = self._blobs(set(wanted.values()))
-        return {path: blobs[blob] for path, blob in wanted.items()}
+        held = {
+            blob: data
+            for blob in wanted.values()
+            if (data := self._read_cache.get(blob)) is not None
+        }
+        fresh = self._blobs(set(wanted.values()) - held.keys())
+        self._read_cache.keep(fresh)
+        held.update(fresh)
+        return {path: held[blob] for path, blob in wanted.items()}
 
     def _blobs(self, blobs: set[bytes]) -> dict[bytes, bytes]:
         if not blobs:
@@ -235,8 +245,7 @@ class GitRepo:
                 before.hexsha, after.hexsha, stdout_as_string=False, strip_newline_in_stdout=False,
             )  # fmt: skip
             changes = gitdiff.parse_name_status(bytes(raw))
-            walked = _changed_paths(before, after)
-        gitdiff.cross_check(changes, walked)
+        gitdiff.cross_check(changes, _changed_paths(self._entries(base), self._entries(head)))
         return sorted(changes, key=lambda change: change.path)
 
     @contextlib.contextmanager
@@ -274,17 +283,27 @@ class GitRepo:
         full sha), listed once (a tree never changes): each read is then one object, not a
         walk of trees."""
         cached = self._indexes.get(rev)
+        if cached is None:
+            entries = self._entries(rev)
+            cached = {path: (sha, mode) for path, (sha, mode, blob) in entries.items() if blob}
+            self._indexes[rev] = cached
+        return cached
+
+    def _entries(self, rev: str) -> dict[str, tuple[bytes, int, bool]]:
+        """path -> (object id, mode, is a blob) of every entry but the trees, from one
+        `git ls-tree -r -z` (libgit's own walk: one process, not an object read per tree)."""
+        cached = self._leaves.get(rev)
         if cached is not None:
             return cached
         tree = self._tree(rev)
         with _translated("git ls-tree"):
-            index = {
-                str(item.path): (item.binsha, int(item.mode))  # type: ignore[union-attr]
-                for item in tree.traverse()
-                if item.type == "blob"  # type: ignore[union-attr]
-            }
-        self._indexes[rev] = index
-        return index
+            raw = self._repo.git.ls_tree(
+                "-r", "-z", "--full-tree", tree.hexsha,
+                stdout_as_string=False, strip_newline_in_stdout=False,
+            )  # fmt: skip
+        entries = _ls_tree(bytes(raw))
+        self._leaves[rev] = entries
+        return entries
 
     def _stream(self, rev: str, path: str) -> Any | None:
         entry = self._index(rev).get(path)
@@ -310,28 +329,49 @@ def _entries(tree: git.Tree) -> Iterator[export.TreeEntry]:
 
 
 def _changed_paths(
-    before: git.Tree | None, after: git.Tree | None, out: set[str] | None = None
+    before: dict[str, tuple[bytes, int, bool]], after: dict[str, tuple[bytes, int, bool]]
 ) -> set[str]:
-    """Paths whose entry (mode and object) differs between two trees, descending only into
-    subtrees that differ: the tree-to-tree comparison the parsed diff must agree with."""
-    found = set() if out is None else out
-    old, new = _children(before), _children(after)
-    for name in old.keys() | new.keys():
-        one, two = old.get(name), new.get(name)
-        if one is not None and two is not None and (one.mode, one.binsha) == (two.mode, two.binsha):
+    """Paths whose entry (object and mode) differs between two trees' listings: what the
+    parsed diff must agree with."""
+    return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}
+
+
+def _ls_tree(raw: bytes) -> dict[str, tuple[bytes, int, bool]]:
+    """`git ls-tree -r -z`: `<mode> <type> <object>\t<path>` records, each ended by NUL."""
+    entries: dict[str, tuple[bytes, int, bool]] = {}
+    for record in raw.split(b"\0"):
+        if not record:
             continue
-        subtrees = [item for item in (one, two) if isinstance(item, git.Tree)]
-        leaves = [
-            item for item in (one, two) if item is not None and not isinstance(item, git.Tree)
-        ]
-        found.update(str(item.path) for item in leaves)
-        if subtrees:
-            _changed_paths(
-                one if isinstance(one, git.Tree) else None,
-                two if isinstance(two, git.Tree) else None,
-                found,
-            )
-    return found
+        head, tab, name = record.partition(b"\t")
+        fields = head.split(b" ")
+        if not tab or len(fields) != 3 or not _FULL_SHA.fullmatch(fields[2].decode("latin-1")):
+            raise ServiceUnavailable(f"git ls-tree: unexpected line {record[:120]!r}")
+        try:
+            mode = int(fields[0], 8)
+        except ValueError:
+            raise ServiceUnavailable(f"git ls-tree: unexpected mode {fields[0][:20]!r}") from None
+        path = name.decode("utf-8", "surrogateescape")
+        entries[path] = (bytes.fromhex(fields[2].decode("ascii")), mode, fields[1] == b"blob")
+    return entries
+
+
+class _BlobCache:
+    """Blobs already read, by id, up to a budget of bytes: the default evidence's scan, the
+    inventory and the hunk analysis read the same test files."""
+
+    def __init__(self, budget: int) -> None:
+        self._budget = budget
+        self._held: dict[bytes, bytes] = {}
+
+    def get(self, blob: bytes) -> bytes | None:
+        return self._held.get(blob)
+
+    def keep(self, blobs: dict[bytes, bytes]) -> None:
+        for blob, data in blobs.items():
+            if len(data) > self._budget:
+                return
+            self._budget -= len(data)
+            self._held[blob] = data
 
 
 def _feed(stream: IO[bytes], data: bytes) -> None:
@@ -356,10 +396,6 @@ def _batch_output(stream: IO[bytes], count: int) -> dict[bytes, bytes]:
             raise ServiceUnavailable("git cat-file --batch: the output stopped in a blob")
         found[bytes.fromhex(header[0].decode("ascii"))] = data[:size]
     return found
-
-
-def _children(tree: git.Tree | None) -> dict[str, git.objects.base.IndexObject]:
-    return {} if tree is None else {str(item.name): item for item in tree}
 
 
 def _unavailable(what: str, error: git.exc.GitCommandError) -> ServiceUnavailable:
