@@ -16,6 +16,7 @@ from helpers.bad_input_cases import EVENT, EXITS, SEEDS, SHA, one_safe_line, out
 from planegate import loading
 from planegate.errors import PlanegateError
 from planegate.github import event as event_mod
+from planegate.loading import yamldoc
 
 TARGETS = sorted(SEEDS)
 EVENT_KEYS = ("pull_request", "workflow_run", "repository", "before", "after", "number")
@@ -135,7 +136,7 @@ def test_yaml_like_text_as_the_configuration(text: str, folder: Path) -> None:
     check("config", text.encode("utf-8", "surrogatepass"), folder)
 
 
-def _read(read: Callable[[], loading.YamlDocument]) -> tuple[str, Any]:
+def _read(read: Callable[[], yamldoc.YamlDocument]) -> tuple[str, Any]:
     try:
         document = read()
     except loading.Problem as problem:
@@ -148,9 +149,9 @@ def test_libyaml_and_pyyaml_read_the_configuration_alike(text: str) -> None:
     """The configuration is read with libyaml's parser when PyYAML has it: a text both read
     has the same value, and one libyaml refuses gets PyYAML's own message and line. (libyaml
     reads a few malformed texts PyYAML refuses: docs/configuration.md.)"""
-    assert loading._FAST  # PyYAML's wheels are built with libyaml
-    pure = _read(lambda: loading._compose(loading._LimitedLoader, text, loading.CONFIG))
-    fast = _read(lambda: loading.yaml_document(text, loading.CONFIG))
+    assert yamldoc._FAST  # PyYAML's wheels are built with libyaml
+    pure = _read(lambda: yamldoc._compose(yamldoc._LimitedLoader, text, loading.CONFIG))
+    fast = _read(lambda: yamldoc.yaml_document(text, loading.CONFIG))
     if fast[0] == "refused" or pure[0] == "read":
         assert repr(fast) == repr(pure)
 
@@ -186,16 +187,16 @@ def test_libyaml_s_own_tree_is_held_to_the_same_limits(tree: Any, tight: bool) -
     the same value, or the same refusal (reason, key and line), as composing its events."""
     text = "root:" + _block(tree)
     limits = TIGHT if tight else loading.CONFIG
-    native = _read(lambda: loading._compose(loading._NativeLoader, text, limits))
-    events = _read(lambda: loading._compose(loading._FastLimitedLoader, text, limits))
+    native = _read(lambda: yamldoc._compose(yamldoc._NativeLoader, text, limits))
+    events = _read(lambda: yamldoc._compose(yamldoc._FastLimitedLoader, text, limits))
     assert repr(native) == repr(events)
 
 
 def test_a_tree_with_an_alias_is_composed_from_its_events() -> None:
     text = "a: &x [1, 2]\nb: *x\n"
-    with pytest.raises(loading._Aliased):
-        loading._compose(loading._NativeLoader, text, loading.CONFIG)
-    assert loading.yaml_document(text).value == {"a": [1, 2], "b": [1, 2]}
+    with pytest.raises(yamldoc._Aliased):
+        yamldoc._compose(yamldoc._NativeLoader, text, loading.CONFIG)
+    assert yamldoc.yaml_document(text).value == {"a": [1, 2], "b": [1, 2]}
 
 
 def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

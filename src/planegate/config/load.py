@@ -15,6 +15,7 @@ import yaml
 from planegate import loading, untrusted
 from planegate.config import defaults
 from planegate.errors import ConfigError
+from planegate.loading import yamldoc
 from planegate.vocabulary import PLANES, Plane
 
 CONFIG_NAMES = ("planegate.yml", "planegate.yaml", "planegate.json")
@@ -76,10 +77,10 @@ def parse(text: str | bytes, path: str) -> Config:
     return _build(document.value, path)
 
 
-def _load(text: str | bytes, path: str, *, exact_marks: bool = False) -> loading.YamlDocument:
+def _load(text: str | bytes, path: str, *, exact_marks: bool = False) -> yamldoc.YamlDocument:
     if path.endswith(".json"):
         loading.load_json(text, path, error=ConfigError, limits=loading.CONFIG)
-    document = loading.load_yaml(
+    document = yamldoc.load_yaml(
         text, path, error=ConfigError, limits=loading.CONFIG, exact_marks=exact_marks
     )
     if document.node is None:

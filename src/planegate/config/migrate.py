@@ -11,6 +11,7 @@ from planegate.config.load import missing_config_error
 from planegate.config.planemap import file_of, spec
 from planegate.config.propose import FIXTURE, PROPERTY, Proposal, render
 from planegate.errors import ConfigError
+from planegate.loading import yamldoc
 
 
 @dataclass
@@ -77,7 +78,7 @@ def _load(path: Path) -> Any:
     data = path.read_bytes()
     if path.suffix == ".json":
         return loading.load_json(data, str(path), error=ConfigError, limits=loading.CONFIG)
-    return loading.load_yaml(data, str(path), error=ConfigError).value
+    return yamldoc.load_yaml(data, str(path), error=ConfigError).value
 
 
 def _string_list(data: Any, key: str, path: Path) -> list[str]:

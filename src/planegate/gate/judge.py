@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from planegate.errors import InternalError
 from planegate.gate import merge
 from planegate.gate.context import Context
@@ -40,6 +42,8 @@ def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
         mains_signs=execution.mains_signs,
     )
     watch = Stopwatch()
+    with watch.time("hunk analysis started"):
+        run = replace(run, hunk_analysis=hunks.start(ctx))  # it runs beside steps 2 to 4
     steps = tuple(_timed(watch, check, ctx, run) for check in STEPS)
     return Report(
         base=ctx.commits.base_tip,

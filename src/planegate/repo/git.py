@@ -25,12 +25,19 @@ from typing import IO, Any
 import git
 import git.exc
 
-from planegate.errors import PlanegateError, ServiceUnavailable, UnknownRevision, UsageError
+from planegate.errors import (
+    InputDataError,
+    PlanegateError,
+    ServiceUnavailable,
+    UnknownRevision,
+    UsageError,
+)
 from planegate.repo import export, gitdiff, gitenv
 from planegate.repo.gitdiff import Change
 
 _CHUNK = 1 << 16
 _CACHE_BYTES = 64 << 20  # blobs kept for a second read
+_EXPORT_BATCH = 512  # blobs read at once when a tree is written out
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _SYMLINK, _EXECUTABLE, _SUBMODULE = 0o120000, 0o100755, 0o160000
 # What GitPython raises for a name, sha or object it cannot resolve.
@@ -256,12 +263,29 @@ class GitRepo:
         path = parent / "tree"
         try:
             path.mkdir()
-            tree = self._tree(commit)
             with _translated(f"exporting the tree of {commit[:12]}"):
-                export.write_tree(path, _entries(tree))
+                export.write_tree(path, self._tree_entries(commit))
             yield path
         finally:
             shutil.rmtree(parent, ignore_errors=True)
+
+    def _tree_entries(self, rev: str) -> Iterator[export.TreeEntry]:
+        """Every entry of a tree but the trees, parents before what they hold; blobs read a
+        batch at a time (one git process each, never the whole tree in memory)."""
+        entries = self._entries(rev)
+        paths = sorted(entries)
+        for start in range(0, len(paths), _EXPORT_BATCH):
+            batch = paths[start : start + _EXPORT_BATCH]
+            blobs = self._blobs({entries[path][0] for path in batch if entries[path][2]})
+            for path in batch:
+                sha, mode, is_blob = entries[path]
+                if mode == _SUBMODULE or not is_blob:
+                    yield export.TreeEntry(path, "submodule")
+                elif mode == _SYMLINK:
+                    yield export.TreeEntry(path, "symlink", blobs[sha])
+                else:
+                    kind: export.Kind = "executable" if mode == _EXECUTABLE else "file"
+                    yield export.TreeEntry(path, kind, blobs[sha])
 
     def _commit(self, rev: str) -> git.Commit:
         with _translated("git rev-parse", rev):
@@ -281,28 +305,30 @@ class GitRepo:
     def _index(self, rev: str) -> dict[str, tuple[bytes, int]]:
         """path -> (blob id, mode) of every blob of a commit's tree (or a tree named by its
         full sha), listed once (a tree never changes): each read is then one object, not a
-        walk of trees."""
-        cached = self._indexes.get(rev)
+        walk of trees. Kept by sha: a branch name may move between two reads."""
+        key = rev if _FULL_SHA.fullmatch(rev) else self._tree(rev).hexsha
+        cached = self._indexes.get(key)
         if cached is None:
-            entries = self._entries(rev)
+            entries = self._entries(key)
             cached = {path: (sha, mode) for path, (sha, mode, blob) in entries.items() if blob}
-            self._indexes[rev] = cached
+            self._indexes[key] = cached
         return cached
 
     def _entries(self, rev: str) -> dict[str, tuple[bytes, int, bool]]:
         """path -> (object id, mode, is a blob) of every entry but the trees, from one
         `git ls-tree -r -z` (libgit's own walk: one process, not an object read per tree)."""
-        cached = self._leaves.get(rev)
+        key = rev if _FULL_SHA.fullmatch(rev) else self._tree(rev).hexsha
+        cached = self._leaves.get(key)
         if cached is not None:
             return cached
-        tree = self._tree(rev)
+        tree = self._tree(key)
         with _translated("git ls-tree"):
             raw = self._repo.git.ls_tree(
                 "-r", "-z", "--full-tree", tree.hexsha,
                 stdout_as_string=False, strip_newline_in_stdout=False,
             )  # fmt: skip
         entries = _ls_tree(bytes(raw))
-        self._leaves[rev] = entries
+        self._leaves[key] = entries
         return entries
 
     def _stream(self, rev: str, path: str) -> Any | None:
@@ -311,21 +337,6 @@ class GitRepo:
             return None
         with _translated("git cat-file"):
             return self._repo.odb.stream(entry[0])
-
-
-def _entries(tree: git.Tree) -> Iterator[export.TreeEntry]:
-    for item in tree.traverse():
-        if item.type == "tree":  # type: ignore[union-attr]
-            continue
-        mode, path = item.mode, str(item.path)  # type: ignore[union-attr]
-        if mode == _SUBMODULE or item.type == "commit":  # type: ignore[union-attr]
-            yield export.TreeEntry(path, "submodule")
-            continue
-        data = bytes(item.data_stream.read())  # type: ignore[union-attr]
-        if mode == _SYMLINK:
-            yield export.TreeEntry(path, "symlink", data)
-        else:
-            yield export.TreeEntry(path, "executable" if mode == _EXECUTABLE else "file", data)
 
 
 def _changed_paths(
@@ -351,6 +362,8 @@ def _ls_tree(raw: bytes) -> dict[str, tuple[bytes, int, bool]]:
         except ValueError:
             raise ServiceUnavailable(f"git ls-tree: unexpected mode {fields[0][:20]!r}") from None
         path = name.decode("utf-8", "surrogateescape")
+        if path in entries:
+            raise InputDataError(f"the commit's tree holds {path!r} twice")
         entries[path] = (bytes.fromhex(fields[2].decode("ascii")), mode, fields[1] == b"blob")
     return entries
 

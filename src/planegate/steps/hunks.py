@@ -5,44 +5,56 @@ from __future__ import annotations
 
 from planegate.analysis import lint, prodscan
 from planegate.analysis.hunks import is_test_file
-from planegate.analysis.hunks.batch import FileChange, analyze_files
+from planegate.analysis.hunks.batch import FileChange
 from planegate.config.load import Config
 from planegate.config.planemap import data_files
 from planegate.findings import Finding, Step
 from planegate.repo.gitdiff import Change
+from planegate.repo.snapshot import decode
 from planegate.report import StepResult
-from planegate.steps import hunks_answers, observed
+from planegate.steps import hunks_answers, hunks_started, observed
+from planegate.steps.hunks_started import OtherFile, StartedAnalysis
 from planegate.steps.inputs import GitFacts, RunFacts
 
 ASYNC_PLUGINS = {"asyncio", "pytest_asyncio", "pytest-asyncio", "anyio", "trio", "pytest_trio"}
 
 
-def check(ctx: GitFacts, run: RunFacts) -> StepResult:
-    findings: list[Finding] = []
-    changed: list[FileChange] = []
-    data_paths = _data_paths(ctx)
+def start(ctx: GitFacts) -> StartedAnalysis:
+    """Read the changed files and start the analysis of the test files among them."""
+    changed: list[FileChange | OtherFile] = []
     base, head = _texts(ctx)
     for change in ctx.changes:
         path = change.path
         old_text, new_text = base.get(change.old_path or path), head.get(path)
-        if not (is_test_file(path) or (path.endswith(".py") and ctx.plane_map.is_plane_file(path))):
+        if is_test_file(path) or (path.endswith(".py") and ctx.plane_map.is_plane_file(path)):
+            changed.append(_file_change(ctx, change, old_text, new_text))
+        else:
+            changed.append(OtherFile(path, old_text, new_text))
+    return hunks_started.start(tuple(changed))
+
+
+def check(ctx: GitFacts, run: RunFacts) -> StepResult:
+    started = run.hunk_analysis or start(ctx)
+    findings: list[Finding] = []
+    data_paths = _data_paths(ctx)
+    for change in started.changed:
+        if isinstance(change, OtherFile):
             # production-code scan: non-test files, and packaging files for entry points
             findings += prodscan.scan_change(
-                path, old_text, new_text, data_paths, ctx.author, ctx.cfg.max_file_bytes
-            )
+                change.path, change.base, change.head, data_paths, ctx.author,
+                ctx.cfg.max_file_bytes,
+            )  # fmt: skip
             continue
-        file_change = _file_change(ctx, change, old_text, new_text)
-        small = len(file_change.head or "") <= ctx.cfg.max_file_bytes
-        if file_change.plane == "property" and path.endswith(".py") and small:
-            findings += lint.added_findings(path, file_change.base, file_change.head, ctx.author)
-        changed.append(file_change)
-    findings += analyze_files(changed)
+        small = len(change.head or "") <= ctx.cfg.max_file_bytes
+        if change.plane == "property" and change.path.endswith(".py") and small:
+            findings += lint.added_findings(change.path, change.base, change.head, ctx.author)
+    findings += started.findings()
     findings += _lint_base(ctx)
     findings += observed.oracle_findings(ctx, run, data_paths.files)
     mirrored, answers_note = hunks_answers.check(ctx)
     findings += mirrored
-    notes = (f"{len(changed)} changed test files analysed", *filter(None, [answers_note]))
-    return StepResult(Step.HUNKS, tuple(findings), notes)
+    analysed = f"{len(started.test_files)} changed test files analysed"
+    return StepResult(Step.HUNKS, tuple(findings), (analysed, *filter(None, [answers_note])))
 
 
 def _texts(ctx: GitFacts) -> tuple[dict[str, str], dict[str, str]]:
@@ -82,9 +94,14 @@ def _data_paths(ctx: GitFacts) -> prodscan.DataPaths:
 def _lint_base(ctx: GitFacts) -> list[Finding]:
     """Property-plane lint violations already on main: warnings for the plane's owner."""
     owner = ctx.cfg.planes["property"].owner
-    return [
-        finding
+    paths = [
+        path
         for path in ctx.base.files
         if path.endswith(".py") and ctx.plane_map.plane_of_file(path) == "property"
-        for finding in lint.base_findings(path, ctx.base.text(path), owner)
+    ]
+    texts = ctx.base.read_many(paths)  # one git process for all of them
+    return [
+        finding
+        for path in paths
+        for finding in lint.base_findings(path, decode(texts.get(path)), owner)
     ]

@@ -22,6 +22,7 @@ from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.rerun import Rerun
 from planegate.runner.session import RunResult
+from planegate.steps.hunks_started import StartedAnalysis
 from planegate.steps.mains_signs import MainsSigns
 
 
@@ -72,6 +73,7 @@ class RunFacts:
     on_base: Rerun | None = None  # the base's outcomes of the tests that did not pass on head
     answers: AnswerProbes = field(default_factory=AnswerProbes)  # the flipped tests' probes
     mains_signs: MainsSigns = field(default_factory=MainsSigns)  # the base's side of the signs
+    hunk_analysis: StartedAnalysis | None = None  # started by the judge ahead of step 5
 
 
 StepCheck = Callable[[GitFacts, RunFacts], StepResult]
