@@ -203,16 +203,16 @@ class GitRepo:
         held.update(fresh)
         return {path: held[blob] for path, blob in wanted.items()}
 
-    def _blobs(self, blobs: set[bytes]) -> dict[bytes, bytes]:
+    def _blobs(self, blobs: set[bytes], what: str = "git cat-file --batch") -> dict[bytes, bytes]:
         if not blobs:
             return {}
         request = b"".join(blob.hex().encode() + b"\n" for blob in blobs)
-        with _translated("git cat-file --batch"):
+        with _translated(what):
             process = self._repo.git.cat_file("--batch", as_process=True, istream=subprocess.PIPE)
             writer = threading.Thread(target=_feed, args=(process.proc.stdin, request))
             writer.start()
             try:
-                found = _batch_output(process.proc.stdout, len(blobs))
+                found = _batch_output(process.proc.stdout, len(blobs), what)
             except BaseException:
                 process.proc.kill()  # else the writer may wait on a full pipe for ever
                 raise
@@ -276,7 +276,8 @@ class GitRepo:
         paths = sorted(entries)
         for start in range(0, len(paths), _EXPORT_BATCH):
             batch = paths[start : start + _EXPORT_BATCH]
-            blobs = self._blobs({entries[path][0] for path in batch if entries[path][2]})
+            wanted = {entries[path][0] for path in batch if entries[path][2]}
+            blobs = self._blobs(wanted, f"exporting the tree of {rev[:12]}")
             for path in batch:
                 sha, mode, is_blob = entries[path]
                 if mode == _SUBMODULE or not is_blob:
@@ -394,11 +395,16 @@ def _feed(stream: IO[bytes], data: bytes) -> None:
         stream.write(data)
 
 
-def _batch_output(stream: IO[bytes], count: int) -> dict[bytes, bytes]:
+def _batch_output(stream: IO[bytes], count: int, what: str) -> dict[bytes, bytes]:
     """`count` answers of `git cat-file --batch`: `<id> blob <size>` then the bytes."""
     found: dict[bytes, bytes] = {}
     for _ in range(count):
         header = stream.readline().split()
+        if len(header) == 2 and header[1] == b"missing":
+            missing = header[0].decode("ascii", "replace")[:64]
+            raise ServiceUnavailable(
+                f"{what} failed: an object is missing or corrupt ({missing} missing)"
+            )
         if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
             raise ServiceUnavailable(
                 f"git cat-file --batch: unexpected answer {b' '.join(header)[:120]!r}"
