@@ -11,12 +11,20 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from planegate.analysis.hunks import rules_conftest, rules_hypothesis, rules_loosened, rules_tests
-from planegate.analysis.hunks.chunks import sparsify
+from planegate.analysis.hunks.chunks import Sparse, sparsify
 from planegate.analysis.hunks.collect import class_facts, function_facts
 from planegate.analysis.hunks.context import Context, Scope
 from planegate.analysis.hunks.facts import EMPTY, Facts
 from planegate.analysis.hunks.fallback import line_check
-from planegate.analysis.hunks.model import FuncInfo, Module, module_statements, parse_module
+from planegate.analysis.hunks.model import (
+    FuncInfo,
+    Module,
+    ModuleNames,
+    module_names,
+    module_of,
+    module_statements,
+    parse_module,
+)
 from planegate.analysis.hunks.modfacts import ModuleFacts, module_facts
 from planegate.analysis.hunks.pairing import pair_functions
 from planegate.findings import Finding
@@ -25,15 +33,24 @@ __all__ = ["analyze_file", "is_conftest", "is_test_file"]
 
 
 def is_conftest(path: str) -> bool:
-    return PurePosixPath(path.replace("\\", "/")).name == "conftest.py"
+    return _file_name(path) == "conftest.py"
 
 
 def is_test_file(path: str) -> bool:
     """pytest's default test file names (`test_*.py`, `*_test.py`) and conftest.py."""
-    name = PurePosixPath(path.replace("\\", "/")).name
+    name = _file_name(path)
     if not name.endswith(".py"):
         return False
     return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
+def _file_name(path: str) -> str:
+    """`PurePosixPath(path).name`, with `\\` as a separator too, without pathlib's cost."""
+    path = path.replace("\\", "/")
+    name = path.rpartition("/")[2]
+    if name in ("", "."):  # a trailing separator or `.`: pathlib drops those parts
+        return PurePosixPath(path).name
+    return name
 
 
 def analyze_file(  # noqa: PLR0913 - one file's two sides and its plane, keyword-only
@@ -62,17 +79,20 @@ def compare_sources(
     sparse = sparsify(base_text, head_text) if use_blocks else None
     if sparse is not None:
         try:
-            base = parse_module(
-                sparse.base, collectable=not ctx.conftest, helpers=sparse.base_helpers
-            )
-            head = parse_module(
-                sparse.head, collectable=not ctx.conftest, helpers=sparse.head_helpers
+            split = _split_parse(sparse)
+            base_tree, head_tree, names = split or (
+                ast.parse(sparse.base),
+                ast.parse(sparse.head),
+                None,
             )
         except (SyntaxError, ValueError):
             sparse = None
         else:
-            findings = _Comparison(ctx, base, head, sparse.base, sparse.head, True).run()
-            return sorted(findings, key=lambda f: (f.line or 0, f.rule, f.message))
+            collectable = not ctx.conftest
+            base_helpers, head_helpers = sparse.base_helpers, sparse.head_helpers
+            base = module_of(base_tree, collectable=collectable, helpers=base_helpers, names=names)
+            head = module_of(head_tree, collectable=collectable, helpers=head_helpers, names=names)
+            return _sorted(_Comparison(ctx, base, head, sparse.base, sparse.head, True).run())
     try:
         base = parse_module(base_text, collectable=not ctx.conftest)
     except (SyntaxError, ValueError) as error:
@@ -81,8 +101,50 @@ def compare_sources(
         head = parse_module(head_text, collectable=not ctx.conftest)
     except (SyntaxError, ValueError) as error:
         return line_check(ctx, base_text, head_text, "head", _syntax(error))
-    findings = _Comparison(ctx, base, head, base_text, head_text).run()
+    return _sorted(_Comparison(ctx, base, head, base_text, head_text).run())
+
+
+def _sorted(findings: list[Finding]) -> list[Finding]:
+    if len(findings) < 2:
+        return findings
     return sorted(findings, key=lambda f: (f.line or 0, f.rule, f.message))
+
+
+def _split_parse(
+    sparse: Sparse,
+) -> tuple[ast.Module, ast.Module, ModuleNames | None] | None:
+    """Both sides' trees, parsing the header they share once, and their `module_names` when
+    they come from the header alone; None when there is no such header or a part does not
+    parse alone (the whole sides are parsed then).
+
+    A header that parses alone ends where a statement does, so each side parses as the
+    header's statements followed by those of the rest, at the same lines when the header is
+    blanked. A `__future__` import could change how the rest parses: not split then."""
+    size = sparse.header
+    header = sparse.base[:size]
+    if not size or "__future__" in header:
+        return None
+    # As many lines as the header: the parser ends a line at `\r` too, not only at `\r\n`
+    blank = "\n" * (header.count("\n") + header.count("\r") - header.count("\r\n"))
+    try:
+        shared = ast.parse(header).body
+        base = ast.parse(blank + sparse.base[size:])
+        head = ast.parse(blank + sparse.head[size:])
+    except (SyntaxError, ValueError):
+        return None
+    names = module_names(shared) if _only_defs(base.body) and _only_defs(head.body) else None
+    base.body[:0] = shared
+    head.body[:0] = shared
+    return base, head, names
+
+
+def _only_defs(body: list[ast.stmt]) -> bool:
+    """Whether `body` holds nothing `module_names` reads (its blocks are defs and classes, but a
+    line of them may hold more statements: `"doc"; import os`)."""
+    return all(type(stmt) in _DEFINITIONS for stmt in body)
+
+
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 
 
 def _syntax(error: SyntaxError | ValueError) -> SyntaxError:
@@ -136,7 +198,7 @@ class _Comparison:
         for before in pairing.removed:
             out.extend(self.removed(before))
         out.extend(self.classes(pairing.pairs))
-        out.extend(self.shadowing())
+        out.extend(self.shadowing(head_eff))
         out.extend(self.module_level(base_eff, head_eff, same_context))
         return out
 
@@ -177,6 +239,8 @@ class _Comparison:
         return out
 
     def classes(self, pairs: tuple[tuple[FuncInfo, FuncInfo], ...]) -> list[Finding]:
+        if not self.head.classes:
+            return []
         renamed = {
             b.classes[-1].qualname: a.classes[-1].qualname
             for b, a in pairs
@@ -197,15 +261,19 @@ class _Comparison:
             out += rules_tests.params(scope, base, head)
         return out
 
-    def shadowing(self) -> list[Finding]:
+    def shadowing(self, head_eff: dict[str, FuncInfo]) -> list[Finding]:
         def defs(module: Module) -> list[tuple[str, int]]:
             return [(f.qualname, f.line) for f in module.functions if f.name.startswith("test")]
 
         def class_defs(module: Module) -> list[tuple[str, int]]:
             return [(c.qualname, c.node.lineno) for c in module.classes if c.collected]
 
-        out = rules_tests.shadowed(self.ctx, defs(self.base), defs(self.head), "test")
-        out += rules_tests.shadowed(self.ctx, class_defs(self.base), class_defs(self.head), "class")
+        out: list[Finding] = []
+        if len(head_eff) < len(self.head.functions):  # some name is defined twice
+            out += rules_tests.shadowed(self.ctx, defs(self.base), defs(self.head), "test")
+        if self.head.classes:
+            base_classes, head_classes = class_defs(self.base), class_defs(self.head)
+            out += rules_tests.shadowed(self.ctx, base_classes, head_classes, "class")
         return out
 
     def module_level(

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from planegate.analysis.hunks.facts import (
     Assertion,
@@ -17,9 +18,10 @@ from planegate.analysis.hunks.facts import (
     Vacuous,
     Weak,
 )
+from planegate.analysis.hunks.keys import Flat, flat, key, tree
 from planegate.analysis.hunks.marks import SKIP_CALLS, skip_mark
-from planegate.analysis.hunks.model import FuncNode, Module, key, last_part, short, walk
-from planegate.analysis.hunks.projections import subjects
+from planegate.analysis.hunks.model import FuncNode, Module, last_part, short
+from planegate.analysis.hunks.projections import PART_TAKERS, subjects
 from planegate.analysis.hunks.strategies import is_strategy
 from planegate.analysis.hunks.tolerance import TOLERANCE_KEYWORDS, TOLERANCES, tolerance
 from planegate.analysis.hunks.vacuous import EQUALITY_CALLS, vacuous
@@ -39,6 +41,19 @@ RAISES_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertWarns", 
 PATCH_METHODS = frozenset(
     {"setattr", "setenv", "delattr", "setitem", "delitem", "delenv", "syspath_prepend", "chdir"}
 )
+ASSERTING_CALLS = frozenset(
+    {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "pytest.fail"}
+)
+HYPOTHESIS_CALLS = frozenset({"hypothesis.assume", "hypothesis.reject", "assume", "reject"})
+# The dotted names and last parts `CallReader.call` and its readers act on (see `_acted_on`).
+_NAMES_READ = frozenset(
+    {*ASSERTING_CALLS, *SKIP_CALLS, "pytest.param", "param", *RAISES_CALLS, *HYPOTHESIS_CALLS}
+    | {*TOLERANCES, "setattr"}
+)
+_LASTS_READ = frozenset(
+    {"skipTest", "applymarker", "add_marker", "param", *RAISES_METHODS, *TOLERANCES}
+    | {"filter", "draw", *PATCH_METHODS}
+)
 
 
 class CallReader:
@@ -46,7 +61,8 @@ class CallReader:
 
     def __init__(self, module: Module, func: FuncNode) -> None:
         self.module = module
-        self.names, self.local, self.called = _scan(func)
+        # Only the calls `call` may act on are filed: `exprs` skips the others.
+        self.names, self.local, self.called, self._calls = _scan(func, self._acted_on)
         self.want_literals = True
         self.assertions: list[Assertion] = []
         self.skips: list[Skip] = []
@@ -63,34 +79,41 @@ class CallReader:
         self.assumes: list[int] = []
         self.filters: list[int] = []
         self.patches: list[str] = []
-        # The same operand is keyed for several records; the tree outlives the walker.
-        self._keys: dict[tuple[int, bool], str] = {}
+        # The same operand is keyed for several records, and an assert's operands before
+        # the assert; the tree outlives the walker.
+        self._keys: dict[int, str] = {}
 
-    def key(self, node: ast.AST, *, mask: bool = False) -> str:
-        slot = (id(node), mask)
-        found = self._keys.get(slot)
+    def key(self, node: ast.AST) -> str:
+        known = self._keys
+        found = known.get(id(node))
         if found is None:
-            found = key(node, self.names, mask=mask, skip_keywords=IGNORED_KEYWORDS)
-            self._keys[slot] = found
+            found = key(node, self.names, skip_keywords=IGNORED_KEYWORDS, known=known)
+            known[id(node)] = found
         return found
 
     # calls ----------------------------------------------------------------------------------
 
     def exprs(self, nodes: list[ast.expr] | list[ast.stmt], dead: str | None) -> None:
+        """The calls in `nodes` (parts of this reader's function) that `call` may act on, as
+        `walk` finds them."""
+        if not self._calls:
+            return  # none in this function (most are plain calls, not filed)
         for node in nodes:
-            for child in walk(node):
-                if isinstance(child, ast.Call):
-                    self.call(child, dead)
+            for call in self._calls.get(id(node), ()):
+                self.call(call, dead)
 
     def assertion_kind(self, call: ast.Call) -> str | None:
+        return self._assertion_kind(call, self.module.dotted(call.func))
+
+    def _assertion_kind(self, call: ast.Call, name: str | None) -> str | None:
+        """`name` is the dotted name of `call.func`."""
         func = call.func
         last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         if not isinstance(last, str):
             return None
         if last.startswith("assert"):
             return "call"
-        name = self.module.dotted(func)
-        if name in ("pytest.raises", "pytest.warns", "pytest.deprecated_call", "pytest.fail"):
+        if name in ASSERTING_CALLS:
             return "call"
         if last == "fail" and isinstance(func, ast.Attribute) and name and name.startswith("self"):
             return "call"
@@ -101,7 +124,7 @@ class CallReader:
     def call(self, call: ast.Call, dead: str | None) -> None:
         name = self.module.dotted(call.func)
         last = call.func.attr if isinstance(call.func, ast.Attribute) else last_part(name)
-        kind = self.assertion_kind(call)
+        kind = self._assertion_kind(call, name)
         if kind is not None:
             self.assertion(call, kind, dead)
         self.skip_call(call, name, last)
@@ -115,6 +138,21 @@ class CallReader:
         if self.is_patch(call, name, last):
             self.patches.append(self.key(call))
 
+    def _acted_on(self, call: ast.Call) -> bool:
+        """False when `call` and its readers do nothing with this call (most calls are to the
+        code under test): a superset of the names and conditions they look for."""
+        func = call.func
+        name = self.module.dotted(func)
+        last = func.attr if isinstance(func, ast.Attribute) else last_part(name)
+        if name in _NAMES_READ or last in _LASTS_READ:
+            return True
+        own = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if isinstance(own, str) and (own.startswith("assert") or own == "fail"):
+            return True
+        if isinstance(func, ast.Name) and func.id in self.module.helpers:
+            return True
+        return bool(name) and ("mock.patch" in str(name) or str(name).endswith(".patch"))
+
     def skip_call(self, call: ast.Call, name: str | None, last: str) -> None:
         if name in SKIP_CALLS or last == "skipTest":
             self.skips.append(Skip(f"{name or last}()", call.lineno, f"{name or last}()"))
@@ -126,7 +164,7 @@ class CallReader:
             self.param_marks(call)
 
     def hypothesis_call(self, call: ast.Call, name: str | None, last: str) -> None:
-        if name in ("hypothesis.assume", "hypothesis.reject", "assume", "reject"):
+        if name in HYPOTHESIS_CALLS:
             self.assumes.append(call.lineno)
         func = call.func
         if (
@@ -166,39 +204,42 @@ class CallReader:
         if kind.endswith("Regex") and len(call.args) > 1:
             match = call.args[1]
         names = tuple(exception_names(exception)) if exception is not None else ("(none)",)
-        text = short(exception) if exception is not None else "(none)"
         if match is None:
             pattern = None
         elif isinstance(match, ast.Constant):
             pattern = str(match.value)
         else:
             pattern = short(match)
-        self.raises.append(Raises(kind, call.lineno, names, text, pattern))
+        self.raises.append(Raises(kind, call.lineno, names, exception, pattern))
 
     # assertions -----------------------------------------------------------------------------
 
     def assertion(self, node: ast.Assert | ast.Call, kind: str, dead: str | None) -> None:
         content: ast.AST = node.test if isinstance(node, ast.Assert) else node
-        operands = self.operands(node)
-        record = Assertion(kind, node.lineno, dead, self.key(content), operands, node)
+        tokens = flat(content, self.names, IGNORED_KEYWORDS)
+        key = self._keys[id(content)] = tokens.key
+        operands = self.operands(node, tokens, key)
+        record = Assertion(kind, node.lineno, dead, key, operands, node)
         self.assertions.append(record)
         if dead is not None:
             return
         if self.want_literals:
-            masked = self.key(content, mask=True)
-            self.literals.append(Literal(masked, _constants(content), node.lineno))
+            literal = Literal(tokens.masked(key), tokens.constant_values(), node.lineno)
+            self.literals.append(literal)
         self.subjects(node)
         why = vacuous(node, self.key)
         if why:
             self.vacuous.append(Vacuous(record.key, node.lineno, record.text, why))
 
-    def operands(self, node: ast.Assert | ast.Call) -> tuple[str, ...]:
+    def operands(self, node: ast.Assert | ast.Call, tokens: Flat, key: str) -> tuple[str, ...]:
+        """The keys of what `node` compares; `tokens`: those of its test, or of the call (whose
+        key is `key`)."""
         if isinstance(node, ast.Assert):
             test = node.test
-            if isinstance(test, ast.Compare):
-                return tuple(self.key(side) for side in (test.left, *test.comparators))
-            return (self.key(test),)
-        return tuple(self.key(arg) for arg in node.args)
+            if not isinstance(test, ast.Compare):
+                return (key,)
+            return tokens.part_keys([test.left, *test.comparators], self._keys)
+        return tokens.part_keys(node.args, self._keys)
 
     def subjects(self, node: ast.Assert | ast.Call) -> None:
         if isinstance(node, ast.Call):
@@ -218,7 +259,9 @@ class CallReader:
         op, left, right = test.ops[0], test.left, test.comparators[0]
         none_right = isinstance(right, ast.Constant) and right.value is None
         if isinstance(op, ast.Eq) or (isinstance(op, ast.Is) and not none_right):
-            tolerant = [side for side in (left, right) if self._tolerance_call(side)]
+            tolerant: list[ast.expr] = []
+            if isinstance(left, ast.Call) or isinstance(right, ast.Call):
+                tolerant = [side for side in (left, right) if self._tolerance_call(side)]
             for side in (left, right):
                 if not isinstance(side, ast.Constant) and side not in tolerant:
                     self.value_checked.add(self.key(side))
@@ -227,12 +270,14 @@ class CallReader:
                         self.exact_checked.add(self.key(side))
             for side in tolerant:
                 other = right if side is left else left
-                for child in walk(side):
-                    self.tolerance_subjects[id(child)] = self.key(other)
+                for call in self._calls.get(id(side), ()):
+                    self.tolerance_subjects[id(call)] = self.key(other)
         elif isinstance(op, ast.IsNot | ast.Is) and none_right:
             self.weak.append(Weak(self.key(left), line, test, "none"))
 
     def projection(self, side: ast.expr, line: int, node: ast.AST) -> None:
+        if type(side) not in PART_TAKERS:
+            return  # not a part of anything (what `subjects` says, sooner)
         found = subjects(side, self.key)
         if found is not None:
             self.projections.append(Projection(found[0], found[1], line, node))
@@ -267,24 +312,72 @@ def exception_names(node: ast.expr | None) -> list[str]:
     return [short(node)]
 
 
-def _scan(func: FuncNode) -> tuple[dict[str, str], dict[str, ast.expr], set[str]]:
-    """One pass: canonical local names, local assignments, and names the body calls."""
+_Scan = tuple[dict[str, str], dict[str, ast.expr], set[str], dict[int, list[ast.Call]]]
+_SCANNED = frozenset({ast.Name, ast.Call, ast.Assign, ast.arg})
+
+
+def _scan(func: FuncNode, filed: Callable[[ast.Call], bool]) -> _Scan:
+    """One pass: canonical local names, local assignments, names the body calls, and for
+    each node with `filed` calls in it (itself included), by id, those calls in `walk`
+    order."""
     local: dict[str, ast.expr] = {}
     called: set[str] = set()
+    calls: list[int] = []  # where the calls are in `found`
     spots = _argument_spots(func.args)
-    for child in walk(func):
-        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
-            spots.append((child.lineno, child.col_offset, child.id))
-        elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
-            called.add(child.func.id)
-        elif isinstance(child, ast.Assign) and isinstance(child.targets[0], ast.Name):
-            local[child.targets[0].id] = child.value
-        elif isinstance(child, ast.arg):
-            spots.append((child.lineno, child.col_offset, child.arg))
+    found, parents = tree(func)
+    for index, node in enumerate(found):
+        if type(node) not in _SCANNED:
+            continue
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Store):
+                spots.append((node.lineno, node.col_offset, node.id))
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                called.add(node.func.id)
+            calls.append(index)
+        elif isinstance(node, ast.Assign):
+            if isinstance(node.targets[0], ast.Name):
+                local[node.targets[0].id] = node.value
+        elif isinstance(node, ast.arg):
+            spots.append((node.lineno, node.col_offset, node.arg))
+    return _canonical(spots), local, called, _file_calls(calls, found, parents, filed)
+
+
+def _canonical(spots: list[tuple[int, int, str]]) -> dict[str, str]:
+    """Each local's canonical name, by order of first binding."""
     names: dict[str, str] = {}
     for _, _, name in sorted(spots):
         names.setdefault(name, f"_v{len(names)}")
-    return names, local, called
+    return names
+
+
+def _file_calls(
+    calls: list[int], found: list[ast.AST], parents: list[int], filed: Callable[[ast.Call], bool]
+) -> dict[int, list[ast.Call]]:
+    under: dict[int, list[ast.Call]] = {}
+    for index in calls:
+        call = found[index]
+        if isinstance(call, ast.Call) and filed(call):
+            _file_call(call, index, found, parents, under)
+    return under
+
+
+def _file_call(
+    call: ast.Call,
+    index: int,
+    found: list[ast.AST],
+    parents: list[int],
+    under: dict[int, list[ast.Call]],
+) -> None:
+    """File `call` (`found[index]`) under itself and each node it is in. Breadth-first is
+    `walk`'s order for any subtree too, so each list comes out in that order."""
+    while index >= 0:
+        calls = under.get(id(found[index]))
+        if calls is None:
+            under[id(found[index])] = [call]
+        else:
+            calls.append(call)
+        index = parents[index]
 
 
 def _argument_spots(arguments: ast.arguments) -> list[tuple[int, int, str]]:
@@ -292,19 +385,3 @@ def _argument_spots(arguments: ast.arguments) -> list[tuple[int, int, str]]:
     every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
     every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
     return [(-1, index, arg.arg) for index, arg in enumerate(every)]
-
-
-def _constants(node: ast.AST) -> tuple[str, ...]:
-    out: list[str] = []
-
-    def visit(value: ast.AST) -> None:
-        if isinstance(value, ast.keyword) and value.arg in IGNORED_KEYWORDS:
-            return
-        if isinstance(value, ast.Constant):
-            out.append(repr(value.value))
-            return
-        for child in ast.iter_child_nodes(value):
-            visit(child)
-
-    visit(node)
-    return tuple(out)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from planegate.findings import Finding, Severity, Step
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Context:
     path: str
     owner: str
@@ -39,8 +40,7 @@ class Context:
         )
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     """What a comparison is about: the label its messages start with and, when it is a
     collected test, its qualified name (which gives each finding its nodeid)."""
 

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 from planegate.analysis.hunks.calls import CallReader
 from planegate.analysis.hunks.facts import Example, Params, Skip
+from planegate.analysis.hunks.keys import key
 from planegate.analysis.hunks.marks import skip_key, skip_mark
-from planegate.analysis.hunks.model import Module, key, last_part, short, truth
+from planegate.analysis.hunks.model import Module, last_part, short, truth
 
 
 @dataclass
@@ -91,8 +92,9 @@ def parametrize(module: Module, call: ast.Call) -> Params | None:
     values = module.resolve(values_node)
     if not isinstance(values, ast.List | ast.Tuple):
         return Params(argnames, call.lineno, None, key(values))
-    cases = tuple((_case_key(module, element), short(element)) for element in values.elts)
-    return Params(argnames, call.lineno, cases, key(values))
+    known: dict[int, str] = {}  # the cases' keys, reused in the key of the whole list
+    cases = tuple((_case_key(module, element, known), element) for element in values.elts)
+    return Params(argnames, call.lineno, cases, key(values, known=known))
 
 
 def _argnames(node: ast.expr) -> str:
@@ -105,9 +107,14 @@ def _argnames(node: ast.expr) -> str:
     return short(node)
 
 
-def _case_key(module: Module, node: ast.expr) -> str:
+def _case_key(module: Module, node: ast.expr, known: dict[int, str]) -> str:
     if isinstance(node, ast.Call) and last_part(module.dotted(node.func)) == "param":
-        return "".join(key(arg) for arg in node.args)
+        return "".join(_known_key(arg, known) for arg in node.args)
     if isinstance(node, ast.Tuple | ast.List) and len(node.elts) == 1:
-        return key(node.elts[0])
-    return key(node)
+        return _known_key(node.elts[0], known)
+    return _known_key(node, known)
+
+
+def _known_key(node: ast.expr, known: dict[int, str]) -> str:
+    found = known[id(node)] = key(node, known=known)
+    return found

@@ -1,52 +1,57 @@
-"""What one function asserts, skips, tolerates and generates: the facts the rules compare."""
+"""What one function asserts, skips, tolerates and generates: the facts the rules compare.
+
+The records are named tuples rather than frozen dataclasses: several are built for every
+assertion of every changed function, and a tuple is the cheapest immutable record to build.
+"""
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import NamedTuple
 
 from planegate.analysis.hunks.model import short
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     name: str
     value: float
     higher_is_looser: bool = True
 
 
-@dataclass(frozen=True)
-class Assertion:
+class Assertion(NamedTuple):
     kind: str
     line: int
     dead: str | None
     key: str
     operands: tuple[str, ...]
-    node: ast.AST = field(compare=False, repr=False)
+    node: ast.AST  # shown only in messages
 
     @property
     def text(self) -> str:
         return short(self.node)
 
 
-@dataclass(frozen=True)
-class Skip:
+class Skip(NamedTuple):
     what: str
     line: int
     key: str
 
 
-@dataclass(frozen=True)
-class Raises:
+class Raises(NamedTuple):
     kind: str
     line: int
     exceptions: tuple[str, ...]
-    exceptions_text: str
+    exception: ast.expr | None  # shown only in messages
     match: str | None
 
+    @property
+    def exceptions_text(self) -> str:
+        return short(self.exception) if self.exception is not None else "(none)"
 
-@dataclass(frozen=True)
-class Tolerance:
+
+class Tolerance(NamedTuple):
     kind: str
     line: int
     params: tuple[Param, ...]
@@ -55,22 +60,20 @@ class Tolerance:
     subject: str | None
 
 
-@dataclass(frozen=True)
-class Literal:
+class Literal(NamedTuple):
     align: str
     values: tuple[str, ...]
     line: int
 
 
-@dataclass(frozen=True)
-class Weak:
+class Weak(NamedTuple):
     """A check on `subject` weaker than equality; `kind` is `truth` (`assert x`,
     `assertTrue`, `hasattr`, `callable`), `none` (`is None`, `is not None`, `assertIsNone`,
     `assertIsNotNone`) or `type` (`isinstance`, `assertIsInstance`)."""
 
     subject: str
     line: int
-    node: ast.AST = field(compare=False, repr=False)
+    node: ast.AST  # shown only in messages
     kind: str = "truth"
 
     @property
@@ -78,8 +81,7 @@ class Weak:
         return short(self.node)
 
 
-@dataclass(frozen=True)
-class Projection:
+class Projection(NamedTuple):
     """An equality made on a part of `subjects[0]`'s value (`len(x)`, `x.keys()`,
     `sorted(x)`, `set(x)`, `x[k]`, `x.attr`); `subjects` runs from the value compared down
     to the innermost one (`len(r.items)`: `r.items`, then `r`)."""
@@ -87,38 +89,42 @@ class Projection:
     subjects: tuple[str, ...]
     how: str
     line: int
-    node: ast.AST = field(compare=False, repr=False)
+    node: ast.AST  # shown only in messages
 
     @property
     def text(self) -> str:
         return short(self.node)
 
 
-@dataclass(frozen=True)
-class Vacuous:
+class Vacuous(NamedTuple):
     key: str
     line: int
     text: str
     why: str
 
 
-@dataclass(frozen=True)
-class Params:
+class Params(NamedTuple):
+    """`cases` holds each case's key and node (shown only when the case is lost); None when
+    the values are not a literal list."""
+
     argnames: str
     line: int
-    cases: tuple[tuple[str, str], ...] | None
+    cases: tuple[tuple[str, ast.expr], ...] | None
     whole: str
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(NamedTuple):
     key: str
     text: str
     line: int
 
 
-@dataclass(frozen=True)
-class Facts:
+NO_SETTINGS: Mapping[str, ast.expr] = MappingProxyType({})
+
+
+class Facts(NamedTuple):
+    """What the rules compare for one function (or class)."""
+
     line: int = 0
     assertions: tuple[Assertion, ...] = ()
     skips: tuple[Skip, ...] = ()
@@ -133,7 +139,7 @@ class Facts:
     params: tuple[Params, ...] = ()
     given: tuple[tuple[str, ast.expr], ...] = ()
     draws: tuple[ast.expr, ...] = ()
-    settings: dict[str, ast.expr] = field(default_factory=dict)
+    settings: Mapping[str, ast.expr] = NO_SETTINGS
     has_settings: bool = False
     examples: tuple[Example, ...] = ()
     seeds: tuple[str, ...] = ()

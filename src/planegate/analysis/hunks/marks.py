@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 
 from planegate.analysis.hunks.facts import Skip
-from planegate.analysis.hunks.model import Module, key
+from planegate.analysis.hunks.keys import key
+from planegate.analysis.hunks.model import Module
 
 SKIP_MARKS = frozenset({"skip", "skipif", "xfail"})
 UNITTEST_SKIPS = frozenset({"skip", "skipIf", "skipUnless", "expectedFailure"})

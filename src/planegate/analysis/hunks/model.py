@@ -1,27 +1,29 @@
 """A parsed test module: imports, module-level names, functions and classes with their
-pytest collection status, plus the canonical keys the comparisons are made on."""
+pytest collection status, and the small readings of nodes (numbers, truth, short text) the
+rules share."""
 
 from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from planegate.analysis.hunks.keys import walk
 
 FuncNode = ast.FunctionDef | ast.AsyncFunctionDef
 _ALIAS_DEPTH = 4
-SEP = "\x1f"
 
 
-@dataclass(frozen=True)
-class ClassInfo:
+# The records here are named tuples: the cheapest immutable records to build, and some are
+# built for every function or assertion of every changed file.
+class ClassInfo(NamedTuple):
     qualname: str
     node: ast.ClassDef
     collected: bool
 
 
-@dataclass(frozen=True)
-class FuncInfo:
+class FuncInfo(NamedTuple):
     qualname: str
     node: FuncNode
     classes: tuple[ClassInfo, ...]
@@ -44,8 +46,7 @@ class FuncInfo:
         return bool(self.classes)
 
 
-@dataclass(frozen=True)
-class Module:
+class Module(NamedTuple):
     tree: ast.Module
     imports: dict[str, str]
     aliases: dict[str, ast.expr]
@@ -54,6 +55,8 @@ class Module:
     helpers: frozenset[str]
 
     def dotted(self, node: ast.AST) -> str | None:
+        if type(node) is ast.Name:  # `dotted`'s common case, one call sooner
+            return self.imports.get(node.id, node.id)
         return dotted(node, self.imports)
 
     def resolve(self, node: ast.expr, local: dict[str, ast.expr] | None = None) -> ast.expr:
@@ -77,6 +80,8 @@ class Module:
 
 def dotted(node: ast.AST, imports: dict[str, str]) -> str | None:
     """`st.integers` -> `hypothesis.strategies.integers` using the module's imports."""
+    if type(node) is ast.Name:  # the common case, without building parts
+        return imports.get(node.id, node.id)
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -94,13 +99,41 @@ def last_part(name: str | None) -> str:
 def parse_module(
     source: str, *, collectable: bool, helpers: frozenset[str] = frozenset()
 ) -> Module:
-    tree = ast.parse(source)
-    imports = _imports(tree)
-    aliases = _aliases(tree.body)
-    disabled = _test_disabled(tree.body)
-    not_collected = _dunder_test_false(tree.body)
+    return module_of(ast.parse(source), collectable=collectable, helpers=helpers)
+
+
+class ModuleNames(NamedTuple):
+    """What a module's import-time statements say about its names."""
+
+    imports: dict[str, str]
+    aliases: dict[str, ast.expr]
+    disabled: bool  # `__test__ = False`
+    not_collected: frozenset[str]  # `test_x.__test__ = False`
+
+
+def module_names(body: list[ast.stmt]) -> ModuleNames:
+    statements = module_statements(body)
+    assignments = [stmt for stmt in statements if type(stmt) in _ASSIGNMENTS]
+    return ModuleNames(
+        _imports(statements),
+        _aliases(assignments),
+        _test_disabled(body),
+        _dunder_test_false(assignments),
+    )
+
+
+def module_of(
+    tree: ast.Module,
+    *,
+    collectable: bool,
+    helpers: frozenset[str] = frozenset(),
+    names: ModuleNames | None = None,
+) -> Module:
+    """`names`: `module_names(tree.body)`, when known."""
+    statements = module_statements(tree.body)
+    imports, aliases, disabled, not_collected = names or module_names(tree.body)
     collector = _Collector(imports)
-    collector.collect(tree.body, (), collectable and not disabled, not_collected)
+    collector.collect(statements, (), collectable and not disabled, not_collected)
     functions, classes = collector.functions, collector.classes
     helpers = helpers | frozenset(
         info.name
@@ -110,23 +143,33 @@ def parse_module(
     return Module(tree, imports, aliases, tuple(functions), tuple(classes), helpers)
 
 
-def module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+# The statements `_aliases` and `_dunder_test_false` read.
+_ASSIGNMENTS = frozenset({ast.Assign, ast.AnnAssign})
+
+
+def module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
     """Statements that run at import time, looking inside `if`/`try` blocks."""
+    out: list[ast.stmt] = []
+    _add_statements(body, out)
+    return out
+
+
+def _add_statements(body: list[ast.stmt], out: list[ast.stmt]) -> None:
     for stmt in body:
-        yield stmt
+        out.append(stmt)
         if isinstance(stmt, ast.If):
-            yield from module_statements(stmt.body)
-            yield from module_statements(stmt.orelse)
+            _add_statements(stmt.body, out)
+            _add_statements(stmt.orelse, out)
         elif isinstance(stmt, ast.Try):
             for block in (stmt.body, stmt.orelse, stmt.finalbody):
-                yield from module_statements(block)
+                _add_statements(block, out)
             for handler in stmt.handlers:
-                yield from module_statements(handler.body)
+                _add_statements(handler.body, out)
 
 
-def _imports(tree: ast.Module) -> dict[str, str]:
+def _imports(statements: list[ast.stmt]) -> dict[str, str]:
     imports: dict[str, str] = {}
-    for stmt in module_statements(tree.body):
+    for stmt in statements:
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 if alias.asname:
@@ -140,9 +183,9 @@ def _imports(tree: ast.Module) -> dict[str, str]:
     return imports
 
 
-def _aliases(body: list[ast.stmt]) -> dict[str, ast.expr]:
+def _aliases(statements: list[ast.stmt]) -> dict[str, ast.expr]:
     aliases: dict[str, ast.expr] = {}
-    for stmt in module_statements(body):
+    for stmt in statements:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             target = stmt.targets[0]
             if isinstance(target, ast.Name):
@@ -169,10 +212,10 @@ def _test_disabled(body: list[ast.stmt]) -> bool:
     return False
 
 
-def _dunder_test_false(body: list[ast.stmt]) -> frozenset[str]:
+def _dunder_test_false(statements: list[ast.stmt]) -> frozenset[str]:
     """Names switched off with `test_x.__test__ = False`."""
     names: set[str] = set()
-    for stmt in module_statements(body):
+    for stmt in statements:
         if isinstance(stmt, ast.Assign) and _is_false(stmt.value):
             for target in stmt.targets:
                 if (
@@ -214,13 +257,14 @@ class _Collector:
 
     def collect(
         self,
-        body: list[ast.stmt],
+        statements: list[ast.stmt],
         classes: tuple[ClassInfo, ...],
         collectable: bool,
         not_collected: frozenset[str],
     ) -> None:
+        """`statements`: `module_statements` of a module's or a class's body."""
         prefix = "::".join(info.node.name for info in classes)
-        for stmt in module_statements(body):
+        for stmt in statements:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                 collected = (
                     collectable
@@ -239,7 +283,8 @@ class _Collector:
                 )
                 info = ClassInfo(qualname, stmt, collected)
                 self.classes.append(info)
-                self.collect(stmt.body, (*classes, info), collected, frozenset())
+                body = module_statements(stmt.body)
+                self.collect(body, (*classes, info), collected, frozenset())
 
 
 def has_assertion(func: FuncNode) -> bool:
@@ -277,77 +322,6 @@ def local_names(func: FuncNode) -> dict[str, str]:
     for _, _, name in sorted(spots):
         names.setdefault(name, f"_v{len(names)}")
     return names
-
-
-def key(
-    node: ast.AST,
-    names: dict[str, str] | None = None,
-    *,
-    mask: bool = False,
-    skip_keywords: frozenset[str] = frozenset(),
-) -> str:
-    """A layout-free fingerprint of a node; `mask` hides constants (to align edited literals)."""
-    return SEP.join(tokens(node, names or {}, mask=mask, skip_keywords=skip_keywords))
-
-
-def contains(whole: str, part: str) -> bool:
-    """Whether the node keyed `part` is a sub-expression of the node keyed `whole`."""
-    return f"{SEP}{part}{SEP}" in f"{SEP}{whole}{SEP}"
-
-
-def tokens(
-    node: ast.AST,
-    names: dict[str, str],
-    *,
-    mask: bool = False,
-    skip_keywords: frozenset[str] = frozenset(),
-) -> list[str]:
-    out: list[str] = []
-    _tokens(node, names, mask, skip_keywords, out)
-    return out
-
-
-def _tokens(
-    value: object, names: dict[str, str], mask: bool, skip: frozenset[str], out: list[str]
-) -> None:
-    if isinstance(value, ast.Name):
-        out.append(names.get(value.id, value.id))
-    elif isinstance(value, ast.Constant):
-        out.append("#" if mask else repr(value.value))
-    elif isinstance(value, list):
-        out.append("[")
-        for item in value:
-            _tokens(item, names, mask, skip, out)
-            out.append(",")
-        out.append("]")
-    elif isinstance(value, ast.AST):
-        if isinstance(value, ast.keyword) and value.arg in skip:
-            return
-        out.append(type(value).__name__)
-        out.append("(")
-        for name in value._fields:
-            _tokens(getattr(value, name, None), names, mask, skip, out)
-            out.append(",")
-        out.append(")")
-    elif not isinstance(value, ast.expr_context):
-        out.append(repr(value))
-
-
-def walk(node: ast.AST) -> list[ast.AST]:
-    """The nodes `ast.walk` yields, in the same breadth-first order, as a list (no generators:
-    the hunk analysis walks every changed function several times)."""
-    found = [node]
-    index = 0
-    while index < len(found):
-        current = found[index]
-        index += 1
-        for name in current._fields:
-            value = getattr(current, name, None)
-            if isinstance(value, ast.AST):
-                found.append(value)
-            elif type(value) is list:
-                found.extend(item for item in value if isinstance(item, ast.AST))
-    return found
 
 
 def short(node: ast.AST, width: int = 60) -> str:

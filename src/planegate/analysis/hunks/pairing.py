@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from planegate.analysis.hunks.model import FuncInfo, local_names, tokens
+from planegate.analysis.hunks.keys import tokens
+from planegate.analysis.hunks.model import FuncInfo, local_names
 
 RENAME_RATIO = 0.6
 # Past this many candidate pairs the quadratic similarity search only uses quick_ratio.
 _EXACT_LIMIT = 400
 
 
-@dataclass(frozen=True)
-class Pairing:
+class Pairing(NamedTuple):
     pairs: tuple[tuple[FuncInfo, FuncInfo], ...]
     removed: tuple[FuncInfo, ...]
     added: tuple[FuncInfo, ...]

@@ -14,6 +14,8 @@ VIEWS = frozenset({"keys", "values"})
 KEEPERS = frozenset({"list", "tuple"})
 
 Keyer = Callable[[ast.AST], str]
+# The only nodes `part_of` takes a part of.
+PART_TAKERS = frozenset({ast.Call, ast.Subscript, ast.Attribute})
 
 
 def part_of(node: ast.expr) -> tuple[ast.expr, str] | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from planegate.analysis.hunks.context import Context
 from planegate.analysis.hunks.facts import Facts
-from planegate.analysis.hunks.model import FuncInfo, key
+from planegate.analysis.hunks.keys import key
+from planegate.analysis.hunks.model import FuncInfo
 from planegate.analysis.hunks.modfacts import Entry
 from planegate.findings import Finding, Severity
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import ast
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from planegate.analysis.hunks.context import Context, Scope, fmt, plural
 from planegate.analysis.hunks.facts import Facts
-from planegate.analysis.hunks.model import Module, key, number, short
+from planegate.analysis.hunks.keys import key
+from planegate.analysis.hunks.model import Module, number, short
 from planegate.analysis.hunks.strategies import strategy_name
 from planegate.findings import Finding
 
@@ -43,7 +44,7 @@ _SWITCHES = ("allow_nan", "allow_infinity", "allow_subnormal", "allow_imaginary"
 
 
 def _settings_value(
-    settings: dict[str, ast.expr], name: str, default: float | None
+    settings: Mapping[str, ast.expr], name: str, default: float | None
 ) -> float | None:
     node = settings.get(name)
     if node is None:
@@ -51,7 +52,7 @@ def _settings_value(
     return number(node)
 
 
-def _phases(settings: dict[str, ast.expr]) -> frozenset[str]:
+def _phases(settings: Mapping[str, ast.expr]) -> frozenset[str]:
     node = settings.get("phases")
     if not isinstance(node, ast.List | ast.Tuple | ast.Set):
         return ALL_PHASES
@@ -66,8 +67,8 @@ def _phases(settings: dict[str, ast.expr]) -> frozenset[str]:
 
 def settings_changes(
     scope: Scope,
-    before: dict[str, ast.expr],
-    after: dict[str, ast.expr],
+    before: Mapping[str, ast.expr],
+    after: Mapping[str, ast.expr],
     line: int,
     generated: bool,
 ) -> list[Finding]:
@@ -99,6 +100,8 @@ def compare(
     base: Facts,
     head: Facts,
 ) -> list[Finding]:
+    if not (_hypothesis(base) or _hypothesis(head)):
+        return []
     out: list[Finding] = []
     generated = bool(base.given or head.given)
     if generated or base.has_settings or head.has_settings:
@@ -117,7 +120,23 @@ def compare(
     return out
 
 
+def _hypothesis(facts: Facts) -> bool:
+    """Whether `facts` hold anything the rules here read (most tests use no Hypothesis)."""
+    return bool(
+        facts.given
+        or facts.has_settings
+        or facts.seeds
+        or facts.examples
+        or facts.assumes
+        or facts.filters
+        or facts.draws
+        or facts.invariant
+    )
+
+
 def _examples(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
+    if not base.examples:
+        return []
     gone = Counter(e.key for e in base.examples) - Counter(e.key for e in head.examples)
     lost = []
     for example in base.examples:
@@ -149,6 +168,8 @@ def _strategies(
     base: Facts,
     head: Facts,
 ) -> list[Finding]:
+    if not base.given and not base.draws:
+        return []  # nothing to narrow
     out: list[Finding] = []
     after = dict(head.given)
     pairs: list[tuple[str, ast.expr, ast.expr]] = [

@@ -53,6 +53,8 @@ def _compared_on_base(part: Projection, base: Facts) -> bool:
 
 def weakened(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
     """PG541: an equality became a None check or a type check of the same value."""
+    if not head.weak:
+        return []
     out: list[Finding] = []
     seen: set[str] = set()
     base_weak = {w.subject for w in base.weak}

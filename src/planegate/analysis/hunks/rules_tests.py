@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import builtins
 import difflib
-from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from planegate.analysis.hunks.context import Context, Scope, fmt, plural
 from planegate.analysis.hunks.facts import Assertion, Facts, Params, Raises, Skip, Tolerance
-from planegate.analysis.hunks.model import FuncInfo, contains
+from planegate.analysis.hunks.keys import contains
+from planegate.analysis.hunks.model import FuncInfo, short
 from planegate.findings import Finding, Severity
 
 BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})
@@ -18,18 +18,34 @@ TRIVIAL_PATTERNS = frozenset({"", ".*", ".+", ".", "(?s).*"})
 ASYNC_HINT = "pytest does not run `async def` tests without an async plugin"
 
 
-def _subtract(items: Iterable[str], minus: Iterable[str]) -> Counter[str]:
-    return Counter(items) - Counter(minus)
+# Plain dicts rather than Counters: these multisets hold a few keys, built for every pair.
+def _counts(items: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return counts
 
 
-def _take(counter: Counter[str], value: str) -> bool:
-    if counter[value] > 0:
-        counter[value] -= 1
+def _subtract(items: Iterable[str], minus: Iterable[str]) -> dict[str, int]:
+    """The multiset `items` less `minus` (a count at or below zero: none left)."""
+    counts = _counts(items)
+    if counts:
+        for item in minus:
+            if item in counts:
+                counts[item] -= 1
+    return counts
+
+
+def _take(counts: dict[str, int], value: str) -> bool:
+    if counts.get(value, 0) > 0:
+        counts[value] -= 1
         return True
     return False
 
 
 def skips_added(scope: Scope, base: Sequence[Skip], head: Sequence[Skip]) -> list[Finding]:
+    if not head:
+        return []
     new = _subtract((s.key for s in head), (s.key for s in base))
     before = {s.what for s in base}
     out: list[Finding] = []
@@ -42,18 +58,24 @@ def skips_added(scope: Scope, base: Sequence[Skip], head: Sequence[Skip]) -> lis
 
 def assertions(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
     out: list[Finding] = []
-    base_live, head_live = base.live, head.live
-    moved = _subtract((a.key for a in head.dead), (a.key for a in base.dead))
-    newly_dead = [a for a in head.dead if _take(moved, a.key)]
-    was_live = {a.key for a in base_live}
+    base_live, head_live, head_dead = base.live, head.live, head.dead
+    newly_dead: list[Assertion] = []
+    if head_dead:
+        moved = _subtract((a.key for a in head_dead), (a.key for a in base.dead))
+        newly_dead = [a for a in head_dead if _take(moved, a.key)]
     drop = len(base_live) - len(head_live)
-    if newly_dead and (drop > 0 or any(a.key in was_live for a in newly_dead)):
+    if newly_dead and (drop > 0 or _any_was_live(newly_dead, base_live)):
         out.extend(_dead(scope, newly_dead, len(base_live)))
     removed = drop - len(newly_dead)
     if removed > 0:
         out.extend(_removed(scope, base_live, head_live, removed))
     out.extend(_vacuous(scope, base, head))
     return out
+
+
+def _any_was_live(dead: list[Assertion], live: tuple[Assertion, ...]) -> bool:
+    was_live = {a.key for a in live}
+    return any(a.key in was_live for a in dead)
 
 
 def _dead(scope: Scope, dead: list[Assertion], total: int) -> list[Finding]:
@@ -78,7 +100,7 @@ def _removed(
     head_live: tuple[Assertion, ...],
     removed: int,
 ) -> list[Finding]:
-    base_keys = Counter(a.key for a in base_live)
+    base_keys = _counts(a.key for a in base_live)
     fresh = [a for a in head_live if not _take(base_keys, a.key)]
     if any(a.kind == "helper" for a in fresh):
         return []  # asserts moved into a helper the test now calls
@@ -108,6 +130,8 @@ def _vacuous(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
         if _take(new, vacuous.key):
             message = f"{scope.label}: `{vacuous.text}` {vacuous.why}"
             out.append(scope.finding("PG503", vacuous.line, message))
+    if not head.weak:
+        return out
     seen: set[str] = set()
     base_weak = {w.subject for w in base.weak}
     for weak in head.weak:
@@ -125,6 +149,11 @@ def _vacuous(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
 def _aligned(
     base: Sequence[str], head: Sequence[str], *, replaced: bool = True
 ) -> list[tuple[int, int]]:
+    # What the matcher gives in the common cases, without building it.
+    if not base or not head:
+        return []
+    if base == head:
+        return [(index, index) for index in range(len(base))]
     matcher = difflib.SequenceMatcher(None, list(base), list(head), autojunk=False)
     pairs: list[tuple[int, int]] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -160,6 +189,8 @@ def _broadened(before: tuple[str, ...], after: tuple[str, ...]) -> bool:
 
 
 def raises(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
+    if not base.raises or not head.raises:
+        return []  # nothing to align
     out: list[Finding] = []
     keys_b = [f"{r.kind}{r.exceptions}{r.match}" for r in base.raises]
     keys_h = [f"{r.kind}{r.exceptions}{r.match}" for r in head.raises]
@@ -190,6 +221,8 @@ def _raises_pair(scope: Scope, before: Raises, after: Raises) -> list[Finding]:
 
 
 def tolerances(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
+    if not head.tolerances:
+        return []
     out: list[Finding] = []
     pairs = _aligned([t.align for t in base.tolerances], [t.align for t in head.tolerances])
     for i, j in pairs:
@@ -247,6 +280,8 @@ def literals(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
 
 
 def params(scope: Scope, base: Facts, head: Facts) -> list[Finding]:
+    if not base.params:
+        return []
     out: list[Finding] = []
     after_by_names = {p.argnames: p for p in head.params}
     for before in base.params:
@@ -264,7 +299,7 @@ def _params_pair(scope: Scope, before: Params, after: Params | None) -> list[Fin
     if before.cases is None or after.cases is None:
         return []
     gone = _subtract((k for k, _ in before.cases), (k for k, _ in after.cases))
-    lost = [text for k, text in before.cases if _take(gone, k)]
+    lost = [short(node) for k, node in before.cases if _take(gone, k)]
     if not lost:
         return []
     shown = ", ".join(lost[:3]) + (", …" if len(lost) > 3 else "")
@@ -308,13 +343,15 @@ def shadowed(
     ctx: Context, base: Sequence[tuple[str, int]], head: Sequence[tuple[str, int]], kind: str
 ) -> list[Finding]:
     """Definitions of one name: a second one replaces the first, which never runs."""
-    base_count = Counter(name for name, _ in base)
     lines: dict[str, list[int]] = {}
     for name, line in head:
         lines.setdefault(name, []).append(line)
+    if len(lines) == len(head):
+        return []  # no name defined twice
+    base_count = _counts(name for name, _ in base)
     out: list[Finding] = []
     for name, found in lines.items():
-        if len(found) < 2 or len(found) <= base_count[name]:
+        if len(found) < 2 or len(found) <= base_count.get(name, 0):
             continue
         for line in found[:-1]:
             message = (

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from planegate.analysis.hunks.model import truth, walk
+from planegate.analysis.hunks.keys import walk
+from planegate.analysis.hunks.model import truth
 
 # The assertion-call names that compare two values for equality (unittest, numpy, pandas).
 EQUALITY_CALLS = frozenset(
@@ -28,6 +29,9 @@ EQUALITY_CALLS = frozenset(
         "assert_series_equal",
     }
 )
+
+
+REFLEXIVE = frozenset({ast.Eq, ast.Is, ast.LtE, ast.GtE})
 
 
 def _plain(node: ast.expr) -> bool:
@@ -57,7 +61,7 @@ def vacuous(node: ast.Assert | ast.Call, keyer: Keyer) -> str | None:
         return "asserts that a false constant is false"
     if last in ("assertIsNotNone",) and args and isinstance(args[0], ast.Constant):
         return "asserts that a literal is not None" if args[0].value is not None else None
-    if last in EQUALITY_CALLS and len(args) >= 2 and _plain(args[0]) and _same(keyer, *args[:2]):
+    if last in EQUALITY_CALLS and len(args) >= 2 and _same(keyer, *args[:2]) and _plain(args[0]):
         return "compares a value to itself"
     return None
 
@@ -67,6 +71,8 @@ def _same(keyer: Keyer, left: ast.expr, right: ast.expr) -> bool:
 
 
 def _vacuous_test(test: ast.expr, keyer: Keyer) -> str | None:
+    if isinstance(test, ast.Compare):  # the common case; none of the constant checks apply
+        return _reflexive(test, keyer)
     if (
         isinstance(test, ast.BoolOp)
         and isinstance(test.op, ast.Or)
@@ -77,9 +83,15 @@ def _vacuous_test(test: ast.expr, keyer: Keyer) -> str | None:
         return "asserts a true constant"
     if _non_empty_literal(test):
         return "asserts a non-empty literal, which is always true"
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        op = test.ops[0]
-        reflexive = isinstance(op, ast.Eq | ast.Is | ast.LtE | ast.GtE)
-        if reflexive and _plain(test.left) and _same(keyer, test.left, test.comparators[0]):
-            return "compares a value to itself"
+    return None
+
+
+def _reflexive(test: ast.Compare, keyer: Keyer) -> str | None:
+    if (
+        len(test.ops) == 1
+        and type(test.ops[0]) in REFLEXIVE
+        and _same(keyer, test.left, test.comparators[0])
+        and _plain(test.left)
+    ):
+        return "compares a value to itself"
     return None

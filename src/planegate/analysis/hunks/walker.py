@@ -10,9 +10,19 @@ import ast
 
 from planegate.analysis.hunks.calls import CallReader, exception_names
 from planegate.analysis.hunks.facts import Skip
-from planegate.analysis.hunks.model import Module, last_part, short, truth, walk
+from planegate.analysis.hunks.keys import walk
+from planegate.analysis.hunks.model import Module, last_part, short, truth
 
 SWALLOWED = frozenset({"AssertionError", "Exception", "BaseException"})
+STOPS = frozenset({ast.Return, ast.Raise})
+# Statements with no statement inside them (`Assert` aside, which `stmt` reads itself).
+SIMPLE = frozenset(
+    {
+        *(ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Raise, ast.Pass),
+        *(ast.Delete, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Break),
+        ast.Continue,
+    }
+)
 
 
 class Walker(CallReader):
@@ -22,12 +32,15 @@ class Walker(CallReader):
         stopped = dead
         for stmt in stmts:
             self.stmt(stmt, stopped)
-            if stopped is None and isinstance(stmt, ast.Return | ast.Raise):
+            if stopped is None and type(stmt) in STOPS:
                 word = "return" if isinstance(stmt, ast.Return) else "raise"
                 stopped = f"after the early {word} at line {stmt.lineno}"
 
     def stmt(self, stmt: ast.stmt, dead: str | None) -> None:
-        if isinstance(stmt, ast.Assert):
+        # `type(...) in` first: the statements most bodies are made of, without the chain
+        if type(stmt) in SIMPLE:
+            self.simple(stmt, dead)
+        elif isinstance(stmt, ast.Assert):
             self.assertion(stmt, "assert", dead)
             self.exprs([stmt.test], dead)
         elif isinstance(stmt, ast.If):
@@ -40,15 +53,21 @@ class Walker(CallReader):
             self.exprs([item.context_expr for item in stmt.items], dead)
             self.block(stmt.body, dead or self.suppressor(stmt))
         elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-            self.exprs(list(stmt.decorator_list), dead)
-            unused = None if stmt.name in self.called else f"in nested `{stmt.name}` never called"
-            self.block(stmt.body, dead or unused)
+            self.nested(stmt, dead)
         elif isinstance(stmt, ast.Match):
-            self.exprs([stmt.subject], dead)
-            for case in stmt.cases:
-                self.block(case.body, dead)
+            self.match(stmt, dead)
         elif not isinstance(stmt, ast.ClassDef):
             self.other(stmt, dead)
+
+    def match(self, stmt: ast.Match, dead: str | None) -> None:
+        self.exprs([stmt.subject], dead)
+        for case in stmt.cases:
+            self.block(case.body, dead)
+
+    def nested(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, dead: str | None) -> None:
+        self.exprs(list(stmt.decorator_list), dead)
+        unused = None if stmt.name in self.called else f"in nested `{stmt.name}` never called"
+        self.block(stmt.body, dead or unused)
 
     def loop(self, stmt: ast.While | ast.For | ast.AsyncFor, dead: str | None) -> None:
         if isinstance(stmt, ast.While):
@@ -93,6 +112,8 @@ class Walker(CallReader):
                 self.skips.append(Skip(f"raise {last_part(name)}", stmt.lineno, "raise " + name))
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
+                if type(target) is ast.Name:
+                    continue  # a local: no patch
                 if isinstance(target, ast.Subscript | ast.Attribute) and self._module_target(
                     target
                 ):
@@ -108,10 +129,12 @@ class Walker(CallReader):
     def branch(self, stmt: ast.If, dead: str | None) -> None:
         self.exprs([stmt.test], dead)
         value = truth(stmt.test)
-        where = f"under `if {short(stmt.test, 40)}` (line {stmt.lineno})"
         env = _is_env(self.module, stmt.test)
+        where = None  # written only when a branch never runs
         if env:
             where = f"under the environment-gated `if {short(stmt.test, 40)}` (line {stmt.lineno})"
+        elif value is not None:
+            where = f"under `if {short(stmt.test, 40)}` (line {stmt.lineno})"
         self.block(stmt.body, dead or (where if value is False or env else None))
         self.block(stmt.orelse, dead or (where if value is True or env else None))
 
