@@ -154,12 +154,13 @@ def evaluate(options: ActionOptions, environ: Mapping[str, str], progress: Progr
     if phase == "all":
         execution, report = pipeline.execute_and_judge(ctx, progress)
         return _placed(report, ctx, execution)
+    analysis = pipeline.start_analysis(ctx)  # it runs while phase 1's data are read
     execution = exchange.read(exchange_folder(environ))
     if execution.commits != ctx.commits:
         raise InputDataError(
             f"{exchange.FILE_NAME}: made for commits {execution.commits}, not {ctx.commits}"
         )
-    report = _placed(judge(ctx, execution, check_digest(ctx)), ctx, execution)
+    report = _placed(judge(ctx, execution, check_digest(ctx), analysis), ctx, execution)
     run_exit = (environ.get("PLANEGATE_RUN_EXIT") or "0").strip()
     if report.exit_code == exitcodes.PASS and run_exit != "0":
         raise InternalError(f"the run phase exited {run_exit} but left a passing result")

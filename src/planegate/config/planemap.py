@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -26,19 +26,19 @@ def spec(patterns: Iterable[str]) -> PathPatterns:
     return PathPatterns(patterns)
 
 
-def _covering_entries(nodeid: str) -> Iterator[str]:
-    """The entries that would list a nodeid: itself, its id without parameters, and each
-    class or function above it (an entry covers the parametrized ids below it)."""
-    yield nodeid
+def _entries_above(nodeid: str) -> list[str]:
+    """The entries above a nodeid that would list it: its id without parameters, and each
+    class or function above it (an entry covers the parametrized ids below it). Most nodeids
+    (file::function) have none."""
     bracket = nodeid.find("[")
     base = nodeid if bracket < 0 else nodeid[:bracket]
-    if bracket >= 0:
-        yield base
+    above = [base] if bracket >= 0 else []
     colon = base.find("::")  # after the file: the first entry above it is file::name
     colon = base.find("::", colon + 2) if colon >= 0 else -1
     while colon >= 0:
-        yield base[:colon]
+        above.append(base[:colon])
         colon = base.find("::", colon + 2)
+    return above
 
 
 def _in_order(one: tuple[str, ...], two: tuple[str, ...]) -> tuple[str, ...]:
@@ -99,9 +99,12 @@ class PlaneMap:
         """The planes whose `nodeids` entries list the nodeid (cached: asked for every one)."""
         known = self._explicit.get(nodeid)
         if known is None:
-            listing, known = self._listing, ()
-            for entry in _covering_entries(nodeid):
-                known = _in_order(known, listing.get(entry, ()))
+            listing = self._listing
+            known = listing.get(nodeid, ())
+            for entry in _entries_above(nodeid):
+                found = listing.get(entry)
+                if found:
+                    known = _in_order(known, found)
             self._explicit[nodeid] = known
         return known
 

@@ -66,17 +66,36 @@ class Context:
     """
 
     options: GateOptions
-    repo: GitRepo
-    commits: Commits
-    base: Snapshot  # the base's tip
-    head: Snapshot  # the head merged onto the base's tip (the head itself on a conflict)
+    opened: Opened
     cfg: Config
     who: owners.Owners
     ledger_base: str | None
     frozen: Mapping[str, str]
     plane_map: PlaneMap
-    protection: Protection
-    evidence: evidence.DefaultEvidence = field(default_factory=evidence.DefaultEvidence)
+    protected: BaseEvidence
+
+    @property
+    def repo(self) -> GitRepo:
+        return self.opened.repo
+
+    @property
+    def commits(self) -> Commits:
+        return self.opened.commits
+
+    @property
+    def base(self) -> Snapshot:
+        """The base's tip."""
+        return self.opened.base
+
+    @property
+    def head(self) -> Snapshot:
+        """The head merged onto the base's tip (the head itself on a conflict)."""
+        return self.opened.head
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        """What the patch changes on the base: the base's tip against the merged tree."""
+        return self.opened.changes
 
     @property
     def agent(self) -> bool:
@@ -94,6 +113,14 @@ class Context:
     def environ(self) -> Mapping[str, str] | None:
         return self.options.environ
 
+    @property
+    def protection(self) -> Protection:
+        return self.protected.found[0]
+
+    @property
+    def evidence(self) -> evidence.DefaultEvidence:
+        return self.protected.found[1]
+
     @cached_property
     def base_ini(self) -> dict[str, Any]:
         """The ini options pytest would pick at the base: every run of the gate uses them."""
@@ -108,13 +135,20 @@ class Context:
     def ledger_head(self) -> str | None:
         return self.head.text(self.cfg.ledger)
 
-    @cached_property
-    def changes(self) -> tuple[Change, ...]:
-        """What the patch changes on the base: the base's tip against the merged tree."""
-        return tuple(self.repo.changes(self.base.commit, self.head.commit))
-
     def with_agent(self, agent: bool) -> Context:
         return replace(self, options=replace(self.options, agent=agent))
+
+
+class BaseEvidence:
+    """What the base protects, worked out when first asked (the hunk analysis starts before
+    it); held by reference, so a Context copied by `with_agent` shares it."""
+
+    def __init__(self, snap: Snapshot, cfg: Config, frozen: Mapping[str, str]) -> None:
+        self._inputs = (snap, cfg, frozen)
+
+    @cached_property
+    def found(self) -> tuple[Protection, evidence.DefaultEvidence]:
+        return protection_at(*self._inputs)
 
 
 def protection_at(
@@ -134,29 +168,45 @@ def protection_at(
     return Protection(cfg, tuple(sorted({*frozen_files, *found.paths}))), found
 
 
-def build(options: GateOptions) -> Context:
+@dataclass(frozen=True)
+class Opened:
+    """The commits a gate compares and their snapshots: git only, before the configuration."""
+
+    repo: GitRepo
+    commits: Commits
+    base: Snapshot  # the base's tip
+    head: Snapshot  # the head merged onto the base's tip (the head itself on a conflict)
+
+    @cached_property
+    def changes(self) -> tuple[Change, ...]:
+        """What the patch changes on the base: the base's tip against the merged tree."""
+        return tuple(self.repo.changes(self.base.commit, self.head.commit))
+
+
+def open_commits(options: GateOptions) -> Opened:
     repo = GitRepo(options.root)
     head = repo.resolve(options.head)
     base_tip = repo.resolve(options.base)
     merge_base = repo.merge_base(base_tip, head)
     merged = repo.merge(base_tip, head)
     commits = Commits(base_tip, head, merge_base, merged.tree or "", merged.conflicts)
-    base = snapshot(repo, base_tip)
-    cfg = load_config(repo, base.commit, options.config_path, set(base.files))
+    return Opened(repo, commits, snapshot(repo, base_tip), snapshot(repo, merged.tree or head))
+
+
+def build(options: GateOptions, opened: Opened | None = None) -> Context:
+    """The gate's Context; `opened` when the caller has opened the commits already."""
+    opened = opened or open_commits(options)
+    base = opened.base
+    cfg = load_config(opened.repo, base.commit, options.config_path, set(base.files))
     ledger_base = base.text(cfg.ledger)
     frozen = ledger.frozen_nodeids(ledger_base, cfg.ledger)
-    protection, found = protection_at(base, cfg, frozen)
     return Context(
         options=options,
-        repo=repo,
-        commits=commits,
-        base=base,
-        head=snapshot(repo, merged.tree or head),
+        opened=opened,
         cfg=cfg,
         who=owners.load(cfg, {p: base.read(p) for p in owners.CODEOWNERS_PATHS}),
         ledger_base=ledger_base,
         frozen=frozen,
         plane_map=PlaneMap(cfg, frozenset(frozen)),
-        protection=protection,
-        evidence=found,
+        protected=BaseEvidence(base, cfg, frozen),
     )

@@ -12,6 +12,7 @@ from planegate.gate.execute import Execution
 from planegate.progress import Stopwatch
 from planegate.report import Report, StepResult
 from planegate.steps import evidence, hunks, inventory, ledger, planes
+from planegate.steps.hunks_started import StartedAnalysis
 from planegate.steps.inputs import RunFacts, StepCheck
 
 # DESIGN §4's order: the exit code is that of the first step that failed
@@ -24,7 +25,14 @@ STEPS: tuple[StepCheck, ...] = (
 )
 
 
-def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
+def judge(
+    ctx: Context,
+    execution: Execution,
+    digest: DigestCheck,
+    analysis: StartedAnalysis | None = None,
+) -> Report:
+    """The report on an execution; `analysis` is the hunk analysis when the caller started it
+    (it reads git only, so it can run beside the execution)."""
     if ctx.commits.conflicts:
         return merge.conflict_report(ctx, digest.source)
     base_inventory = digest.inventory or execution.base_inventory
@@ -42,8 +50,10 @@ def judge(ctx: Context, execution: Execution, digest: DigestCheck) -> Report:
         mains_signs=execution.mains_signs,
     )
     watch = Stopwatch()
-    with watch.time("hunk analysis started"):
-        run = replace(run, hunk_analysis=hunks.start(ctx))  # it runs beside steps 2 to 4
+    if analysis is None:
+        with watch.time("hunk analysis started"):
+            analysis = hunks.start(ctx)  # it runs beside steps 2 to 4
+    run = replace(run, hunk_analysis=analysis)
     steps = tuple(_timed(watch, check, ctx, run) for check in STEPS)
     return Report(
         base=ctx.commits.base_tip,

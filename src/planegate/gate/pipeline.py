@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from planegate.analysis.hunks.processes import Workers
 from planegate.gate import context
 from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import check_digest
@@ -12,17 +13,42 @@ from planegate.gate.execute import Execution, execute
 from planegate.gate.judge import judge
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.report import Report
+from planegate.steps import hunks
+from planegate.steps.hunks_started import StartedAnalysis
 
 
 def run(options: GateOptions, progress: Progress = QUIET) -> Report:
     """The whole gate in one process: execute, then judge."""
     start = time.perf_counter()
-    ctx = context.build(options)
+    ctx, ready = build_context(options)
     built = round(time.perf_counter() - start, 3)
-    report = run_in(ctx, progress)
+    report = execute_and_judge(ctx, progress, ready)[1]
     timings = {"context": built, **report.timings}
     timings["total"] = round(time.perf_counter() - start, 3)
     return replace(report, timings=timings)
+
+
+def build_context(options: GateOptions) -> tuple[Context, Workers | None]:
+    """The gate's Context and, for a patch that changes many test files, the hunk analysis's
+    worker processes, started before the configuration is read so they start up meanwhile."""
+    opened = context.open_commits(options)
+    ready = None if opened.commits.conflicts else hunks.ready_workers(opened.changes)
+    try:
+        return context.build(options, opened), ready
+    except BaseException:
+        if ready is not None:
+            ready.close()
+        raise
+
+
+def start_analysis(ctx: Context, ready: Workers | None = None) -> StartedAnalysis | None:
+    """The hunk analysis started (git only: it runs beside what comes before step 5); None on
+    a merge conflict, which is reported alone."""
+    if ctx.commits.conflicts:
+        if ready is not None:
+            ready.close()
+        return None
+    return hunks.start(ctx, ready)
 
 
 def run_in(ctx: Context, progress: Progress = QUIET) -> Report:
@@ -30,11 +56,17 @@ def run_in(ctx: Context, progress: Progress = QUIET) -> Report:
     return execute_and_judge(ctx, progress)[1]
 
 
-def execute_and_judge(ctx: Context, progress: Progress = QUIET) -> tuple[Execution, Report]:
+def execute_and_judge(
+    ctx: Context, progress: Progress = QUIET, ready: Workers | None = None
+) -> tuple[Execution, Report]:
     """The whole gate on a context, with the execution the report was judged from (the action
     reads the failing tests' failure text from it)."""
     progress.step("inventory", f"base {ctx.base.commit[:12]}, head {ctx.commits.head[:12]}")
     watch = Stopwatch()
+    with watch.time("hunk analysis started"):
+        analysis = start_analysis(ctx, ready)
+    with watch.time("base evidence"):
+        _ = ctx.protection  # a refusal of the base's configuration stops the gate here
     with watch.time("digest"):
         digest = check_digest(ctx)
     execution = execute(
@@ -44,5 +76,5 @@ def execute_and_judge(ctx: Context, progress: Progress = QUIET) -> tuple[Executi
         base_inventory=digest.inventory,
         main=digest.main_run,
     )
-    report = judge(ctx, execution, digest)
+    report = judge(ctx, execution, digest, analysis)
     return execution, replace(report, timings={**watch.seconds, **report.timings})

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from planegate import __version__
 from planegate.errors import InputDataError
-from planegate.gate import context
+from planegate.gate import context, pipeline
 from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import DigestCheck, check_digest
 from planegate.gate.execute import Execution
@@ -40,10 +40,11 @@ class Named:
 def run(options: GateOptions, files: Sequence[Named], progress: Progress = QUIET) -> Report:
     start = time.perf_counter()
     ctx = context.build(options)
+    analysis = pipeline.start_analysis(ctx)  # it runs while the shards are merged
     digest = check_digest(ctx)
     progress.step("planes", f"merging the evidence of {len(files)} shards")
     execution = merged_execution(ctx, files, digest)
-    report = judge(ctx, execution, digest)
+    report = judge(ctx, execution, digest, analysis)
     total = round(time.perf_counter() - start, 3)
     shards = {f"shard {f.evidence.shard}": f.evidence.timings.get("total", 0.0) for f in files}
     note = f"merged {len(files)} shards: " + ", ".join(

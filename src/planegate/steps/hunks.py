@@ -6,6 +6,8 @@ from __future__ import annotations
 from planegate.analysis import lint, prodscan
 from planegate.analysis.hunks import is_test_file
 from planegate.analysis.hunks.batch import FileChange
+from planegate.analysis.hunks.batch import ready_workers as ready_workers_for
+from planegate.analysis.hunks.processes import Workers
 from planegate.config.load import Config
 from planegate.config.planemap import data_files
 from planegate.findings import Finding, Step
@@ -19,8 +21,15 @@ from planegate.steps.inputs import GitFacts, RunFacts
 ASYNC_PLUGINS = {"asyncio", "pytest_asyncio", "pytest-asyncio", "anyio", "trio", "pytest_trio"}
 
 
-def start(ctx: GitFacts) -> StartedAnalysis:
-    """Read the changed files and start the analysis of the test files among them."""
+def ready_workers(changes: tuple[Change, ...]) -> Workers | None:
+    """Worker processes started ahead for a patch that changes many test files (they start up
+    while the configuration is read); `start` gives them their work."""
+    return ready_workers_for(sum(is_test_file(change.path) for change in changes))
+
+
+def start(ctx: GitFacts, ready: Workers | None = None) -> StartedAnalysis:
+    """Read the changed files and start the analysis of the test files among them (on the
+    `ready` workers, when given)."""
     changed: list[FileChange | OtherFile] = []
     base, head = _texts(ctx)
     for change in ctx.changes:
@@ -30,7 +39,7 @@ def start(ctx: GitFacts) -> StartedAnalysis:
             changed.append(_file_change(ctx, change, old_text, new_text))
         else:
             changed.append(OtherFile(path, old_text, new_text))
-    return hunks_started.start(tuple(changed))
+    return hunks_started.start(tuple(changed), ready)
 
 
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:

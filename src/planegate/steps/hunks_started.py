@@ -4,10 +4,10 @@ before the steps that come first, and step 5 takes its findings when its turn co
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from planegate.analysis.hunks.batch import FileChange, analyze_files
+from planegate.analysis.hunks.batch import FileChange, start_analysis
+from planegate.analysis.hunks.processes import Workers
 from planegate.findings import Finding
 
 
@@ -33,11 +33,10 @@ class StartedAnalysis:
         return tuple(change for change in self.changed if isinstance(change, FileChange))
 
 
-def start(changed: tuple[FileChange | OtherFile, ...]) -> StartedAnalysis:
-    """Analyse the test files on a thread of its own (a pool of processes below it when there
-    are many): the caller goes on with the steps before this one."""
+def start(
+    changed: tuple[FileChange | OtherFile, ...], ready: Workers | None = None
+) -> StartedAnalysis:
+    """Analyse the test files in worker processes when there are many (the `ready` ones when
+    given), else on a thread: the caller goes on with what comes before step 5."""
     test_files = [change for change in changed if isinstance(change, FileChange)]
-    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planegate-hunks")
-    future = executor.submit(analyze_files, test_files)
-    executor.shutdown(wait=False)
-    return StartedAnalysis(changed, future.result)
+    return StartedAnalysis(changed, start_analysis(test_files, ready=ready))

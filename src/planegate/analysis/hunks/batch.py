@@ -1,19 +1,20 @@
 """Many changed test files at once: the same findings as `analyze_file` on each, in input
-order, with large batches spread over a process pool (the analysis is pure and CPU-bound, so
-threads would not help; a patch of tens of files runs inline in milliseconds)."""
+order, with large batches spread over worker processes (the analysis is pure and CPU-bound,
+so threads would not help; a patch of tens of files runs inline in milliseconds)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
-from planegate.analysis.hunks import analyze_file, limits
+from planegate.analysis.hunks import analyze_file, limits, processes
 from planegate.findings import Finding
 
 # Below this many files a pool costs more to start than it saves.
 POOL_FROM = 200
-_CHUNKS_PER_WORKER = 4
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,42 @@ def analyze_files(
     changes: Sequence[FileChange], *, workers: int | None = None, pool_from: int = POOL_FROM
 ) -> list[Finding]:
     """Every file's findings, file by file in the order given."""
+    return start_analysis(changes, workers=workers, pool_from=pool_from, inline=True)()
+
+
+def start_analysis(
+    changes: Sequence[FileChange],
+    *,
+    workers: int | None = None,
+    pool_from: int = POOL_FROM,
+    inline: bool = False,
+    ready: processes.Workers | None = None,
+) -> Callable[[], list[Finding]]:
+    """Start the analysis of `changes`; the call returned waits for their findings. A large
+    batch runs in worker processes (those `ready`, else started here); a small one on a
+    thread, or in the call itself when `inline`."""
     count = workers if workers is not None else available_cpus()
-    if count < 2 or len(changes) < pool_from:
-        return _analyze(list(changes))
-    return _pooled(list(changes), count)
+    if count >= 2 and len(changes) >= pool_from:
+        if ready is None:
+            ready = processes.Workers(count, __name__)
+        return ready.run(list(changes), _analyze, _size)
+    if ready is not None:
+        ready.close()
+    if inline:
+        return partial(_analyze, list(changes))
+    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planegate-hunks")
+    future = executor.submit(_analyze, list(changes))
+    executor.shutdown(wait=False)
+    return future.result
+
+
+def ready_workers(test_files: int) -> processes.Workers | None:
+    """Workers started ahead, when about `test_files` changed test files will want them: they
+    start up while the gate reads its configuration."""
+    count = available_cpus()
+    if count < 2 or test_files < POOL_FROM:
+        return None
+    return processes.Workers(count, __name__)
 
 
 def available_cpus() -> int:
@@ -68,14 +101,5 @@ def _analyze(changes: list[FileChange]) -> list[Finding]:
     return out
 
 
-def _pooled(changes: list[FileChange], workers: int) -> list[Finding]:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    size = max(1, -(-len(changes) // (workers * _CHUNKS_PER_WORKER)))
-    chunks = [changes[start : start + size] for start in range(0, len(changes), size)]
-    # forkserver: workers do not inherit the gate's threads or open descriptors.
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return [finding for part in pool.map(_analyze, chunks) for finding in part]
+def _size(change: FileChange) -> int:
+    return len(change.base or "") + len(change.head or "")
