@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     findings = analyze_files(changes)
     elapsed = time.perf_counter() - start
     if findings != serial:
-        print("pooled findings differ from the serial ones", file=sys.stderr)
+        print("parallel findings differ from the serial ones", file=sys.stderr)
         return 2
 
     print(f"files: {len(pairs)} changed test files ({lines} lines, base + head)")
