@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -181,6 +182,7 @@ def measure(variant: str, runs: int) -> float:
             gate_cmd += ["--digest", str(digest)]
         plain, gated = [], []
         for _ in range(runs):
+            shutil.rmtree(root / ".hypothesis", ignore_errors=True)  # a fresh checkout's state
             plain.append(timed(plain_cmd, root))
             gated.append(timed(gate_cmd, root))
         steps = timings(root, gate_cmd)
