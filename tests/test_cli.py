@@ -81,6 +81,45 @@ def test_a_mistyped_command_or_option_names_the_closest(
     assert "did you mean 'json'?" in capsys.readouterr().err
 
 
+def test_a_mistyped_command_is_named_before_its_options(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["gaet", "--base", "main"]) == 64
+    err = capsys.readouterr().err
+    assert "unknown command 'gaet'; did you mean 'gate'?" in err
+    assert "--base" not in err
+    assert main(["-C", ".", "gaet", "--base", "main"]) == 64
+    assert "did you mean 'gate'?" in capsys.readouterr().err
+
+
+def test_an_unknown_choice_keeps_the_list_of_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gate", "--base", "main", "--format", "xml"]) == 64
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "unknown choice for --format 'xml' (choose from text, json, sarif)" in line
+
+
+def test_help_ends_with_examples_exit_codes_and_where_the_docs_are(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from planegate import exitcodes, links
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    epilog = out[out.index("examples:") :]
+    assert "planegate gate --base main" in epilog
+    for entry in exitcodes.EXIT_CODES:
+        assert f"{entry.code:>3}  {entry.name} " in epilog
+    assert epilog.rstrip().endswith(f"documentation: {links.DOCS}")
+    assert links.DOCS.startswith("https://")
+
+
+def test_explain_points_at_a_url_not_a_checkout_path(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "PG301"]) == 0
+    more = capsys.readouterr().out.strip().splitlines()[-1]
+    assert more == "more: https://github.com/planegate/planegate/blob/main/docs/findings.md#pg301"
+
+
 def test_every_option_and_argument_has_help() -> None:
     build_parser()
     missing = [

@@ -10,7 +10,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from planegate import __version__, exitcodes, untrusted
+from planegate import __version__, exitcodes, links, untrusted
 from planegate.commands import (
     action_entry,
     demo,
@@ -45,13 +45,19 @@ def _did_you_mean(word: str, choices: Sequence[str]) -> str:
 
 
 def _suggest(message: str) -> str:
-    """argparse's invalid-choice message, shorter and with the closest choice."""
+    """argparse's invalid-choice message, shorter, with the closest choice and (for an
+    option) the choices it takes."""
     found = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$", message)
     if found is None:
         return message
     choices = re.findall(r"'([^']*)'", found[3])
-    what = "command" if found[1] == "COMMAND" else f"choice for {found[1]}"
-    return f"unknown {what} {found[2]!r}{_did_you_mean(found[2], choices)}"
+    if found[1] == "COMMAND":
+        return f"unknown command {found[2]!r}{_did_you_mean(found[2], choices)}"
+    listed = ", ".join(choices)
+    return (
+        f"unknown choice for {found[1]} {found[2]!r}{_did_you_mean(found[2], choices)}"
+        f" (choose from {listed})"
+    )
 
 
 def _options(parser: argparse.ArgumentParser) -> list[str]:
@@ -60,8 +66,11 @@ def _options(parser: argparse.ArgumentParser) -> list[str]:
 
 def check_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     """An unknown `--option` named as such, with the closest known one (before argparse's
-    own checks, which would first complain about a required option it misspelled)."""
-    command = next((a for a in argv if a in COMMANDS), None)
+    own checks, which would first complain about a required option it misspelled). A
+    misspelled command is left to argparse, which names it with the closest command."""
+    command = _command_word(argv)
+    if command is not None and command not in COMMANDS:
+        return
     target = SUBPARSERS.get(command or "", parser)
     known = _options(target) + (_options(parser) if target is not parser else [])
     for token in argv:
@@ -76,6 +85,21 @@ def check_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
         raise UsageError(
             f"{prog}: unknown option {name}{_did_you_mean(name, known)}", f"see `{prog} --help`"
         )
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The first word that is neither an option nor the value of `-C`: the command."""
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token == "-C":
+            skip = True
+        elif token == "--":
+            return None
+        elif not token.startswith("-"):
+            return token
+    return None
 
 
 def _common() -> _Parser:
@@ -131,6 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="planegate",
         parents=[common],
         description="Gate pull requests written by coding agents.",
+        epilog=epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"planegate {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -147,6 +173,23 @@ def build_parser() -> argparse.ArgumentParser:
     add("action", "the GitHub Action's entrypoint (reads INPUT_* and GITHUB_*; only in Actions)")
     add("demo", "build the bundled demo repository and gate honest and cheating patches")
     return parser
+
+
+EXAMPLES = (
+    ("planegate gate --base main", "gate the checked-out branch against main"),
+    ("planegate explain PG301", "what a finding means and who fixes it"),
+)
+
+
+def epilog() -> str:
+    """Two examples, the exit codes one line each, and where the documentation is."""
+    width = max(len(command) for command, _ in EXAMPLES)
+    lines = ["examples:"]
+    lines += [f"  {command:<{width}}  {what}" for command, what in EXAMPLES]
+    lines += ["", "exit codes:"]
+    lines += [f"  {e.code:>3}  {e.name:<12} {e.meaning}" for e in exitcodes.EXIT_CODES]
+    lines += ["", f"documentation: {links.DOCS}"]
+    return "\n".join(lines)
 
 
 def _add_gate_and_digest(add: _Add) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from planegate import exitcodes
+from planegate import exitcodes, links
 from planegate.errors import UsageError
 
 
@@ -18,13 +18,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"why: {rule.why}")
         print(f"fix: {rule.how_to_fix}")
         print(f"agent may fix: {'yes' if rule.agent_may_fix else 'no'}")
-        print(f"more: docs/findings.md#{rule.id.lower()}")
+        print(f"more: {links.rule_help(rule.id)}")
         return exitcodes.PASS
     if what.isdigit() and (entry := exitcodes.describe(int(what))) is not None:
         print(f"exit {entry.code} ({entry.name}): {entry.meaning}; owner: {entry.owner}")
-        print("more: docs/exit-codes.md")
+        print(f"more: {links.doc('exit-codes.md')}")
         return exitcodes.PASS
     raise UsageError(
         f"explain {what!r}: not a rule id (PG201) or an exit code",
-        "see docs/findings.md and docs/exit-codes.md",
+        f"see {links.doc('findings.md')} and {links.doc('exit-codes.md')}",
     )
