@@ -6,17 +6,22 @@ base) on main, `side` on a branch cut from `older`, and UNKNOWN a commit the clo
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from helpers.fake_github import FakeGitHub, digest_zip, running
+from helpers.fake_github import DROP, FakeGitHub, digest_zip, running
 from helpers.github_support import FAST
 from helpers.repo_helper import TestRepo
 from planegate.errors import InputDataError
 from planegate.github import artifacts
 from planegate.github.client import make_github
+from planegate.github.download import Transfer, download_zip
 from planegate.repo.git import GitRepo
 
 TOKEN = "ghs_secret_token"
@@ -45,12 +50,17 @@ def gh() -> Iterator[FakeGitHub]:
         yield fake
 
 
-def _fetch(gh: FakeGitHub, clone: tuple[GitRepo, dict[str, str]]) -> artifacts.DigestFetch:
+NO_WAIT = Transfer(backoff=0.0, timeout=10.0)
+
+
+def _fetch(
+    gh: FakeGitHub, clone: tuple[GitRepo, dict[str, str]], transfer: Transfer = NO_WAIT
+) -> artifacts.DigestFetch:
     repo = make_github(gh.api_url, TOKEN, FAST).get_repo("octo/demo")
     request = artifacts.DigestRequest(
         token=TOKEN, repository_id=4242, default_branch="main", base=clone[1]["base"]
     )
-    return artifacts.fetch_digest(repo, request, clone[0])
+    return artifacts.fetch_digest(repo, request, clone[0], transfer=transfer)
 
 
 def test_push_artifact_at_the_base_tip_is_used(
@@ -192,6 +202,86 @@ def test_zip_redirect_to_the_storage_host_carries_no_authorization(
     assert "authorization" not in blob_headers
     assert TOKEN not in repr(gh.blob_requests)
     assert blob_headers["host"].startswith("localhost:")
+
+
+def test_the_storage_host_is_retried_after_a_5xx_and_a_dropped_connection(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    gh.add_artifact(head_sha=shas["base"], payload=b'{"root": "r"}')
+    gh.blob_failures += [503, DROP, 502]
+    fetch = _fetch(gh, clone)
+
+    assert fetch.data == b'{"root": "r"}'
+    assert fetch.problem is None
+    assert len(gh.blob_requests) == 4
+    assert all("authorization" not in {k.lower() for k in r} for r in gh.blob_requests)
+
+
+def test_a_storage_host_that_keeps_failing_falls_back_naming_the_artifact(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    artifact_id = gh.add_artifact(head_sha=shas["base"], payload=b"{}")
+    gh.blob_failures += [503] * 3
+    fetch = _fetch(gh, clone, replace(NO_WAIT, retries=2))
+
+    assert fetch.data is None
+    assert fetch.problem is not None
+    assert fetch.problem.startswith(f"artifact {artifact_id} could not be read: ")
+    assert "planegate-digest answered 503" in fetch.problem
+    assert len(gh.blob_requests) == 3
+
+
+def test_an_artifact_over_the_byte_cap_is_refused_in_one_line_naming_it(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    gh.add_artifact(head_sha=shas["base"], payload=b"x" * 5000)
+    fetch = _fetch(gh, clone, replace(NO_WAIT, max_bytes=1000))
+
+    assert fetch.data is None
+    assert fetch.problem is not None
+    assert "\n" not in fetch.problem
+    assert fetch.problem.endswith(
+        "the artifact planegate-digest is larger than the 1000-byte download cap"
+    )
+
+
+def test_the_cap_holds_while_streaming_a_body_of_unknown_length() -> None:
+    big = digest_zip(b"y" * 50_000)
+    with _chunked_server(big) as url, pytest.raises(InputDataError) as refused:
+        download_zip(url, TOKEN, "main-digest", replace(NO_WAIT, max_bytes=10_000))
+    assert refused.value.message == (
+        "the artifact main-digest is larger than the 10000-byte download cap"
+    )
+    with _chunked_server(big) as url:
+        assert download_zip(url, TOKEN, "main-digest", NO_WAIT) == big
+
+
+@contextmanager
+def _chunked_server(body: bytes) -> Iterator[str]:
+    """A host that answers with a chunked body: no Content-Length to refuse early."""
+
+    class Chunked(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for start in range(0, len(body), 4096):
+                piece = body[start : start + 4096]
+                self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Chunked)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/zip"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_a_zip_without_the_digest_is_a_problem_not_a_crash(

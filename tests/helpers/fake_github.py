@@ -13,6 +13,7 @@ import copy
 import io
 import json
 import re
+import socket
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -120,6 +121,7 @@ class FakeGitHub:
         self.blob_url = ""
         self.log: list[Recorded] = []
         self.blob_requests: list[dict[str, str]] = []
+        self.blob_failures: list[int] = []  # answered first (DROP: close)
         self.errors: list[str] = []
         self.pulls: dict[int, dict[str, Any]] = {}
         self.check_runs: dict[int, dict[str, Any]] = {}
@@ -631,6 +633,9 @@ class _ApiHandler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PATCH = do_DELETE = _handle
 
 
+DROP = 0  # a blob "status" that closes the connection without an answer
+
+
 class _BlobHandler(BaseHTTPRequestHandler):
     fake: FakeGitHub
     protocol_version = "HTTP/1.1"
@@ -640,6 +645,16 @@ class _BlobHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.fake.blob_requests.append(dict(self.headers))
+        if self.fake.blob_failures:
+            status = self.fake.blob_failures.pop(0)
+            if status == DROP:
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            self.send_response(status)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         match = re.fullmatch(r"/blob/(\d+)\.zip", urlsplit(self.path).path)
         data = self.fake.blobs.get(int(match[1])) if match else None
         status = 200 if data is not None else 404

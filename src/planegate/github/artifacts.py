@@ -9,6 +9,7 @@ push to main, history not fetched) is refused too: one stray artifact never stop
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import re
@@ -26,12 +27,12 @@ from github.WorkflowRun import WorkflowRun
 from planegate.errors import InputDataError, ServiceUnavailable
 from planegate.findings import Finding, Severity, Step
 from planegate.github.client import CALL_ERRORS, describe
+from planegate.github.download import Transfer, download_zip
 
 DEFAULT_NAME = "planegate-digest"
 DIGEST_MEMBER = "planegate-digest.json"
 MAX_DIGEST_BYTES = 64 * 1024 * 1024
 MAX_CANDIDATES = 100
-_REDIRECTS = (301, 302, 303, 307, 308)
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
@@ -219,34 +220,6 @@ def screen(
     return exact + older, refused
 
 
-def download_zip(
-    url: str,
-    token: str,
-    *,
-    session: requests.Session | None = None,
-    timeout: float = 60.0,
-    verify: bool | str = True,
-) -> bytes:
-    """GET the archive URL with the token, then follow the redirect without it: the zip lives
-    on a storage host that must never see the token."""
-    http = session or requests.Session()
-    first = http.get(
-        url,
-        headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json"},
-        allow_redirects=False,
-        timeout=timeout,
-        verify=verify,
-    )
-    if first.status_code in _REDIRECTS and first.headers.get("Location"):
-        # A fresh request without session state: no Authorization, no cookies.
-        blob = requests.get(first.headers["Location"], timeout=timeout, verify=verify)
-    else:
-        blob = first
-    if blob.status_code != 200:
-        raise ServiceUnavailable(f"downloading the artifact answered {blob.status_code}")
-    return blob.content
-
-
 def extract_digest(zip_bytes: bytes, member: str = DIGEST_MEMBER) -> bytes:
     try:
         archive = zipfile.ZipFile(io.BytesIO(zip_bytes))
@@ -269,10 +242,13 @@ def fetch_digest(
     repo: Repository,
     request: DigestRequest,
     ancestry: Ancestry,
-    session: requests.Session | None = None,
     verify: bool | str = True,
+    transfer: Transfer | None = None,
 ) -> DigestFetch:
-    """Never raises for GitHub trouble: every failure becomes "recomputed, and why"."""
+    """Never raises for GitHub trouble: every failure becomes "recomputed, and why".
+    `verify` is TLS verification (a CA bundle's path, or False); `transfer` the download's
+    other settings (retries, backoff, byte cap)."""
+    transfer = dataclasses.replace(transfer or Transfer(), verify=verify)
     fallback = f"no usable {request.name} artifact: recomputed at the base tip {request.base[:12]}"
     try:
         listed = itertools.islice(repo.get_artifacts(name=request.name), MAX_CANDIDATES)
@@ -291,7 +267,7 @@ def fetch_digest(
         if reason is not None:
             refused.append(Refusal(ref.id, ref.head_sha, reason))
             continue
-        return _download(ref, request, (session, verify), tuple(refused), fallback)
+        return _download(ref, request, transfer, tuple(refused), fallback)
     return DigestFetch(None, fallback, refused=tuple(refused))
 
 
@@ -311,7 +287,7 @@ def _run(
 def _download(
     ref: ArtifactRef,
     request: DigestRequest,
-    http: tuple[requests.Session | None, bool | str],
+    transfer: Transfer,
     refused: tuple[Refusal, ...],
     fallback: str,
 ) -> DigestFetch:
@@ -321,8 +297,7 @@ def _download(
         else "the newest ancestor of the base tip that has one"
     )
     try:
-        session, verify = http
-        zipped = download_zip(ref.download_url, request.token, session=session, verify=verify)
+        zipped = download_zip(ref.download_url, request.token, ref.name, transfer)
         data = extract_digest(zipped)
     except (ServiceUnavailable, InputDataError, requests.RequestException) as error:
         problem = f"artifact {ref.id} could not be read: {getattr(error, 'message', error)}"
