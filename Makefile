@@ -32,6 +32,8 @@ test: lint typecheck unit
 
 docs: $(STAMP)
 	$(BIN)/python -c 'from planegate.rules import catalogue_markdown as c; open("docs/findings.md", "w").write(c())'
+	$(BIN)/python scripts/completion.py
+	$(BIN)/python scripts/architecture.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
