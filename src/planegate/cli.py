@@ -170,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_freeze_plane(add)
     explain_cmd = add("explain", "explain a rule id (PG201) or an exit code (3)")
     explain_cmd.add_argument("what", help="a rule id (PG301) or an exit code (3)")
+    _add_format(explain_cmd)
     add("action", "the GitHub Action's entrypoint (reads INPUT_* and GITHUB_*; only in Actions)")
     add("demo", "build the bundled demo repository and gate honest and cheating patches")
     return parser
@@ -190,6 +191,15 @@ def epilog() -> str:
     lines += [f"  {e.code:>3}  {e.name:<12} {e.meaning}" for e in exitcodes.EXIT_CODES]
     lines += ["", f"documentation: {links.DOCS}"]
     return "\n".join(lines)
+
+
+def _add_format(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="output format (default text; json has a schema in planegate/schemas/)",
+    )
 
 
 def _add_gate_and_digest(add: _Add) -> None:
@@ -243,6 +253,7 @@ def _add_gate_and_digest(add: _Add) -> None:
         action="store_true",
         help="collect main's tests without running them (gates then run the base themselves)",
     )
+    _add_format(digest_cmd)
 
 
 def _add_evidence(add: _Add) -> None:
@@ -263,6 +274,7 @@ def _add_evidence(add: _Add) -> None:
     )
     verify_cmd = add("verify", "check the fixture data files against the manifest")
     verify_cmd.add_argument("--config", help=CONFIG_HELP)
+    _add_format(verify_cmd)
 
     _add_setup(add)
 
@@ -270,9 +282,11 @@ def _add_evidence(add: _Add) -> None:
     ledger_cmd.add_argument("action", choices=("check",), help="check: validate every event")
     ledger_cmd.add_argument("file", nargs="?", help="ledger path (default: the configured one)")
     ledger_cmd.add_argument("--config", help=CONFIG_HELP)
+    _add_format(ledger_cmd)
 
     lint_cmd = add("lint", "check property-plane files for wall-clock time, network, global RNG")
     lint_cmd.add_argument("--config", help=CONFIG_HELP)
+    _add_format(lint_cmd)
 
 
 def _add_setup(add: _Add) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from planegate import exitcodes
+from planegate.commands import json_output
 from planegate.commands.common import progress_of, root_of
 
 
@@ -20,6 +21,22 @@ def run(args: argparse.Namespace) -> int:
     )
     out = args.out if args.out.is_absolute() else root_of(args) / args.out
     out.write_text(digest_mod.to_json(result), "utf-8")
+    if json_output.wanted(args):
+        not_passing = None if result.run is None else len(result.run.not_passed)
+        json_output.emit(
+            "digest-summary",
+            {
+                "command": "digest",
+                "exit_code": exitcodes.PASS,
+                "commit": commit,
+                "out": str(out),
+                "protected_files": len(result.files),
+                "root": result.root,
+                "inventory": {plane: len(ids) for plane, ids in result.inventory.items()},
+                "not_passing_on_main": not_passing,
+            },
+        )
+        return exitcodes.PASS
     counts = ", ".join(f"{len(ids)} {plane}" for plane, ids in result.inventory.items())
     ran = "" if result.run is None else f", {len(result.run.not_passed)} not passing on main"
     print(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from planegate import exitcodes
+from planegate.commands import json_output
 from planegate.commands.common import load_worktree_config, root_of
 
 
@@ -27,8 +28,23 @@ def run(args: argparse.Namespace) -> int:
         for rel in files
         for finding in lint.base_findings(rel, (root / rel).read_text("utf-8", "replace"), "")
     ]
-    for finding in found:
-        message = finding.message.removesuffix(" (already on the base)")
+    messages = [finding.message.removesuffix(" (already on the base)") for finding in found]
+    code = exitcodes.HUNKS if found else exitcodes.PASS
+    if json_output.wanted(args):
+        json_output.emit(
+            "lint",
+            {
+                "command": "lint",
+                "exit_code": code,
+                "files": len(files),
+                "findings": [
+                    {"rule": f.rule, "path": f.path, "line": f.line, "message": message}
+                    for f, message in zip(found, messages, strict=True)
+                ],
+            },
+        )
+        return code
+    for finding, message in zip(found, messages, strict=True):
         print(f"{finding.location}: {finding.rule} {message}")
     if found:
         print(f"planegate: {len(found)} violations in {len(files)} property-plane files")

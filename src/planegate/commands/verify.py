@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from planegate import exitcodes
+from planegate.commands import json_output
 from planegate.commands.common import data_hashes, load_worktree_config, read_manifest, root_of
 from planegate.errors import InputDataError
 
@@ -22,6 +23,28 @@ def run(args: argparse.Namespace) -> int:
     for path in manifest.files:
         hashes.setdefault(path, None)
     mismatches = fixtures.verify(manifest, hashes)
+    code = exitcodes.EVIDENCE if mismatches else exitcodes.PASS
+    if json_output.wanted(args):
+        json_output.emit(
+            "verify",
+            {
+                "command": "verify",
+                "exit_code": code,
+                "manifest": cfg.manifest,
+                "locked": len(manifest.files),
+                "mismatches": [
+                    {
+                        "path": m.path,
+                        "kind": m.kind,
+                        "expected": m.expected,
+                        "actual": m.actual,
+                        "message": m.describe(),
+                    }
+                    for m in mismatches
+                ],
+            },
+        )
+        return code
     for mismatch in mismatches:
         print(f"{mismatch.path}: {mismatch.describe()}")
     if mismatches:
