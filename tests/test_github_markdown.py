@@ -137,6 +137,10 @@ def test_sarif_has_one_rule_per_pg_id_and_every_finding() -> None:
     assert results["PG301"]["level"] == "error"
     assert results["PG301"]["locations"][0]["physicalLocation"]["region"]["startLine"] == 4
     assert rule_ids[results["PG101"]["ruleIndex"]] == "PG101"
+    descriptor = run["tool"]["driver"]["rules"][results["PG101"]["ruleIndex"]]
+    assert descriptor["helpUri"] == (
+        "https://github.com/planegate/planegate/blob/main/docs/findings.md#pg101"
+    )
     assert results["PG101"]["level"] == "warning"
     location = results["PG101"]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert location == "planegate.yml"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from planegate import untrusted
+from planegate import links, untrusted
 from planegate.findings import Finding, Severity
 from planegate.report import Report
 from planegate.rules import RULES, Rule
@@ -26,6 +26,7 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.why},
         "help": {"text": rule.how_to_fix, "markdown": rule.how_to_fix},
+        "helpUri": links.rule_help(rule.id),
         "defaultConfiguration": {"level": "error"},
         "properties": {"step": rule.step.value, "agent_may_fix": rule.agent_may_fix},
     }
