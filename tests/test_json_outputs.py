@@ -47,6 +47,8 @@ def test_ledger_check_lists_problems_then_counts(
     project: TestRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ledger = project.root / "freeze_ledger.jsonl"
+    code, missing = _json(["-C", str(project.root), "ledger", "check"], "ledger-check", capsys)
+    assert (code, missing["exists"], missing["frozen"]) == (0, False, 0)
     ledger.write_text("{not json\n")
     code, broken = _json(["-C", str(project.root), "ledger", "check"], "ledger-check", capsys)
     assert code == 65
@@ -85,3 +87,12 @@ def test_an_output_that_breaks_its_schema_is_an_internal_error() -> None:
     with pytest.raises(InternalError) as refused:
         json_output.emit("verify", {"command": "verify", "exit_code": 0})
     assert refused.value.message.startswith("the verify output breaks its schema: ")
+
+
+def test_no_ledger_yet_passes_as_the_gate_reads_it_but_a_named_file_must_exist(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["-C", str(project.root), "ledger", "check"]) == 0
+    assert "no ledger yet (the gate reads it as empty)" in capsys.readouterr().out
+    assert main(["-C", str(project.root), "ledger", "check", "elsewhere.jsonl"]) == 65
+    assert "elsewhere.jsonl: no such file" in capsys.readouterr().out

@@ -20,18 +20,20 @@ def run(args: argparse.Namespace) -> int:
     name = args.file or load_worktree_config(root, args.config).ledger
     path = Path(name) if Path(name).is_absolute() else root / name
     today = date.today()
-    problems = ledger.check_file(path, today)
+    exists = path.exists() or args.file is not None  # a file named on the line must exist
+    problems = ledger.check_file(path, today) if exists else []
     result: dict[str, Any] = {
         "command": "ledger check",
         "exit_code": exitcodes.DATA if problems else exitcodes.PASS,
         "ledger": name,
+        "exists": exists,
         "problems": [{"line": p.line or None, "message": p.message} for p in problems],
         "events": None,
         "frozen": None,
         "replays_due": [],
     }
     if not problems:
-        parsed = ledger.parse(path.read_text("utf-8"), name)
+        parsed = ledger.parse(path.read_text("utf-8") if exists else "", name)
         result["events"], result["frozen"] = len(parsed.events), len(parsed.state())
         result["replays_due"] = [
             {
@@ -64,4 +66,7 @@ def _print(result: dict[str, Any]) -> None:
             f"{name}:{due['line']}: replay due for {due['nodeid']} since {due['review_by']} "
             f"({due['days_overdue']} days; owner {due['owner']})"
         )
+    if not result["exists"]:
+        print(f"planegate: {name}: no ledger yet (the gate reads it as empty): nothing frozen")
+        return
     print(f"planegate: {name}: {result['events']} events, {result['frozen']} frozen")
