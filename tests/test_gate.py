@@ -262,7 +262,7 @@ def test_twenty_weakened_test_files_are_each_listed_with_file_line_and_rule(
     code = main(["-C", str(project.root), "gate", "--base", "main", "--human", "-q"])
     out = capsys.readouterr().out
     assert code == 5
-    hunk_lines = [line for line in out.splitlines() if " PG503 " in line]
+    hunk_lines = [line for line in out.splitlines() if line.startswith("  error   PG503 ")]
     assert [line.split()[2] for line in hunk_lines] == [
         f"tests/fix/test_many_{n:02}.py:3:" for n in range(20)
     ]
@@ -286,7 +286,7 @@ def test_a_patch_past_the_pool_threshold_lists_every_weakening_in_file_order(
     code = main(["-C", str(project.root), "gate", "--base", "main", "--human", "-q"])
     out = capsys.readouterr().out
     assert code == 5
-    hunk_lines = [line for line in out.splitlines() if " PG503 " in line]
+    hunk_lines = [line for line in out.splitlines() if line.startswith("  error   PG503 ")]
     assert [line.split()[2] for line in hunk_lines] == [
         f"tests/fix/test_bulk_{n:03}.py:3:" for n in range(count)
     ]

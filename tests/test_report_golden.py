@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from planegate.config import manifest as fixtures
@@ -104,6 +105,13 @@ REPORT = Report(
 
 def test_text_report_matches_golden() -> None:
     assert text.render(REPORT, color=False) == (GOLDEN / "report.txt").read_text("utf-8")
+
+
+def test_the_terminal_ends_with_the_total_time_not_every_timer() -> None:
+    timed = replace(REPORT, timings={"context": 0.31, "head run": 9.5, "total": 12.34})
+    last = text.render(timed, color=False).rstrip("\n").splitlines()[-1]
+    assert last == "took 12.3 s (each part's time is in the JSON report's timings)"
+    assert "head run" not in text.render(timed, color=False)
 
 
 def test_json_report_matches_golden() -> None:

@@ -15,6 +15,7 @@ from planegate import untrusted
 from planegate.exitcodes import describe
 from planegate.findings import Finding, Severity
 from planegate.report import Report
+from planegate.rules import RULES
 
 shown = untrusted.one_line
 _CODES = {"red": "31", "green": "32", "yellow": "33", "dim": "2", "bold": "1"}
@@ -71,6 +72,7 @@ def render(report: Report, *, color: bool | None = None) -> str:
                 f"  {severity} {finding.rule} {shown(finding.location)}: "
                 f"{shown(finding.message)} [owner: {shown(finding.owner)}]"
             )
+        lines += _what_to_do(result.findings, paint)
     if report.base_broken:
         lines += ["", "base broken (failing on the base too; the patch is not blamed):"]
         lines += [f"  {shown(nodeid)}" for nodeid in report.base_broken]
@@ -82,12 +84,22 @@ def render(report: Report, *, color: bool | None = None) -> str:
             f"  {shown(s.outcome):<10} {shown(s.nodeid)} [owner: {shown(s.owner)}]"
             for s in report.shadow
         ]
-    if report.timings:
-        spent = ", ".join(
-            f"{shown(name)} {seconds:.2f}" for name, seconds in report.timings.items()
-        )
-        lines += ["", f"seconds: {spent}"]
+    if "total" in report.timings:
+        total = report.timings["total"]
+        lines += ["", f"took {total:.1f} s (each part's time is in the JSON report's timings)"]
     return untrusted.inert_commands("\n".join(lines) + "\n")
+
+
+def _what_to_do(findings: tuple[Finding, ...], paint: _Paint) -> list[str]:
+    """One line per rule that fails the step: how to fix it, and whether the patch's author
+    may (planegate's own words, from the catalogue)."""
+    lines = []
+    for rule_id in dict.fromkeys(f.rule for f in sorted(findings, key=Finding.sort_key) if f.fails):
+        rule = RULES.get(rule_id)
+        if rule is not None:
+            who = "the patch may fix this" if rule.agent_may_fix else "an owner must act"
+            lines.append(f"  {paint('to do  ', 'bold')} {rule_id} ({who}): {rule.how_to_fix}")
+    return lines
 
 
 def _merged(report: Report) -> str:
