@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from helpers.github_support import HEAD, finding, report_of
 from planegate.findings import Finding, Severity, Step
 from planegate.report import Report, sarif
@@ -144,3 +146,24 @@ def test_sarif_has_one_rule_per_pg_id_and_every_finding() -> None:
     assert results["PG101"]["level"] == "warning"
     location = results["PG101"]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert location == "planegate.yml"
+
+
+def test_sarif_fingerprints_follow_a_finding_across_runs_not_its_line() -> None:
+    first = sarif.to_sarif(report_of([finding(4), finding(9, rule="PG101", step=Step.PLANES)]))
+    moved = sarif.to_sarif(report_of([finding(40), finding(90, rule="PG101", step=Step.PLANES)]))
+
+    def prints(log: dict[str, Any]) -> dict[str, str]:
+        return {
+            r["ruleId"]: r["partialFingerprints"][sarif.FINGERPRINT]
+            for r in log["runs"][0]["results"]
+        }
+
+    assert prints(first) == prints(moved)
+    assert len(set(prints(first).values())) == 2
+
+
+def test_sarif_run_names_its_category_so_two_checks_keep_their_own_alerts() -> None:
+    report = report_of([finding(4)])
+    assert sarif.to_sarif(report)["runs"][0]["automationDetails"] == {"id": "planegate/"}
+    named = sarif.to_sarif(report, category="planegate-shard-2")
+    assert named["runs"][0]["automationDetails"] == {"id": "planegate-shard-2/"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -13,6 +14,8 @@ from planegate.rules import RULES, Rule
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 INFORMATION_URI = "https://github.com/planegate/planegate"
+DEFAULT_CATEGORY = "planegate"
+FINGERPRINT = "planegateFinding/v1"
 # Code scanning drops results without a location; findings with no file point at the config.
 DEFAULT_PATH = "planegate.yml"
 
@@ -59,12 +62,28 @@ def _result(finding: Finding, index: dict[str, int], default_path: str) -> dict[
     }
     if finding.rule in index:
         result["ruleIndex"] = index[finding.rule]
+    result["partialFingerprints"] = {FINGERPRINT: fingerprint(finding)}
     return result
 
 
+def fingerprint(finding: Finding) -> str:
+    """The same finding on a later run of the same patch (or a rebased one): its rule, file
+    and test, never its line (lines move) or its message when it names a test (failure text
+    holds addresses and timings); code scanning matches alerts across runs by it."""
+    what = finding.nodeid if finding.nodeid is not None else finding.message
+    key = "\0".join((finding.rule, finding.path or "", what))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
 def to_sarif(
-    report: Report, *, version: str = "0.1.0", default_path: str = DEFAULT_PATH
+    report: Report,
+    *,
+    version: str = "0.1.0",
+    default_path: str = DEFAULT_PATH,
+    category: str = DEFAULT_CATEGORY,
 ) -> dict[str, Any]:
+    """`category` tells code scanning which analysis the run belongs to (one per check: two
+    planegate jobs in one repository must not close each other's alerts)."""
     rules = sorted(RULES.values(), key=lambda rule: rule.id)
     index = {rule.id: position for position, rule in enumerate(rules)}
     return {
@@ -80,6 +99,7 @@ def to_sarif(
                         "rules": [_rule_descriptor(rule) for rule in rules],
                     }
                 },
+                "automationDetails": {"id": f"{category}/"},
                 "results": [_result(f, index, default_path) for f in report.findings],
                 "properties": {
                     "verdict": report.verdict,
@@ -91,5 +111,5 @@ def to_sarif(
     }
 
 
-def render(report: Report, *, version: str = "0.1.0") -> str:
-    return json.dumps(to_sarif(report, version=version), indent=2) + "\n"
+def render(report: Report, *, version: str = "0.1.0", category: str = DEFAULT_CATEGORY) -> str:
+    return json.dumps(to_sarif(report, version=version, category=category), indent=2) + "\n"
