@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers.repo_helper import TestRepo
-from planegate.runner.roots import package_roots, placed, project_names
+from planegate.runner.child.roots import package_roots, placed, project_names
 
 CONFIG = """\
 version: 1

@@ -102,7 +102,7 @@ def placed(sys_path: Sequence[str], roots: Sequence[str], stdlib: Iterable[str])
     (its folders, its zip, lib-dynload): the standard library still wins over the tree, so no
     module of the tree shadows a standard one, and the tree wins over site-packages, so an
     installed copy of the project never stands in for its code. The child's one placement
-    of the tree (`runner/child.py`)."""
+    of the tree (`runner/child/main.py`)."""
     wanted = {os.path.realpath(root) for root in roots}
     rest = [entry for entry in sys_path if os.path.realpath(entry or ".") not in wanted]
     library = {os.path.realpath(path) for path in stdlib if path}
