@@ -26,7 +26,7 @@ from planegate.progress import QUIET, Progress
 from planegate.runner import contain, ini, subtests, traced, treescan
 from planegate.runner import env as child_env
 from planegate.runner.child.main import SCRIPT
-from planegate.runner.child.roots import package_roots
+from planegate.runner.roots import package_roots
 from planegate.runner.sampled import SampleSpec
 from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
 

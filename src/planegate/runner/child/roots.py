@@ -1,39 +1,16 @@
-"""The tree's package roots: where the project's own code is imported from in the child.
+"""The tree's package roots in the child: where the project's own code is imported from.
 
-The roots are `src/` (when it is not itself a package), each entry of the base's `pythonpath`
-ini option that lies inside the tree, and the tree itself, in that order (the parent works
-them out for the run's spec). The child puts them after the standard library and before
-site-packages (`placed`), so an installed copy of the project (editable or not) never stands
-in for the tree's code; `project_names` are the names its import record watches.
+The parent works the roots out for the run's spec (`runner/roots.py`). The child puts them
+after the standard library and before site-packages (`placed`), so an installed copy of the
+project (editable or not) never stands in for the tree's code; `project_names` are the names
+its import record watches.
 """
 
 from __future__ import annotations
 
 import os
 import sysconfig
-from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import Any
-
-
-def package_roots(tree: Path, ini_options: Mapping[str, Any]) -> tuple[str, ...]:
-    """Absolute package roots of `tree`, most specific first, each once."""
-    from planegate.runner import ini  # the parent's side only: the child imports no more
-
-    real = tree.resolve()
-    candidates = []
-    src = tree / "src"
-    if src.is_dir() and not (src / "__init__.py").exists():
-        candidates.append(src)
-    candidates += [tree / entry for entry in ini.pythonpath(ini_options)]
-    candidates.append(tree)
-    roots: list[str] = []
-    for path in candidates:
-        resolved = path.resolve()
-        inside = resolved == real or real in resolved.parents
-        if inside and resolved.is_dir() and str(path) not in roots:
-            roots.append(str(path))
-    return tuple(roots)
+from collections.abc import Iterable, Sequence
 
 
 def project_names(roots: Sequence[str]) -> frozenset[str]:
