@@ -73,7 +73,7 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     plugins += extras.make_plugins(emit, state, tree, package_roots, spec)
     plugins += allowed
     if spec.get("probes") is not None:
-        from planegate.runner.sweep_probes import ProbesPlugin
+        from planegate.freeze.child.sweep_probes import ProbesPlugin
 
         plugins.append(ProbesPlugin(spec["probes"]))
     if spec.get("answer_probes"):
