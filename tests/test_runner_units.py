@@ -9,7 +9,7 @@ from helpers.runner_units_cases import (
     _seven,
 )
 from planegate.runner import fixture_probe as probe
-from planegate.runner.channel import hypothesis_budget
+from planegate.runner.child.channel import hypothesis_budget
 
 
 def test_perturb_survives_strip_and_lower() -> None:

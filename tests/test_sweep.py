@@ -19,9 +19,9 @@ import pytest
 from helpers.repo_helper import TestRepo
 from planegate.cli import main
 from planegate.freeze import sweep as core
+from planegate.freeze.child.sweep_probes import test_seed
 from planegate.freeze.parse import parse
 from planegate.freeze.write import evidence_hash
-from planegate.runner.sweep_probes import test_seed
 
 ORDER = "tests/fix/test_order.py::test_b_needs_a"
 COIN = "tests/fix/test_coin.py::test_coin"
@@ -404,7 +404,7 @@ def test_modes_scoring_then_reverse_then_shuffles_with_derived_seeds() -> None:
 
 
 def test_reorder_orders() -> None:
-    from planegate.runner.sweep_probes import reorder
+    from planegate.freeze.child.sweep_probes import reorder
 
     ids = [f"t.py::t{i}" for i in range(8)]
     assert reorder(ids, "reverse", 0, []) == ids[::-1]

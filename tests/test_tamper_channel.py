@@ -122,7 +122,7 @@ HOOK_THREAD = HOOK_CALL.replace(
     "    thread.start()\n    thread.join()\n",
 )
 
-# The read-tracing hook (runner/reads.py): started by hand, it would move the reads of the
+# The read-tracing hook (runner/child/reads.py): started by hand, it would move the reads of the
 # running test onto another key.
 HOOK_TRACE = HOOK_CALL.replace(
     '    getattr(plugin, "pytest_runtest_" + "logreport")(_Report())\n',

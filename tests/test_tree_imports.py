@@ -15,7 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers.repo_helper import TestRepo
-from planegate.runner.roots import package_roots, placed, project_names
+from planegate.runner.child.roots import placed, project_names
+from planegate.runner.roots import package_roots
 
 CONFIG = """\
 version: 1

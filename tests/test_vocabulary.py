@@ -9,15 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planegate.freeze import sweep
-from planegate.vocabulary import (
-    FLAKE_CLASSES,
-    OUTCOMES,
-    PLANES,
-    PROBE_ORDERS,
-    SCORING_PLANES,
-    SWEEP_MODES,
-    ProbeOptions,
-)
+from planegate.freeze.child.sweep_options import PROBE_ORDERS, ProbeOptions
+from planegate.vocabulary import FLAKE_CLASSES, OUTCOMES, PLANES, SCORING_PLANES, SWEEP_MODES
 
 NAMES = st.text(st.characters(codec="utf-8"), max_size=8)
 OPTIONS = st.builds(

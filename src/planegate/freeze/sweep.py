@@ -15,14 +15,8 @@ from fractions import Fraction
 from typing import Any
 
 from planegate.config import defaults
-from planegate.vocabulary import (
-    SWEEP_MODES,
-    FlakeClass,
-    OutcomeName,
-    ProbeOptions,
-    ProbeOrder,
-    SweepMode,
-)
+from planegate.freeze.child.sweep_options import ProbeOptions, ProbeOrder
+from planegate.vocabulary import SWEEP_MODES, FlakeClass, OutcomeName, SweepMode
 
 MODES = SWEEP_MODES
 ORDER_OF_MODE: dict[SweepMode, ProbeOrder] = {

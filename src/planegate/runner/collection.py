@@ -17,7 +17,8 @@ from pathlib import Path
 from planegate.config.init_suite import collecting_config
 from planegate.config.propose import CollectedItem, Collection
 from planegate.errors import ConfigError
-from planegate.runner import discover, kinds, spec, startup
+from planegate.runner import discover, spec, startup
+from planegate.runner.child import kinds
 from planegate.runner.session import RunResult
 
 PYTEST_FAILED_TO_START = (3, 4)  # pytest's INTERNAL_ERROR and USAGE_ERROR

@@ -278,7 +278,7 @@ def child_user(tree: Path, scratch: Path) -> int | None:
 def _nobody_runs_python() -> bool:
     try:
         done = subprocess.run(
-            [sys.executable, "-s", "-c", "import pytest, planegate.runner.child"],
+            [sys.executable, "-s", "-c", "import pytest, planegate.runner.child.main"],
             user=NOBODY,
             group=NOBODY,
             extra_groups=[],

@@ -50,7 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
-    """Before the first conftest and before the gate's harness baseline (runner/integrity.py):
+    """Before the first conftest and before the gate's harness baseline (runner/child/integrity.py):
     the wrapped assertion rewriter and the check are the harness every test then meets, and
     code that replaces them afterwards is reported like any other change to the harness."""
     value = getattr(early_config.known_args_namespace, DEST, None)

@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from planegate.config.planemap import file_of
-from planegate.runner import repeat, startup
+from planegate.runner import startup
+from planegate.runner.child import repeat
 from planegate.runner.session import Outcome, RunResult
 from planegate.runner.spec import Sessions
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from types import CodeType, FrameType, FunctionType, ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from planegate.runner import frames
+from planegate.runner.child import frames
 
 if TYPE_CHECKING:
     import pytest

@@ -25,7 +25,7 @@ from typing import Any
 from planegate.progress import QUIET, Progress
 from planegate.runner import contain, ini, subtests, traced, treescan
 from planegate.runner import env as child_env
-from planegate.runner.child import SCRIPT
+from planegate.runner.child.main import SCRIPT
 from planegate.runner.roots import package_roots
 from planegate.runner.sampled import SampleSpec
 from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
@@ -48,11 +48,11 @@ class RunSpec:
     targets: tuple[str, ...] = ()  # nodeids or paths; default: the ini's testpaths, else "."
     probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
     trusted: frozenset[str] = frozenset()  # tree paths that are main's evidence (the overlay's)
-    repeat: int = 1  # run each selected test this many times (runner/repeat.py)
+    repeat: int = 1  # run each selected test this many times (child/repeat.py)
     answer_probes: bool = False  # register the answer probes' plugins (runner/probe_*.py)
     nice: int = 0  # added to the child's niceness: a run beside the scoring run yields to it
-    trace: traced.TraceSpec | None = None  # trace the files each test opens (runner/reads.py)
-    kinds: bool = False  # which items are Hypothesis tests, which not functions (runner/kinds.py)
+    trace: traced.TraceSpec | None = None  # trace the files each test opens (child/reads.py)
+    kinds: bool = False  # which items are Hypothesis tests, which not functions (child/kinds.py)
     sampled: SampleSpec | None = None  # sampled canaries in this run (runner/sampled.py)
 
 
@@ -72,7 +72,7 @@ class RunResult:
     unfinished: tuple[str, ...] = ()  # selected nodeids that never reported their teardown
     examples: Mapping[str, int] = field(default_factory=dict)  # Hypothesis max_examples per test
     tampering: tuple[Tamper, ...] = ()  # what the audit hook, the checks and the stream saw
-    extra: Mapping[str, Any] = field(default_factory=dict)  # runner/extras.py's records by kind
+    extra: Mapping[str, Any] = field(default_factory=dict)  # child/extras.py's records by kind
     reads: Mapping[str, traced.Reads] = field(default_factory=dict)  # traced opens per test
 
     def outcome_of(self, nodeid: str) -> Outcome:

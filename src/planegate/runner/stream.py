@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from planegate.runner.child.extras import EXTRA_KINDS
+
 MAX_TAMPER = 100
-# records of the channel's companions (runner/extras.py), one of each kind per run, by kind
-EXTRA_KINDS = frozenset({"imports", "repeat", "kinds", "sampled"})
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Fold:
         self.errors: list[tuple[str, str]] = []
         self.examples: dict[str, int] = {}
         self.subtests: dict[str, list[dict[str, Any]]] = {}  # failed or skipped subtests
-        self.reads: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # runner/reads.py
+        self.reads: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # child/reads.py
         self.ended = self.seen_selected = self.seen_collected = False
         self.stray = self.starts = self.after_end = 0
         self.tamper: list[Tamper] = []

@@ -1,10 +1,8 @@
-"""What read tracing reports (runner/reads.py traces in the child): plain data, no pytest."""
+"""What read tracing reports (`runner/child/reads.py` traces): plain data, no pytest."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-TEST, PROD = "test", "prod"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""What the traced run showed about evidence (runner/reads.py): files main's scoring tests read.
+"""What the traced run (runner/child/reads.py) showed of evidence: files main's scoring tests read.
 
 - PG308 (evidence, exit 3): a file read from the test side by a scoring test, changed by the
   patch, and not protected (not locked, named by no pattern, not default evidence): the test

@@ -10,7 +10,8 @@ from planegate import untrusted
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.report import StepResult
-from planegate.runner import provenance, startup
+from planegate.runner import startup
+from planegate.runner.child import provenance
 from planegate.runner.session import Outcome, RunResult, Tamper
 from planegate.runner.triage import repro_command
 from planegate.steps import on_base, planes_probes, signs_findings

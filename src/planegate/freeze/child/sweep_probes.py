@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from planegate.vocabulary import ProbeOptions, ProbeOrder
+from planegate.freeze.child.sweep_options import ProbeOptions, ProbeOrder
 
 _INET = (socket.AF_INET, socket.AF_INET6)
 

@@ -1,9 +1,9 @@
 """The child's own plugins beside the channel (child side): the import record and, when the
-spec asks, the repeat plugin, init's item kinds (`runner/kinds.py`) and the sampled canaries
+spec asks, the repeat plugin, init's item kinds (`runner/child/kinds.py`) and the sampled canaries
 (`runner/sampled.py`).
 
 `make_plugins` is called once, after the harness is imported and the tree's package roots are
-placed, before pytest runs. Each plugin is built like the channel's (`runner/channel.py`): a
+placed, before pytest runs. Each plugin is built like the channel's (`runner/child/channel.py`): a
 module object of plain functions that take what they use as keyword-only defaults (reading
 them is audited), and report only when `frames.guard` finds pluggy calling with no production
 code on the stack. Their records reach the parent's `RunResult.extra` by kind
@@ -16,7 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
-from planegate.runner import frames
+from planegate.runner.child import frames
+
+# the records of these plugins, one of each kind per run (the parent's `runner/stream.py`)
+EXTRA_KINDS = frozenset({"imports", "repeat", "kinds", "sampled"})
 
 
 def make_plugins(
@@ -29,15 +32,15 @@ def make_plugins(
     """The companions the child's `spec` asks for (`repeat`, `kinds`, `sampled`)."""
     repeat, kinds = int(spec.get("repeat") or 1), bool(spec.get("kinds"))
     sampled = spec.get("sampled")
-    from planegate.runner import provenance
+    from planegate.runner.child import provenance
 
     plugins: list[object] = [_module("imports", provenance.hooks(emit, audit, tree, roots), audit)]
     if repeat > 1:
-        from planegate.runner import repeat as repeat_mod
+        from planegate.runner.child import repeat as repeat_mod
 
         plugins.append(_module("repeat", repeat_mod.hooks(emit, audit, repeat), audit))
     if kinds:
-        from planegate.runner import kinds as kinds_mod
+        from planegate.runner.child import kinds as kinds_mod
 
         plugins.append(_module("kinds", kinds_mod.hooks(emit, audit), audit))
     if sampled is not None:

@@ -13,10 +13,13 @@ of planegate's and `__main__` keeps no reference to it. `prepare()`:
 5. adds the project's site folders, if the run has any, at the end of sys.path (their `.pth`
    files run; what they change in the harness is named);
 6. imports the allowed plugins, and checks none of them was found in the tree;
-7. puts the tree's package roots (`runner/roots.py`: `src/`, the base's `pythonpath`, the
-   tree) on sys.path after the standard library and before site-packages;
-8. builds the channel plugin and its companions (`runner/extras.py`: the import record, the
-   repeat plugin, init's item kinds) and forgets planegate's own modules.
+7. puts the tree's package roots (`src/`, the base's `pythonpath`, the tree, as the parent's
+   `runner/roots.py` found them) on sys.path after the standard library and before
+   site-packages (`roots.placed`);
+8. builds the channel plugin and its companions (`extras.py`: the import record, the repeat
+   plugin, init's item kinds) and forgets planegate's own modules.
+
+Everything this imports of planegate lies in `child/` folders (tests/test_child_fence.py).
 """
 
 from __future__ import annotations
@@ -31,13 +34,13 @@ SCRIPT = (
     "import sys\n"
     "sys.path[:] = [p for p in sys.path if p not in ('', '.')]\n"
     "raise SystemExit(__import__('pytest').main("
-    "*__import__('planegate.runner.child', fromlist=['prepare']).prepare({fd})))\n"
+    "*__import__('planegate.runner.child.main', fromlist=['prepare']).prepare({fd})))\n"
 )
 
 
 def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
-    from planegate.runner import audit, bootstrap, channel, extras, frames, integrity, reads
-    from planegate.runner import roots as tree_roots
+    from planegate.runner.child import audit, bootstrap, channel, extras, frames, integrity, reads
+    from planegate.runner.child import roots as tree_roots
 
     spec = _read_spec(spec_fd)
     if spec.get("nice"):
@@ -70,7 +73,7 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     plugins += extras.make_plugins(emit, state, tree, package_roots, spec)
     plugins += allowed
     if spec.get("probes") is not None:
-        from planegate.runner.sweep_probes import ProbesPlugin
+        from planegate.freeze.child.sweep_probes import ProbesPlugin
 
         plugins.append(ProbesPlugin(spec["probes"]))
     if spec.get("answer_probes"):

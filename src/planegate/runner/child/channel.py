@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator
 from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from planegate.runner import frames, integrity, reads
+from planegate.runner.child import frames, integrity, reads
 
 if TYPE_CHECKING:
     import pytest
@@ -299,7 +299,7 @@ def _report_hook(emit: Emit, hold: Emit, audit: SimpleNamespace, checks: SimpleN
 
 
 def _trace_hooks(emit: Emit, audit: SimpleNamespace) -> dict[str, Any]:
-    """Read tracing (runner/reads.py): each test's reads go out once its protocol ends."""
+    """Read tracing (runner/child/reads.py): each test's reads go out once its protocol ends."""
     import pytest
 
     @pytest.hookimpl(hookwrapper=True)

@@ -39,7 +39,7 @@ from types import (
 )
 from typing import Any
 
-from planegate.runner import frames
+from planegate.runner.child import frames
 
 EXTRA_MODULES = (
     "builtins",

@@ -1,6 +1,6 @@
 """Read tracing in the child: every repository file a test opens, and from which side.
 
-The child's audit hook (`runner/audit.py`) hands each `open` event of a traced run here, with
+The child's audit hook (`runner/child/audit.py`) hands each `open` event of a traced run here, with
 the file already resolved to the kernel's view of it (any spelling, `..`, symlinks); a file
 is kept only when it lies in the tree, and an open for writing only is not a read. The side
 is that of the innermost frame of the tree on the stack, whatever library code lies between
@@ -14,7 +14,7 @@ event is left out.
 Reads are attributed to the test whose protocol is running; reads outside any test (module
 code at collection, a session fixture's first set-up) are keyed by the reading module's own
 path. One `reads` record per key goes over the result channel, written by the channel's own
-guarded hooks (`runner/channel.py`) through its writer: the state below lives in the audit
+guarded hooks (`runner/child/channel.py`) through its writer: the state below lives in the audit
 state, which no patch reaches without an audited step.
 """
 
@@ -25,9 +25,9 @@ from collections.abc import Mapping
 from types import FrameType, SimpleNamespace
 from typing import Any
 
-from planegate.runner.frames import TESTS, Emit, classify, relative
-from planegate.runner.traced import PROD, TEST
+from planegate.runner.child.frames import TESTS, Emit, classify, relative
 
+TEST, PROD = "test", "prod"  # the sides, as `runner/traced.py` keeps them
 _WRITE_MODES = ("w", "a", "x")
 _ACCMODE, _WRONLY = os.O_ACCMODE, os.O_WRONLY
 

@@ -1,5 +1,5 @@
 """Whose code is asking: frames of the child attributed to the tree's tests, its production
-code, or what lies outside the tree (see `runner/audit.py`).
+code, or what lies outside the tree (see `runner/child/audit.py`).
 
 Every function takes the audit state `s` built by `audit.install`; none reads a global that a
 patch could replace, and none calls code of the patch (only built-in types' own attributes

@@ -16,7 +16,7 @@ Two attributions:
   caller). Used for what no library does for its callers: heap walks, trace hooks, /proc of
   other processes, writes into the interpreter.
 
-On a traced run the `open` handler also hands each open to `runner/reads.py`, which keeps
+On a traced run the `open` handler also hands each open to `runner/child/reads.py`, which keeps
 what each test read in this state until the channel's hooks send it.
 
 A record is written to the result channel before the operation proceeds, so nothing the
@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from types import FrameType, FunctionType, SimpleNamespace
 from typing import Any
 
-from planegate.runner.frames import (
+from planegate.runner.child.frames import (
     PRODUCTION,
     Emit,
     classify,
@@ -45,7 +45,7 @@ from planegate.runner.frames import (
     record,
     relative,
 )
-from planegate.runner.reads import on_open as trace_open
+from planegate.runner.child.reads import on_open as trace_open
 
 FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 FUNCTION_ATTRS = frozenset({"__kwdefaults__", "__defaults__", "__code__"})
@@ -160,7 +160,7 @@ def _state(
         bottom=None,  # pytest's test loop, once pytest is imported
         table={},
         hook=None,
-        trace=None,  # read tracing (runner/reads.py), when the run asks for it
+        trace=None,  # read tracing (runner/child/reads.py), when the run asks for it
         muted=None,  # while a sampled canary runs broken: its reports' failed flags
     )
 

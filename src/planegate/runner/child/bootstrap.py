@@ -1,7 +1,7 @@
 """The child's set-up before pytest runs: privileges, harness imports, the project's site,
 sys.path, names.
 
-Runs inside the child (see `runner/child.py` for the order). Linux-specific parts (prctl,
+Runs inside the child (see `runner/child/main.py` for the order). Linux-specific parts (prctl,
 capabilities) are skipped elsewhere; docs/runner.md says what each one buys.
 """
 

@@ -13,8 +13,8 @@ from collections.abc import Callable, Generator, Mapping
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from planegate.runner import frames
-from planegate.runner.channel import hypothesis_budget
+from planegate.runner.child import frames
+from planegate.runner.child.channel import hypothesis_budget
 
 if TYPE_CHECKING:
     import pytest

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from planegate.runner import frames
+from planegate.runner.child import frames
 
 if TYPE_CHECKING:
     import pytest

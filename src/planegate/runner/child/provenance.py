@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
-from planegate.runner import frames
-from planegate.runner import roots as tree_roots
+from planegate.runner.child import frames
+from planegate.runner.child import roots as tree_roots
 
 KIND = "imports"
 # a module's namespace through ModuleType's own descriptor: no code of the module runs

@@ -1,0 +1,1 @@
+"""The sweep's side inside the untrusted test child (fenced like `runner/child/`)."""
