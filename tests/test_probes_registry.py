@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 from planegate.probes import registry
-from planegate.probes.context import Planned
+from planegate.probes.answers.wire import AnswerProbes, ProbeFailure
+from planegate.probes.context import Found, Planned
+from planegate.probes.fixture.wire import ProbeResult
+from planegate.report import ProbeRecord
 
 PROBES_DIR = Path(registry.__file__).resolve().parent
 
@@ -25,6 +29,19 @@ def test_the_fixture_probe_runs_after_the_probes_whose_time_it_counts() -> None:
 def test_the_head_runs_options_are_every_probes() -> None:
     plans = {"a": Planned({"sampled": None}), "b": Planned(), "c": Planned({"repeat": 2})}
     assert registry.head_run_options(plans) == {"sampled": None, "repeat": 2}
+
+
+def test_what_the_probes_found_crosses_run_json_unchanged() -> None:
+    failure = ProbeFailure("sampled canary", "tests/t.py::test_a", "f (a.py:3): passed", "repro")
+    answers = AnswerProbes(
+        flipped=("tests/t.py::test_b",),
+        failures=(failure,),
+        records=(ProbeRecord("sampled canaries", "fail", 0.5, 1, ""),),
+    )
+    found = Found(answers, ProbeResult(("tests/f.py::test_c",), (("tests/f.py::test_c", ("d",)),)))
+    wire = json.loads(json.dumps(registry.to_wire(found)))
+    assert set(wire) == {"answers", "probed"}
+    assert registry.from_wire(wire) == found
 
 
 def test_package_inits_import_nothing_of_planegate() -> None:

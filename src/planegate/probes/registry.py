@@ -1,6 +1,7 @@
 """Every probe, behind one protocol: the gate plans each before the head's run, runs each
 after it (in `PROBES` order: a later probe reads what the earlier ones found, the fixture
-probe the budget the answer probes left), and the planes and hunks steps report each.
+probe the budget the answer probes left), `run.json` carries what each found, and the planes
+and hunks steps report each.
 
 A new probe is a subpackage of `probes/` and one entry in `PROBES`.
 """
@@ -8,17 +9,20 @@ A new probe is a subpackage of `probes/` and one entry in `PROBES`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Protocol
 
 from planegate.findings import Step
 from planegate.probes.answers import findings as answers_findings
 from planegate.probes.answers import plan as answers_plan
 from planegate.probes.answers import run as answers_run
+from planegate.probes.answers import wire as answers_wire
 from planegate.probes.canaries import findings as canary_findings
 from planegate.probes.canaries import plan as canary_plan
 from planegate.probes.canaries import run as canary_run
 from planegate.probes.context import Found, HeadRun, Planned, ProbeContext, Reported
 from planegate.probes.fixture import run as fixture_run
+from planegate.probes.fixture import wire as fixture_wire
 from planegate.probes.in_code import findings as in_code
 from planegate.steps.inputs import GitFacts, RunFacts
 
@@ -37,6 +41,15 @@ class Probe(Protocol):
         """After the head's run: what it found, added to what the probes before it found."""
         ...
 
+    def to_wire(self, found: Found) -> dict[str, Any]:
+        """Its keys of `run.json` (none when what it found travels in another probe's)."""
+        ...
+
+    def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
+        """What it found, read back from `run.json` (KeyError, TypeError or ValueError when
+        malformed)."""
+        ...
+
     def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
         """Its findings and notes for `step` (none for a step it has nothing to say in)."""
         ...
@@ -52,6 +65,12 @@ class Answers:
 
     def run(self, head: HeadRun, found: Found) -> Found:
         return answers_run.after_head(head, found)
+
+    def to_wire(self, found: Found) -> dict[str, Any]:
+        return {"answers": answers_wire.to_dict(found.answers)}  # every probe's records too
+
+    def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
+        return replace(found, answers=answers_wire.from_dict(data.get("answers")))
 
     def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
         if step is not Step.PLANES:
@@ -72,6 +91,12 @@ class Canaries:
     def run(self, head: HeadRun, found: Found) -> Found:
         return canary_run.after_head(head, found)
 
+    def to_wire(self, found: Found) -> dict[str, Any]:
+        return {}  # its failures and record are among the answer probes'
+
+    def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
+        return found
+
     def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
         if step is not Step.PLANES:
             return Reported()
@@ -90,6 +115,12 @@ class Fixture:
     def run(self, head: HeadRun, found: Found) -> Found:
         return fixture_run.after_head(head, found)
 
+    def to_wire(self, found: Found) -> dict[str, Any]:
+        return {"probed": fixture_wire.to_dict(found.fixture)}
+
+    def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
+        return replace(found, fixture=fixture_wire.from_dict(data["probed"]))
+
     def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
         if step is not Step.PLANES or not run.probed.probed:
             return Reported()
@@ -107,6 +138,12 @@ class InCode:
         return Planned()
 
     def run(self, head: HeadRun, found: Found) -> Found:
+        return found
+
+    def to_wire(self, found: Found) -> dict[str, Any]:
+        return {}
+
+    def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
         return found
 
     def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
@@ -134,6 +171,19 @@ def run_all(head: HeadRun) -> Found:
     found = Found()
     for probe in PROBES:
         found = probe.run(head, found)
+    return found
+
+
+def to_wire(found: Found) -> dict[str, Any]:
+    """What the probes found, as `run.json`'s keys."""
+    return {key: value for probe in PROBES for key, value in probe.to_wire(found).items()}
+
+
+def from_wire(data: Mapping[str, Any]) -> Found:
+    """What the probes found, read back from `run.json`."""
+    found = Found()
+    for probe in PROBES:
+        found = probe.from_wire(data, found)
     return found
 
 
