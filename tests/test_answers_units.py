@@ -12,8 +12,6 @@ from typing import Any
 
 import pytest
 
-from planegate.analysis import answers
-from planegate.analysis.answers_expected import Expectations, expectations, specific, trivial
 from planegate.analysis.imports import (
     DYNAMIC,
     ImportGraph,
@@ -21,15 +19,19 @@ from planegate.analysis.imports import (
     imported_names,
     touched_tests,
 )
-from planegate.gate import exchange_probes
+from planegate.probes.answers import plan
+from planegate.probes.answers import run as answers_run
+from planegate.probes.answers import wire as answers_wire
+from planegate.probes.answers.child import probe_strict
+from planegate.probes.answers.child.strict_compare import Checker
+from planegate.probes.answers.findings import method_source
+from planegate.probes.answers.wire import AnswerProbes
+from planegate.probes.fixture.plan import candidates
+from planegate.probes.in_code import scan as answers
+from planegate.probes.in_code.expected import Expectations, expectations, specific, trivial
 from planegate.report import Report, json_report
 from planegate.report.json_load import load_report
-from planegate.runner import answer_plan as plan
-from planegate.runner import answer_probes, probe_strict
-from planegate.runner.fixture_probe import candidates
 from planegate.runner.session import Outcome, RunResult, Tamper
-from planegate.runner.strict_compare import Checker
-from planegate.steps.planes_probes import method_source
 
 # -- which test files see a change -------------------------------------------------------
 
@@ -287,7 +289,9 @@ def test_the_plan_runs_few_sessions() -> None:
     checkout = "git checkout ffffffffffff"
     command = plan.repro(found[0], FLIPPED[0], checkout, ("--hypothesis-seed", "0"))
     assert command.startswith("git checkout ffffffffffff && python -m pytest")
-    assert "-p planegate.runner.probe_strict" in command and command.endswith(FLIPPED[0])
+    assert "-p planegate.probes.answers.child.probe_strict" in command and command.endswith(
+        FLIPPED[0]
+    )
     assert plan.sessions(plan.Plan(flipped=())) == []
 
 
@@ -321,7 +325,7 @@ def run(failing: dict[str, str], budget: float = 100.0, step: float = 1.0) -> ob
         runs = [run for runs in session.runs.values() for run in runs]
         return result({n: failing.get(f"{n} {probe}", "passed") for n, probe in runs})
 
-    return answer_probes.run(
+    return answers_run.run(
         PLAN,
         runner,
         budget,
@@ -336,7 +340,7 @@ def test_failures_name_their_probe_and_a_plain_call_explained_by_alone_is_droppe
         {f"{one} {plan.ALONE}": "failed", f"{one} {plan.PLAIN}": "failed"}
         | {f"{two} {plan.PLAIN}": "skipped"}
     )
-    assert isinstance(found, answer_probes.AnswerProbes)
+    assert isinstance(found, AnswerProbes)
     assert {(f.probe, f.nodeid) for f in found.failures} == {(plan.ALONE, one)}
     assert (plan.PLAIN, two) in found.not_applicable
     assert found.failures[0].repro == f"repro {one}"
@@ -346,7 +350,7 @@ def test_failures_name_their_probe_and_a_plain_call_explained_by_alone_is_droppe
 
 def test_a_budget_that_runs_out_leaves_flipped_tests_unprobed() -> None:
     found = run({}, budget=3.0, step=1.0)
-    assert isinstance(found, answer_probes.AnswerProbes)
+    assert isinstance(found, AnswerProbes)
     assert found.unprobed and {r.outcome for r in found.records} >= {"over budget"}
 
 
@@ -356,15 +360,15 @@ def test_the_summary_keeps_the_counterexample_and_the_assertion() -> None:
         "E        +  where -1 = add(0, 1)\nE       Failing test case: test_add(\n"
         "E           a=0,\nE           b=1,\nE       )\n"
     )
-    assert answer_probes.summary(message) == "counterexample: test_add(a=0, b=1) | assert -1 == 1"
+    assert answers_run.summary(message) == "counterexample: test_add(a=0, b=1) | assert -1 == 1"
 
 
 def test_the_probes_cross_run_json_and_the_json_report() -> None:
     found = run({f"{FLIPPED[0]} {plan.ALONE}": "failed"})
-    assert isinstance(found, answer_probes.AnswerProbes)
-    crossed = exchange_probes.from_dict(json.loads(json.dumps(exchange_probes.to_dict(found))))
+    assert isinstance(found, AnswerProbes)
+    crossed = answers_wire.from_dict(json.loads(json.dumps(answers_wire.to_dict(found))))
     assert crossed == found
-    assert exchange_probes.from_dict(None) == answer_probes.AnswerProbes()
+    assert answers_wire.from_dict(None) == AnswerProbes()
     report = Report("a" * 40, "b" * 40, "c" * 40, True, "git", (), probes=found.records)
     assert load_report(json_report.render(report), "r.json").probes == found.records
 
@@ -376,9 +380,9 @@ def test_what_a_probe_run_was_tampered_with_is_kept_once_and_crosses_run_json() 
         runs = [run for runs in session.runs.values() for run in runs]
         return replace(result({n: "passed" for n, _ in runs}), tampering=(sign,))
 
-    found = answer_probes.run(PLAN, runner, 100.0, lambda _session, n: n, clock=Clock(1.0))
+    found = answers_run.run(PLAN, runner, 100.0, lambda _session, n: n, clock=Clock(1.0))
     assert found.tampering == (sign,) and not found.failures
-    crossed = exchange_probes.from_dict(json.loads(json.dumps(exchange_probes.to_dict(found))))
+    crossed = answers_wire.from_dict(json.loads(json.dumps(answers_wire.to_dict(found))))
     assert crossed == found
 
 

@@ -17,7 +17,8 @@ from conftest import PROJECT, manifest_for
 from helpers.attack_helper import BUG, errors, tampering
 from helpers.repo_helper import TestRepo
 from planegate.cli import main
-from planegate.runner import mutants, sampled
+from planegate.probes.canaries import plan as mutants
+from planegate.probes.canaries.child import sampled
 
 # Rewrites every report of the project's tests (`tests/...`) to passed; the fixed canaries
 # live outside the tree, so they are reported as they ran and the channel looks honest.

@@ -24,19 +24,6 @@ from planegate.runner.session import plugin_modules
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "planegate"
 HARNESS = frozenset({"pytest", "_pytest", "pluggy", "hypothesis"})
-# The answer probes' and sampled canaries' child plugins, still beside the parent's code: the
-# probes package takes them into its own `child/` folders, and this set is then emptied.
-NOT_YET_FENCED = frozenset(
-    {
-        "planegate.runner.probe_fresh",
-        "planegate.runner.probe_options",
-        "planegate.runner.probe_plain",
-        "planegate.runner.probe_repeat",
-        "planegate.runner.probe_strict",
-        "planegate.runner.strict_compare",
-        "planegate.runner.sampled",
-    }
-)
 # Child modules that import by a computed name: the harness, and the spec's plugin modules
 # (`bootstrap.import_plugins`), which the closure below starts from.
 COMPUTED_IMPORTS = frozenset({"planegate.runner.child.bootstrap"})
@@ -138,7 +125,7 @@ def fenced(path: str) -> bool:
 def violations(found: Closure, files: Mapping[str, str], read: Callable[[str], str]) -> list[str]:
     child_folders = {path.rsplit("/", 1)[0] for path in files.values() if fenced(path)}
     wrong = []
-    for name in sorted(found.modules - NOT_YET_FENCED):
+    for name in sorted(found.modules):
         path = files[name]
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
         above = path.endswith("__init__.py") and any(
@@ -187,7 +174,8 @@ def test_the_childs_import_closure_stays_inside_child_folders() -> None:
     assert entry_module(SCRIPT) in found.modules
     assert {"pytest", "sys"} <= set(found.outside)  # the bootstrap script's own imports
     assert "planegate.freeze.child.sweep_probes" in found.modules  # a function-level import
-    assert found.modules >= NOT_YET_FENCED  # the allowance names only what the child imports
+    assert "planegate.probes.answers.child.probe_strict" in found.modules  # a plugin by name
+    assert "planegate.probes.canaries.child.sampled" in found.modules
     assert violations(found, files, _reader(files)) == []
 
 
@@ -292,9 +280,16 @@ def test_the_child_holds_only_child_modules_of_planegate_at_run_time(tmp_path: P
     assert "planegate.freeze.child.sweep_probes" in loaded
     outside = sorted(
         name
-        for name in loaded - NOT_YET_FENCED
+        for name in loaded
         if not fenced(files[name]) and not files[name].endswith("__init__.py")
     )
     assert outside == []
     inits = sorted(n for n in loaded if files[n].endswith("__init__.py") and not fenced(files[n]))
-    assert inits == ["planegate", "planegate.freeze", "planegate.runner"]
+    assert inits == [
+        "planegate",
+        "planegate.freeze",
+        "planegate.probes",
+        "planegate.probes.answers",
+        "planegate.probes.canaries",
+        "planegate.runner",
+    ]

@@ -22,7 +22,7 @@ from helpers.answers_support import Project
 from helpers.repo_helper import run_cli
 from planegate.gate import exchange_signs, on_base_signs
 from planegate.gate.context import Context
-from planegate.runner.fixture_probe import ProbeResult
+from planegate.probes.fixture.wire import ProbeResult
 from planegate.runner.session import RunResult, Tamper
 from planegate.runner.traced import Reads
 from planegate.steps import mains_signs

@@ -9,7 +9,7 @@ from helpers.seed_project import CORE, findings, gate_json, seed_project
 from planegate.gate import exchange
 from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
-from planegate.runner import fixture_probe
+from planegate.probes.fixture.wire import ProbeResult
 from planegate.runner.session import RunResult
 from planegate.runner.traced import Reads
 
@@ -87,7 +87,7 @@ def test_traced_reads_survive_the_exchange_between_the_action_phases() -> None:
         reads={"t.py::t": Reads(test=("data/a.txt",), prod=("pkg/b.json",))},
     )
     commits = Commits("a" * 40, "b" * 40, "c" * 40, "d" * 40)
-    execution = Execution(commits, run, None, (), fixture_probe.ProbeResult(), ())
+    execution = Execution(commits, run, None, (), ProbeResult(), ())
     back = exchange.from_json(exchange.to_json(execution), "run.json")
     assert back.head_run.reads == run.reads
     assert back.commits == commits

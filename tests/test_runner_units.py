@@ -8,7 +8,7 @@ from helpers.runner_units_cases import (
     _no_generation,
     _seven,
 )
-from planegate.runner import fixture_probe as probe
+from planegate.probes.fixture import plan as probe
 from planegate.runner.child.channel import hypothesis_budget
 
 
@@ -46,7 +46,7 @@ def test_hypothesis_budget_reads_the_wrapped_tests_settings() -> None:
 
 
 def test_the_probe_picks_tests_that_name_a_locked_file_not_a_longer_name() -> None:
-    from planegate.runner.fixture_probe import mentioned
+    from planegate.probes.fixture.plan import mentioned
 
     # Not our own locked files' names: this file must not look like it reads them.
     locked = ["tests/golden/totals.json", "tests/fix/data/label.txt"]

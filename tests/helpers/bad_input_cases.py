@@ -25,9 +25,9 @@ from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
 from planegate.gate.slicing import Shard
 from planegate.github import event as event_mod
+from planegate.probes.fixture.wire import ProbeResult
 from planegate.repo import digest_format as digest_mod
 from planegate.report import Report, StepResult, json_load, json_report
-from planegate.runner import fixture_probe as probe
 from planegate.runner import session
 
 NODE = "tests/fix/test_label.py::test_label_golden"
@@ -48,9 +48,7 @@ def _execution() -> Execution:
         timed_out=False,
         output="1 passed\n",
     )
-    return Execution(
-        Commits(SHA, SHA, SHA), run, {"fixture": [NODE]}, (), probe.ProbeResult(), (), {}
-    )
+    return Execution(Commits(SHA, SHA, SHA), run, {"fixture": [NODE]}, (), ProbeResult(), (), {})
 
 
 def _run_seed() -> bytes:

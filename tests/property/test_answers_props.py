@@ -11,10 +11,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planegate.analysis.answers_expected import canon
 from planegate.analysis.imports import imported_names
-from planegate.runner import answer_probes, probe_strict
-from planegate.runner.strict_compare import Checker
+from planegate.probes.answers import run as answers_run
+from planegate.probes.answers.child import probe_strict
+from planegate.probes.answers.child.strict_compare import Checker
+from planegate.probes.in_code.expected import canon
 
 SCALARS = st.one_of(
     st.integers(-1000, 1000),
@@ -79,4 +80,4 @@ def test_import_lines_name_their_modules(module: str, member: str) -> None:
 
 @given(st.text(max_size=300))
 def test_a_summary_is_short_and_never_raises(message: str) -> None:
-    assert len(answer_probes.summary(message)) <= len(message) + 200
+    assert len(answers_run.summary(message)) <= len(message) + 200

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planegate.runner import fixture_probe as probe
+from planegate.probes.fixture import plan as probe
 
 
 @given(st.binary(max_size=64))

@@ -18,11 +18,12 @@ from typing import Any
 
 from planegate import loading
 from planegate.errors import InputDataError, ServiceUnavailable
-from planegate.gate import exchange_probes, exchange_signs
+from planegate.gate import exchange_signs
 from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
+from planegate.probes import registry
+from planegate.probes.context import Found
 from planegate.report import ShadowResult
-from planegate.runner import fixture_probe as probe
 from planegate.runner import session, traced
 from planegate.runner.rerun import Rerun
 
@@ -44,13 +45,12 @@ def to_value(execution: Execution) -> dict[str, Any]:
         "head_run": run,
         "base_inventory": execution.base_inventory,
         "shadow": [asdict(item) for item in execution.shadow],
-        "probed": asdict(execution.probed),
         "overlay_notes": list(execution.overlay_notes),
         "triage": {nodeid: list(pair) for nodeid, pair in execution.triage.items()},
         "on_base": None if execution.on_base is None else asdict(execution.on_base),
         "timings": dict(execution.timings),
-        "answers": exchange_probes.to_dict(execution.answers),
         "mains_signs": exchange_signs.to_dict(execution.mains_signs),
+        **registry.to_wire(Found(execution.answers, execution.probed)),
     }
 
 
@@ -139,21 +139,18 @@ def _execution(data: Any) -> Execution:
     shadow = tuple(
         ShadowResult(str(s["nodeid"]), str(s["outcome"]), str(s["owner"])) for s in data["shadow"]
     )
-    probed = probe.ProbeResult(
-        _strings(data["probed"]["probed"]),
-        tuple((str(n), _strings(files)) for n, files in data["probed"]["survivors"]),
-    )
+    probes = registry.from_wire(data)
     return Execution(
         commits=commits,
         head_run=_run_result(data["head_run"]),
         base_inventory=inventory,
         shadow=shadow,
-        probed=probed,
+        probed=probes.fixture,
         overlay_notes=_strings(data["overlay_notes"]),
         triage={str(n): (str(pair[0]), str(pair[1])) for n, pair in data["triage"].items()},
         on_base=_rerun(data.get("on_base")),
         timings={str(k): float(v) for k, v in (data.get("timings") or {}).items()},
-        answers=exchange_probes.from_dict(data.get("answers")),
+        answers=probes.answers,
         mains_signs=exchange_signs.from_dict(data.get("mains_signs")),
     )
 

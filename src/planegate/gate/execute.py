@@ -1,27 +1,29 @@
 """The only part of the gate that runs project code: the head's run of main's evidence, the
-base's collection, the shadow lane of frozen tests, the fixture probe, failure triage."""
+base's collection, the shadow lane of frozen tests, the probes (probes/registry.py), failure
+triage."""
 
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from planegate.config.planemap import PlaneMap, data_files, file_of
+from planegate.config.planemap import PlaneMap, file_of
 from planegate.errors import ConfigError
-from planegate.gate import canary_sample, flipped, merge, on_base_signs
+from planegate.gate import flipped, merge, on_base_signs
 from planegate.gate.context import Commits, Context
+from planegate.probes import registry
+from planegate.probes.answers.wire import AnswerProbes
+from planegate.probes.context import HeadRun
+from planegate.probes.fixture.wire import ProbeResult
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.digest_format import MainRun
 from planegate.repo.git import GitRepo
-from planegate.report import ProbeRecord, ShadowResult
-from planegate.runner import answer_plan, overlay, session, startup, triage
-from planegate.runner import fixture_probe as probe
-from planegate.runner.answer_probes import AnswerProbes
+from planegate.report import ShadowResult
+from planegate.runner import overlay, session, startup, triage
 from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
@@ -41,7 +43,7 @@ class Execution:
     head_run: session.RunResult
     base_inventory: Mapping[str, list[str]] | None
     shadow: tuple[ShadowResult, ...]
-    probed: probe.ProbeResult
+    probed: ProbeResult
     overlay_notes: tuple[str, ...]
     triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
     on_base: Rerun | None = None  # the base's outcomes of the scoring tests not passing on head
@@ -145,7 +147,7 @@ def collecting_base(
 
 def unmerged(ctx: Context) -> Execution:
     """A patch that does not merge onto the base's tip runs nothing (PG108)."""
-    return Execution(ctx.commits, merge.unmerged_run(), None, (), probe.ProbeResult(), ())
+    return Execution(ctx.commits, merge.unmerged_run(), None, (), ProbeResult(), ())
 
 
 def checkout_command(commits: Commits) -> str:
@@ -201,18 +203,19 @@ def _run_head(
     ctx: Context,
     base_run: flipped.Pending,
     within: Within | None = None,
-) -> tuple[session.RunResult, tuple[str, ...], probe.ProbeResult, AnswerProbes]:
+) -> tuple[session.RunResult, tuple[str, ...], ProbeResult, AnswerProbes]:
+    """The head's run, with what the probes ask of it, then every probe after it."""
     deselect = frozenset(ctx.frozen) | (within.elsewhere if within is not None else frozenset())
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept)
-        sample = canary_sample.plan(ctx, None if within is None else within.assigned)
-        result = sessions.run(deselect=deselect, trace=trace_spec(ctx), sampled=sample.spec)
+        plans = registry.planned(ctx, None if within is None else within.assigned)
+        options = registry.head_run_options(plans)
+        result = sessions.run(deselect=deselect, trace=trace_spec(ctx), **options)
         result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
-        sampled = canary_sample.check(ctx, result, sample, checkout_command(ctx.commits))
-        answers = flipped.probe(ctx, sessions, result, base_run, checkout_command(ctx.commits))
-        answers = canary_sample.joined(answers, sampled)
-        probed, answers = _fixture_probe(ctx, sessions, result, answers)
+        base = flipped.base_side(ctx, result, base_run)
+        head = HeadRun(ctx, sessions, result, checkout_command(ctx.commits), base, plans)
+        found = registry.run_all(head)
     notes = list(reran)
     if applied.restored:
         notes.append(f"restored {len(applied.restored)} protected files from the base")
@@ -221,29 +224,7 @@ def _run_head(
             f"removed {len(applied.removed)} protected files the head added: "
             + ", ".join(applied.removed[:5])
         )
-    return result, tuple(notes), probed, answers
-
-
-def _fixture_probe(
-    ctx: Context, sessions: Sessions, result: session.RunResult, answers: AnswerProbes
-) -> tuple[probe.ProbeResult, AnswerProbes]:
-    """The fixture probe after the flipped tests' probes: the flipped fixture tests first,
-    whatever their duration, then the others with what is left of the budget."""
-    started = time.monotonic()
-    # the base's run went beside the head's run: its seconds are not the probes' to spend
-    spent = sum(r.seconds for r in answers.records if r.probe != answer_plan.BASE_RUN)
-    budget = max(0.0, ctx.cfg.probe_budget - spent)
-    probed = _probe(ctx, sessions, result, answers.flipped, budget)
-    seconds = round(time.monotonic() - started, 3)
-    flipped_ones = [n for n in probed.probed if n in answers.flipped]
-    record = ProbeRecord(
-        answer_plan.FIXTURE_DATA,
-        "fail" if probed.survivors else "pass" if probed.probed else "not run",
-        seconds,
-        len(probed.probed),
-        f"{len(flipped_ones)} flipped" if flipped_ones else "",
-    )
-    return probed, replace(answers, records=(*answers.records, record))
+    return result, tuple(notes), found.fixture, found.answers
 
 
 def trace_spec(ctx: Context) -> TraceSpec:
@@ -270,37 +251,6 @@ def with_mains_bytes(
         f"reran {len(nodeids)} tests with main's bytes of {len(unlocked)} unlocked files they read"
     )
     return replace(result, outcomes=outcomes, tampering=result.tampering + rerun.tampering), (note,)
-
-
-def _probe(
-    ctx: Context,
-    sessions: Sessions,
-    result: session.RunResult,
-    always: tuple[str, ...] = (),
-    budget: float | None = None,
-) -> probe.ProbeResult:
-    """Rerun passing fixture tests that read locked files with those files perturbed."""
-    if not ctx.cfg.fixture_probe or not result.closed:
-        return probe.ProbeResult()
-    passed = {
-        nodeid: outcome.duration
-        for nodeid, outcome in result.outcomes.items()
-        if outcome.passed and ctx.plane_map.plane_of(nodeid) == "fixture"
-    }
-    sources = {
-        path: data.decode("utf-8", "replace")
-        for path in {file_of(n) for n in passed}
-        if (data := ctx.base.read(path)) is not None
-    }
-    chosen = probe.candidates(passed, sources, data_files(ctx.cfg, ctx.base.files), always, budget)
-    if not chosen:
-        return probe.ProbeResult()
-    probe.perturb_files(sessions.tree, [f for c in chosen for f in c.files])
-    rerun = sessions.run(targets=tuple(c.nodeid for c in chosen))
-    survivors = tuple(
-        (c.nodeid, c.files) for c in chosen if rerun.closed and rerun.outcome_of(c.nodeid).passed
-    )
-    return probe.ProbeResult(tuple(c.nodeid for c in chosen), survivors)
 
 
 def _shadow(ctx: Context, progress: Progress) -> tuple[ShadowResult, ...]:

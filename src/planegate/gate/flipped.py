@@ -1,4 +1,5 @@
-"""The tests a patch flips (fail on the base, pass on the head) and the probes run on them.
+"""The tests a patch flips (fail on the base, pass on the head), which the answer probes
+(probes/answers/) then probe.
 
 When main's digest carries main's own run of its scoring tests, made at the base's tip in
 this environment (gate/main_run.py), the base's outcomes are read from it and nothing runs.
@@ -14,23 +15,19 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-import zlib
 from collections.abc import Iterable, Iterator, Mapping, Set
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from planegate.analysis.hunks import is_test_file
 from planegate.analysis.imports import ImportGraph, touched_tests
-from planegate.config import defaults
 from planegate.config.planemap import file_of
 from planegate.gate.context import Context
+from planegate.probes.answers.plan import BASE_RUN
+from planegate.probes.context import BaseSide, changed_code, scoring_files
 from planegate.repo.digest_format import MainRun
 from planegate.report import ProbeRecord
-from planegate.runner import answer_plan, answer_probes
-from planegate.runner.answer_plan import Plan, ProbeSession
-from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.session import RunResult
-from planegate.runner.spec import Sessions, pytest_args
+from planegate.runner.spec import Sessions
 from planegate.vocabulary import SCORING_PLANES
 
 INERT = (".md", ".rst", ".adoc")
@@ -45,23 +42,6 @@ class BaseRun:
     seconds: float = 0.0
     main: MainRun | None = None  # main's run from the digest: the base's outcomes, not run here
     inventory: frozenset[str] = frozenset()  # the nodeids main's run collected (with `main`)
-
-
-def changed_code(ctx: Context) -> tuple[str, ...]:
-    """Paths the patch changes that the run can see (protected files are main's)."""
-    paths = {p for c in ctx.changes for p in (c.path, c.old_path) if p is not None}
-    return tuple(sorted(p for p in paths if not ctx.protection.covers(p)))
-
-
-def scoring_files(ctx: Context) -> list[str]:
-    listed = {file_of(n) for p in SCORING_PLANES for n in ctx.cfg.planes[p].nodeids}
-    return sorted(
-        path
-        for path in ctx.base.files
-        if is_test_file(path)
-        and not path.endswith("conftest.py")
-        and (ctx.plane_map.plane_of_file(path) is not None or path in listed)
-    )
 
 
 def base_targets(ctx: Context, tree: Path) -> tuple[tuple[str, ...], str]:
@@ -199,50 +179,10 @@ def _flipped_from_main(
     )
 
 
-def probe(
-    ctx: Context, sessions: Sessions, head: RunResult, pending: Pending, checkout: str
-) -> AnswerProbes:
-    """Find the flipped tests, then probe every one of them within the budget; `checkout` is
-    how a person gets the tree the gate ran (the repro commands start with it)."""
+def base_side(ctx: Context, head: RunResult, pending: Pending) -> BaseSide:
+    """The base's run, waited for: the tests the patch flips (none when the head's run did
+    not hold) and the report's record of that run, for the answer probes."""
     base = pending.result()
-    seconds = round(base.seconds, 3)
-    record = ProbeRecord(answer_plan.BASE_RUN, "pass", seconds, len(base.targets), base.why)
-    if not head.closed or head.canary_problem:
-        return AnswerProbes(records=(record,))
-    plan = _plan(ctx, head, flipped(ctx, head, base))
-    args = pytest_args(ctx.cfg)
-
-    def run_one(session: ProbeSession, timeout: float) -> RunResult:
-        return sessions.run(
-            targets=session.targets,
-            extra_args=(*args, *session.args),
-            timeout=timeout,
-            answer_probes=True,
-        )
-
-    def repro(session: ProbeSession, nodeid: str) -> str:
-        return answer_plan.repro(session, nodeid, checkout, args)
-
-    found = answer_probes.run(
-        plan, run_one, ctx.cfg.probe_budget, repro, max_timeout=ctx.cfg.pytest_timeout
-    )
-    record = replace(record, detail=f"{base.why}; {len(plan.flipped)} flipped")
-    return replace(found, records=(record, *found.records))
-
-
-def _plan(ctx: Context, head: RunResult, tests: tuple[str, ...]) -> Plan:
-    files = {file_of(n) for n in tests}
-    modules = {
-        path: tuple(n for n in head.selected if file_of(n) == path) for path in sorted(files)
-    }
-    suspects = tuple(p for p in changed_code(ctx) if p.endswith(".py") and not is_test_file(p))
-    seed = zlib.crc32(ctx.head.commit.encode()) or 1
-    return Plan(
-        flipped=tests,
-        given=frozenset(n for n in tests if n in head.examples),
-        modules=modules,
-        suspects=suspects,
-        seed=seed if seed != ctx.cfg.seed else seed + 1,
-        factor=defaults.PROBE_EXAMPLES_FACTOR,
-        examples=ctx.cfg.max_examples,
-    )
+    record = ProbeRecord(BASE_RUN, "pass", round(base.seconds, 3), len(base.targets), base.why)
+    held = head.closed and not head.canary_problem
+    return BaseSide(flipped(ctx, head, base) if held else (), record, base.why)

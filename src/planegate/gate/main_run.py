@@ -1,7 +1,7 @@
 """Main's own run of its scoring tests, made once by `planegate digest` and used by every gate.
 
 Which of main's scoring tests do not pass is a fact of main, not of the patch: the gate needs
-it to tell the tests a patch flips (fail on main, pass on the patch: runner/answer_probes.py)
+it to tell the tests a patch flips (fail on main, pass on the patch: probes/answers/)
 and to say "skipped on main too". The digest records it once per push to main; a gate whose
 base is the digest's commit, in the same environment, reads it instead of running the base.
 """

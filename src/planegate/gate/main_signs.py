@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
+from planegate.probes.fixture import plan as probe
 from planegate.repo.digest_format import RecordedSigns
 from planegate.repo.snapshot import Reader, Snapshot
-from planegate.runner import fixture_probe as probe
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
 from planegate.steps import mains_signs

@@ -22,9 +22,10 @@ from dataclasses import replace
 from planegate.config.planemap import data_files
 from planegate.gate.context import Context
 from planegate.gate.main_signs import passing, write_all
+from planegate.probes.fixture import plan as probe
+from planegate.probes.fixture.wire import ProbeResult
 from planegate.progress import QUIET, Progress
 from planegate.repo.digest_format import RecordedSigns
-from planegate.runner import fixture_probe as probe
 from planegate.runner import overlay
 from planegate.runner.session import RunResult, Tamper
 from planegate.runner.spec import Sessions
@@ -36,7 +37,7 @@ from planegate.steps.mains_signs import MainsSigns
 def observe(
     ctx: Context,
     head_run: RunResult,
-    probed: probe.ProbeResult,
+    probed: ProbeResult,
     tampering: Iterable[Tamper] = (),
     progress: Progress = QUIET,
     main: RecordedSigns | None = None,
@@ -76,7 +77,7 @@ def observe(
 
 
 def _recorded(
-    ctx: Context, probed: probe.ProbeResult, main: RecordedSigns, progress: Progress
+    ctx: Context, probed: ProbeResult, main: RecordedSigns, progress: Progress
 ) -> MainsSigns:
     """Main's signs from its run in the digest: nothing runs on the base. A fixture survivor
     main's probe caught is the patch's; one that survived on main too runs once more on the
@@ -132,7 +133,7 @@ def _traced(
 
 
 def _perturbed(
-    ctx: Context, sessions: Sessions, probed: probe.ProbeResult, found: MainsSigns
+    ctx: Context, sessions: Sessions, probed: ProbeResult, found: MainsSigns
 ) -> MainsSigns:
     """The survivors again on the base with the same byte of the same files changed; those
     that survive there too, once more on both trees with every byte of their files changed.

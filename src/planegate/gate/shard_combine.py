@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 
 from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
+from planegate.probes.answers.wire import AnswerProbes
+from planegate.probes.fixture.wire import ProbeResult
 from planegate.runner import session
-from planegate.runner.answer_probes import AnswerProbes
-from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.rerun import Rerun
 from planegate.steps.mains_signs import MainsSigns
 

@@ -22,12 +22,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from planegate.probes.canaries.wire import SampleSpec
 from planegate.progress import QUIET, Progress
 from planegate.runner import contain, ini, subtests, traced, treescan
 from planegate.runner import env as child_env
 from planegate.runner.child.main import SCRIPT
 from planegate.runner.roots import package_roots
-from planegate.runner.sampled import SampleSpec
 from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
 
 __all__ = ["Outcome", "RunResult", "RunSpec", "Tamper", "plugin_modules", "run"]
@@ -49,11 +49,11 @@ class RunSpec:
     probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
     trusted: frozenset[str] = frozenset()  # tree paths that are main's evidence (the overlay's)
     repeat: int = 1  # run each selected test this many times (child/repeat.py)
-    answer_probes: bool = False  # register the answer probes' plugins (runner/probe_*.py)
+    answer_probes: bool = False  # register the answer probes' plugins (probes/answers/child/)
     nice: int = 0  # added to the child's niceness: a run beside the scoring run yields to it
     trace: traced.TraceSpec | None = None  # trace the files each test opens (child/reads.py)
     kinds: bool = False  # which items are Hypothesis tests, which not functions (child/kinds.py)
-    sampled: SampleSpec | None = None  # sampled canaries in this run (runner/sampled.py)
+    sampled: SampleSpec | None = None  # sampled canaries in this run (probes/canaries/)
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,8 @@ class _Canary:
         return cls(names[0], names[1], names[2] + "x")
 
     def owns(self, nodeid: str) -> bool:
-        """A canary, or a repeated run of one (`<nodeid>@2`, runner/probe_repeat.py)."""
+        """A canary, or a repeated run of one (`<nodeid>@2`: probes/answers/child/
+        probe_repeat.py)."""
         name = nodeid.rsplit("::", 1)[-1].split("@", 1)[0]
         return name in (self.must_pass, self.must_fail)
 

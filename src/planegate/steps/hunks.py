@@ -11,10 +11,11 @@ from planegate.analysis.hunks.processes import Workers
 from planegate.config.load import Config
 from planegate.config.planemap import data_files
 from planegate.findings import Finding, Step
+from planegate.probes import registry
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import decode
 from planegate.report import StepResult
-from planegate.steps import hunks_answers, hunks_started, observed
+from planegate.steps import hunks_started, observed
 from planegate.steps.hunks_started import OtherFile, StartedAnalysis
 from planegate.steps.inputs import GitFacts, RunFacts
 
@@ -60,10 +61,10 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings += started.findings()
     findings += _lint_base(ctx)
     findings += observed.oracle_findings(ctx, run, data_paths.files)
-    mirrored, answers_note = hunks_answers.check(ctx)
-    findings += mirrored
+    probes = registry.reported(Step.HUNKS, ctx, run)
+    findings += probes.findings
     analysed = f"{len(started.test_files)} changed test files analysed"
-    return StepResult(Step.HUNKS, tuple(findings), (analysed, *filter(None, [answers_note])))
+    return StepResult(Step.HUNKS, tuple(findings), (analysed, *probes.notes))
 
 
 def _texts(ctx: GitFacts) -> tuple[dict[str, str], dict[str, str]]:

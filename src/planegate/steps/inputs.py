@@ -14,12 +14,12 @@ from planegate.config.owners import Owners
 from planegate.config.planemap import PlaneMap
 from planegate.config.protection import Protection
 from planegate.findings import Finding
+from planegate.probes.answers.wire import AnswerProbes
+from planegate.probes.fixture.wire import ProbeResult
 from planegate.repo.git import GitRepo
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
-from planegate.runner.answer_probes import AnswerProbes
-from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.rerun import Rerun
 from planegate.runner.session import RunResult
 from planegate.steps.hunks_started import StartedAnalysis

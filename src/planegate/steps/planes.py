@@ -9,12 +9,13 @@ from collections.abc import Mapping
 from planegate import untrusted
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.findings import Finding, Severity, Step
+from planegate.probes import registry
 from planegate.report import StepResult
 from planegate.runner import startup
 from planegate.runner.child import provenance
 from planegate.runner.session import Outcome, RunResult, Tamper
 from planegate.runner.triage import repro_command
-from planegate.steps import on_base, planes_probes, signs_findings
+from planegate.steps import on_base, signs_findings
 from planegate.steps.inputs import GitFacts, RunFacts
 from planegate.steps.mains_lines import MainsLines
 from planegate.steps.mains_signs import MainsSigns
@@ -49,13 +50,12 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     mains = MainsLines(ctx.base.text, ctx.head.text)
     tampering = (*head_run.tampering, *run.answers.tampering)
     findings += _tamper_findings(tampering, owner, mains, run.mains_signs)
-    findings += planes_probes.findings(ctx, run.answers)
+    probes = registry.reported(Step.PLANES, ctx, run)
+    findings += probes.findings
     findings += provenance_findings(head_run, ctx.who.of_plane_map())
     passed = len(expected) - len(failures) - len(same)
-    notes = (*_same_notes(same), *run.overlay_notes)
-    if run.probed.probed:
-        notes = (*notes, f"probed {len(run.probed.probed)} fixture tests with their data perturbed")
-    notes = (*notes, *planes_probes.notes(run.answers), *signs_findings.notes(run.mains_signs))
+    notes = (*_same_notes(same), *run.overlay_notes, *probes.notes)
+    notes = (*notes, *signs_findings.notes(run.mains_signs))
     return StepResult(
         Step.PLANES, tuple(findings), (f"{passed}/{len(expected)} expected nodeids passed", *notes)
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from planegate import untrusted
 from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
-from planegate.runner.fixture_probe import ProbeResult
+from planegate.probes.fixture.wire import ProbeResult
 from planegate.runner.session import Tamper
 from planegate.steps.inputs import GitFacts
 from planegate.steps.mains_lines import MainsLines

@@ -1,6 +1,6 @@
 """The child's own plugins beside the channel (child side): the import record and, when the
 spec asks, the repeat plugin, init's item kinds (`runner/child/kinds.py`) and the sampled canaries
-(`runner/sampled.py`).
+(`probes/canaries/child/sampled.py`).
 
 `make_plugins` is called once, after the harness is imported and the tree's package roots are
 placed, before pytest runs. Each plugin is built like the channel's (`runner/child/channel.py`): a
@@ -44,7 +44,7 @@ def make_plugins(
 
         plugins.append(_module("kinds", kinds_mod.hooks(emit, audit), audit))
     if sampled is not None:
-        from planegate.runner import sampled as sampled_mod
+        from planegate.probes.canaries.child import sampled as sampled_mod
 
         plugins.append(_module("sampled", sampled_mod.hooks(emit, audit, sampled), audit))
     return plugins

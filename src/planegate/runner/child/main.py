@@ -85,10 +85,10 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
 
 
 def _answer_probes(state: SimpleNamespace) -> list[object]:
-    """The answer probes' plugins (runner/probe_*.py), registered like the channel's: objects
+    """The answer probes' plugins (probes/answers/child/), registered like the channel's: objects
     handed to pytest.main() before pytest's set-up, so the integrity baseline holds them, and
     named plainly (the registered name of a module is its `__name__`)."""
-    from planegate.runner import probe_fresh, probe_plain, probe_repeat, probe_strict
+    from planegate.probes.answers.child import probe_fresh, probe_plain, probe_repeat, probe_strict
 
     plugins: list[object] = []
     for module in (probe_fresh, probe_plain, probe_repeat, probe_strict):

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from planegate.runner.probe_options import FRESH_FACTOR as FACTOR
-from planegate.runner.probe_options import FRESH_SEED as SEED
+from planegate.probes.answers.child.options import FRESH_FACTOR as FACTOR
+from planegate.probes.answers.child.options import FRESH_SEED as SEED
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

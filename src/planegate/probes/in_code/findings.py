@@ -1,5 +1,5 @@
 """PG570 for the hunks step: production code the patch changes that carries the answers of
-main's scoring tests (analysis/answers.py), with the test or golden it mirrors.
+main's scoring tests (probes/in_code/scan.py), with the test or golden it mirrors.
 
 Only what can be mirrored is read: main's scoring test files and locked goldens that contain
 the text of a constant the patch adds."""
@@ -9,11 +9,11 @@ from __future__ import annotations
 import time
 
 from planegate import sourcesize, untrusted
-from planegate.analysis import answers
-from planegate.analysis.answers_expected import Expectations
 from planegate.analysis.hunks import is_test_file
 from planegate.config.planemap import data_files
 from planegate.findings import Finding, Severity, Step
+from planegate.probes.in_code import scan as answers
+from planegate.probes.in_code.expected import Expectations
 from planegate.steps.inputs import GitFacts
 
 

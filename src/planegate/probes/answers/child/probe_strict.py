@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from planegate.runner import strict_compare
-from planegate.runner.probe_options import STRICT_COMPARE as OPTION
+from planegate.probes.answers.child import strict_compare
+from planegate.probes.answers.child.options import STRICT_COMPARE as OPTION
 
 CHECK = (
     "_probe_compare_operands"  # set on _pytest.assertion.rewrite, which rewritten modules import

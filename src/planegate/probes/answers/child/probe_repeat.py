@@ -2,7 +2,7 @@
 `--probe-again NODEID`.
 
 A pytest plugin module for the answer probes (and for their repro commands:
-`python -m pytest -p planegate.runner.probe_repeat --probe-repeat-each 2 <nodeid>`).
+`python -m pytest -p planegate.probes.answers.child.probe_repeat --probe-repeat-each 2 <nodeid>`).
 Listing a nodeid twice on pytest's command line runs it once, so the plugin adds copies of
 items, each with fresh fixtures and a nodeid of its own (`<nodeid>@2`, `<nodeid>@3`, ...),
 so each run reports on its own:
@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from planegate.runner.probe_options import REPEAT_AGAIN as AGAIN
-from planegate.runner.probe_options import REPEAT_EACH as OPTION
-from planegate.runner.probe_options import copy_nodeid
+from planegate.probes.answers.child.options import REPEAT_AGAIN as AGAIN
+from planegate.probes.answers.child.options import REPEAT_EACH as OPTION
+from planegate.probes.answers.child.options import copy_nodeid
 
 COPY = pytest.StashKey[bool]()  # set on the copies: a probe can tell them from the original
 

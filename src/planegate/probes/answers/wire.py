@@ -1,14 +1,51 @@
-"""The answer probes' results in `run.json`: written by the run phase, checked and read back
-by the judge phase (an absent key reads as no probes, so an older run.json still loads)."""
+"""The answer probes' results (the sampled canaries and the fixture probe add their failures
+and records to them) and their form in `run.json`: written by the run phase, checked and read
+back by the judge phase (an absent key reads as no probes, so an older run.json still loads)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from planegate.report import ProbeRecord
-from planegate.runner.answer_probes import AnswerProbes, ProbeFailure
 from planegate.runner.session import Tamper
+
+
+@dataclass(frozen=True)
+class ProbeFailure:
+    probe: str
+    nodeid: str
+    message: str
+    repro: str
+
+
+@dataclass(frozen=True)
+class AnswerProbes:
+    """The flipped tests, what the probes found on them, and each probe's record."""
+
+    flipped: tuple[str, ...] = ()
+    failures: tuple[ProbeFailure, ...] = ()
+    unprobed: tuple[tuple[str, str], ...] = ()  # (probe, nodeid) the budget left out
+    not_applicable: tuple[tuple[str, str], ...] = ()  # (probe, nodeid) skipped by the probe
+    records: tuple[ProbeRecord, ...] = ()
+    tampering: tuple[Tamper, ...] = ()  # what the probe runs' audit hooks and streams saw
+
+    @property
+    def seconds(self) -> float:
+        return sum(record.seconds for record in self.records)
+
+
+def joined(first: AnswerProbes, then: AnswerProbes) -> AnswerProbes:
+    """What one probe found, then what another did (the flipped tests are whichever found
+    them: the answer probes)."""
+    return AnswerProbes(
+        flipped=first.flipped or then.flipped,
+        failures=(*first.failures, *then.failures),
+        unprobed=(*first.unprobed, *then.unprobed),
+        not_applicable=(*first.not_applicable, *then.not_applicable),
+        records=(*first.records, *then.records),
+        tampering=(*first.tampering, *then.tampering),
+    )
 
 
 def to_dict(answers: AnswerProbes) -> dict[str, Any]:

@@ -29,10 +29,10 @@ from typing import Any
 
 import pytest
 
-from planegate.runner.probe_fresh import given_function
-from planegate.runner.probe_options import PLAIN_EXAMPLES as EXAMPLES
-from planegate.runner.probe_options import PLAIN_SEED as SEED
-from planegate.runner.probe_repeat import COPY
+from planegate.probes.answers.child.options import PLAIN_EXAMPLES as EXAMPLES
+from planegate.probes.answers.child.options import PLAIN_SEED as SEED
+from planegate.probes.answers.child.probe_fresh import given_function
+from planegate.probes.answers.child.probe_repeat import COPY
 
 # top-level module names (prefixes) of the test harness, hidden during a plain call
 HARNESS = ("pytest", "_pytest", "pluggy", "hypothesis", "_hypothesis", "iniconfig", "xdist")

@@ -3,18 +3,18 @@ process can read without importing pytest (the plugins themselves run in the chi
 
 from __future__ import annotations
 
-REPEAT_MODULE = "planegate.runner.probe_repeat"
+REPEAT_MODULE = "planegate.probes.answers.child.probe_repeat"
 REPEAT_EACH = "--probe-repeat-each"
 REPEAT_AGAIN = "--probe-again"
 
-STRICT_MODULE = "planegate.runner.probe_strict"
+STRICT_MODULE = "planegate.probes.answers.child.probe_strict"
 STRICT_COMPARE = "--probe-strict-compare"
 
-FRESH_MODULE = "planegate.runner.probe_fresh"
+FRESH_MODULE = "planegate.probes.answers.child.probe_fresh"
 FRESH_SEED = "--probe-fresh-seed"
 FRESH_FACTOR = "--probe-fresh-factor"
 
-PLAIN_MODULE = "planegate.runner.probe_plain"
+PLAIN_MODULE = "planegate.probes.answers.child.probe_plain"
 PLAIN_SEED = "--probe-plain-seed"
 PLAIN_EXAMPLES = "--probe-plain-examples"
 

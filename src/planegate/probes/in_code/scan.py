@@ -1,7 +1,7 @@
 """Production code that carries main's answers (pure; the hunks step reports PG570).
 
 In a changed production file, constructs the head adds that reproduce what main's scoring
-tests expect (analysis/answers_expected.py):
+tests expect (probes/in_code/expected.py):
 
 - a special case: an `if` (or `x if c else y`) whose condition compares with every literal
   input of one assert and whose branch returns (or assigns) that assert's answer;
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planegate import sourcesize
-from planegate.analysis.answers_expected import (
+from planegate.probes.in_code.expected import (
     Canon,
     Expectations,
     Pair,

@@ -1,13 +1,13 @@
 """Which sessions probe the tests a patch flips (fail on the base, pass on the head), and the
 command that repeats each one (pure). Few sessions, since each costs a pytest start-up:
 
-1. one session of every flipped test, twice each, with strict comparisons (runner/
-   probe_strict.py) and called plainly (runner/probe_plain.py: `@given` tests as a plain loop
+1. one session of every flipped test, twice each, with strict comparisons (child/
+   probe_strict.py) and called plainly (child/probe_plain.py: `@given` tests as a plain loop
    over fresh examples outside Hypothesis' engine, the harness out of sight). A delegated
    comparison is the strict-comparisons probe's finding; any other failure of the first run
-   is the plain call's, of the second run (runner/probe_repeat.py) the repeat probe's;
+   is the plain call's, of the second run (child/probe_repeat.py) the repeat probe's;
 2. one session of the flipped `@given` tests with another seed and `factor` times their
-   budget (runner/probe_fresh.py): the fresh-inputs probe;
+   budget (child/probe_fresh.py): the fresh-inputs probe;
 3. per flipped test, a fresh process that runs it first (the alone probe), then the rest of
    its file in reverse order, then it again (the module-reversed probe).
 """
@@ -18,7 +18,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from planegate.runner import probe_options as options
+from planegate.probes.answers.child import options
 
 STRICT = "strict comparisons"
 FRESH = "fresh inputs"

@@ -1,13 +1,13 @@
 """The planes step's findings from the sampled canaries (PG125-PG127): main's scoring tests
-rerun with a production function they call broken (gate/canary_sample.py runs them)."""
+rerun with a production function they call broken (probes/canaries/run.py runs them)."""
 
 from __future__ import annotations
 
 from planegate import untrusted
 from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
-from planegate.runner import mutants
-from planegate.runner.answer_probes import AnswerProbes, ProbeFailure
+from planegate.probes.answers.wire import AnswerProbes, ProbeFailure
+from planegate.probes.canaries import plan as mutants
 from planegate.steps.inputs import GitFacts
 
 RULE = {mutants.LIED: "PG125", mutants.UNTESTED: "PG126", mutants.UNCLOSED: "PG127"}

@@ -13,9 +13,9 @@ import re
 from planegate import sourcesize, untrusted
 from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
-from planegate.runner import answer_plan as kinds
-from planegate.runner.answer_probes import AnswerProbes, ProbeFailure
-from planegate.steps import planes_sampled
+from planegate.probes.answers import plan as kinds
+from planegate.probes.answers.wire import AnswerProbes, ProbeFailure
+from planegate.probes.canaries.plan import KINDS as CANARIES
 from planegate.steps.inputs import GitFacts
 
 RULE = {
@@ -43,12 +43,12 @@ DELEGATED = re.compile(
 
 def findings(ctx: GitFacts, answers: AnswerProbes) -> list[Finding]:
     owner = ctx.author
+    # a failure of a kind no probe claims is the answer probes' (PG124): never dropped
     found = [
         _failure(ctx, failure, owner)
         for failure in answers.failures
-        if failure.probe not in planes_sampled.RULE
+        if failure.probe not in CANARIES
     ]
-    found += planes_sampled.findings(ctx, answers)
     left_out: dict[str, list[str]] = {}
     for probe, nodeid in answers.unprobed:
         left_out.setdefault(nodeid, []).append(probe)

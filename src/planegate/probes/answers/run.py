@@ -1,5 +1,5 @@
 """Run the answer probes on the tests a patch flips, within a time budget, and say what
-each probe found and what it cost (the sessions are planned in runner/answer_plan.py).
+each probe found and what it cost (the sessions are planned in probes/answers/plan.py).
 
 A flipped test a probe could not run before the budget ran out is `unprobed`: the gate fails
 closed on it. A probe run that ended without its closing record (a crash, a hang up to
@@ -11,41 +11,71 @@ stream saw is kept (`tampering`) and judged like the scoring run's (PG107).
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from planegate.analysis.hunks import is_test_file
+from planegate.config import defaults
+from planegate.config.planemap import file_of
+from planegate.probes.answers import plan as plan_of
+from planegate.probes.answers.plan import Plan, ProbeSession
+from planegate.probes.answers.wire import AnswerProbes, ProbeFailure, joined
+from planegate.probes.context import Found, HeadRun, ProbeContext, changed_code
 from planegate.report import ProbeRecord
-from planegate.runner import answer_plan as plan_of
-from planegate.runner.answer_plan import Plan, ProbeSession
 from planegate.runner.session import Outcome, RunResult, Tamper
+from planegate.runner.spec import pytest_args
 
 # runs one session with a timeout (seconds): the gate's Sessions, in the head's tree
 Runner = Callable[[ProbeSession, float], RunResult]
 MAX_MESSAGE = 600
 
 
-@dataclass(frozen=True)
-class ProbeFailure:
-    probe: str
-    nodeid: str
-    message: str
-    repro: str
+def after_head(head: HeadRun, found: Found) -> Found:
+    """Probe every test the patch flips (the base's run found them: `head.base`) within the
+    budget; the repro commands start with `head.checkout`."""
+    record = head.base.record
+    if not head.result.closed or head.result.canary_problem:
+        return replace(found, answers=joined(found.answers, AnswerProbes(records=(record,))))
+    ctx = head.ctx
+    plan = plan_for(ctx, head.result, head.base.flipped)
+    args = pytest_args(ctx.cfg)
+
+    def run_one(session: ProbeSession, timeout: float) -> RunResult:
+        return head.sessions.run(
+            targets=session.targets,
+            extra_args=(*args, *session.args),
+            timeout=timeout,
+            answer_probes=True,
+        )
+
+    def repro(session: ProbeSession, nodeid: str) -> str:
+        return plan_of.repro(session, nodeid, head.checkout, args)
+
+    probed = run(plan, run_one, ctx.cfg.probe_budget, repro, max_timeout=ctx.cfg.pytest_timeout)
+    record = replace(record, detail=f"{head.base.why}; {len(plan.flipped)} flipped")
+    probed = replace(probed, records=(record, *probed.records))
+    return replace(found, answers=joined(found.answers, probed))
 
 
-@dataclass(frozen=True)
-class AnswerProbes:
-    """The flipped tests, what the probes found on them, and each probe's record."""
-
-    flipped: tuple[str, ...] = ()
-    failures: tuple[ProbeFailure, ...] = ()
-    unprobed: tuple[tuple[str, str], ...] = ()  # (probe, nodeid) the budget left out
-    not_applicable: tuple[tuple[str, str], ...] = ()  # (probe, nodeid) skipped by the probe
-    records: tuple[ProbeRecord, ...] = ()
-    tampering: tuple[Tamper, ...] = ()  # what the probe runs' audit hooks and streams saw
-
-    @property
-    def seconds(self) -> float:
-        return sum(record.seconds for record in self.records)
+def plan_for(ctx: ProbeContext, head: RunResult, tests: tuple[str, ...]) -> Plan:
+    """The probes' plan for the flipped `tests`: their files' nodeids as the head's run
+    selected them, the production files the patch changed, a seed of the tree that ran."""
+    files = {file_of(n) for n in tests}
+    modules = {
+        path: tuple(n for n in head.selected if file_of(n) == path) for path in sorted(files)
+    }
+    suspects = tuple(p for p in changed_code(ctx) if p.endswith(".py") and not is_test_file(p))
+    seed = zlib.crc32(ctx.head.commit.encode()) or 1
+    return Plan(
+        flipped=tests,
+        given=frozenset(n for n in tests if n in head.examples),
+        modules=modules,
+        suspects=suspects,
+        seed=seed if seed != ctx.cfg.seed else seed + 1,
+        factor=defaults.PROBE_EXAMPLES_FACTOR,
+        examples=ctx.cfg.max_examples,
+    )
 
 
 @dataclass

@@ -5,10 +5,10 @@ lied, or the test does not depend on that function, and the base says which (doc
 
 1. Before the head's run: twice `pytest.sampled_canaries` of main's scoring tests, chosen with a
    seed from `os.urandom`, and the functions of the files the patch changed that it left as
-   main has them (`plan`).
+   main has them (`plan.py`).
 2. In the head's run, with the same harness, channel and canaries as every test: each of those
    tests that passes is traced, and up to `pytest.sampled_canaries` of them run once more with
-   a function they called directly broken (`runner/sampled.py`). No session of its own.
+   a function they called directly broken (`child/sampled.py`). No session of its own.
 3. A test that did not fail with its function broken runs on the base's tree with the same
    function broken (one small session, only then): failing there, or not calling that function
    there, the patch's run lied (PG125); passing there too, main's test does not depend on it
@@ -17,36 +17,29 @@ lied, or the test does not depend on that function, and the base says which (doc
 
 from __future__ import annotations
 
-import ast
-import os
-import random
-import secrets
 import shlex
 import time
 from dataclasses import dataclass, replace
 
-from planegate import sourcesize
-from planegate.config.planemap import file_of
-from planegate.gate import flipped
-from planegate.gate.context import Context
-from planegate.gate.flipped import scoring_files
+from planegate.probes.answers.wire import AnswerProbes, ProbeFailure, joined
+from planegate.probes.canaries import plan as mutants
+from planegate.probes.canaries.child.sampled import MAX_CALLS
+from planegate.probes.canaries.plan import LIED, SAMPLED, UNCLOSED, UNTESTED, Plan
+from planegate.probes.canaries.wire import SampleSpec, sampled_of
+from planegate.probes.context import Found, HeadRun, ProbeContext
 from planegate.report import ProbeRecord
-from planegate.runner import mutants
-from planegate.runner.answer_probes import AnswerProbes, ProbeFailure
-from planegate.runner.mutants import LIED, SAMPLED, UNCLOSED, UNTESTED
-from planegate.runner.sampled import MAX_CALLS, SampleSpec, sampled_of
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions, pytest_args
 
-FACTOR = 2  # tests sampled per break: a sampled test may fail or call nothing to break
 
-
-@dataclass(frozen=True)
-class Plan:
-    """The sample asked of the head's run (None when nothing is sampled, `why` says why)."""
-
-    spec: SampleSpec | None = None
-    why: str = ""
+def after_head(head: HeadRun, found: Found) -> Found:
+    """The head's run's sample judged, joined to what the probes found."""
+    planned = head.planned.get(SAMPLED)
+    plan = planned.plan if planned is not None else None
+    if not isinstance(plan, Plan):
+        plan = Plan(why="not planned")
+    sampled = check(head.ctx, head.result, plan, head.checkout)
+    return replace(found, answers=joined(found.answers, sampled))
 
 
 @dataclass(frozen=True)
@@ -59,95 +52,7 @@ class Target:
     line: int
 
 
-def plan(ctx: Context, assigned: frozenset[str] | None = None) -> Plan:
-    """A random few of main's scoring tests (within `assigned` in a shard) and what may be
-    broken for them."""
-    if ctx.cfg.sampled_canaries <= 0:
-        return Plan(why="off (pytest.sampled_canaries: 0)")
-    rng = random.Random(os.urandom(16))
-    tests = candidates(ctx, rng, ctx.cfg.sampled_canaries * FACTOR, assigned)
-    if not tests:
-        return Plan(why="no scoring test of main's to sample")
-    spec = SampleSpec(
-        tests,
-        ctx.cfg.sampled_canaries,
-        rng.getrandbits(63),
-        f"state not ready ({secrets.token_hex(3)})",
-        ctx.evidence.test_side,
-        ctx.evidence.roots,
-        left_as_on_main(ctx),
-    )
-    return Plan(spec)
-
-
-def left_as_on_main(ctx: Context) -> dict[str, tuple[str, ...]]:
-    """For each Python file the patch changes: the qualified names whose every `def` reads the
-    same on both sides (an honest patch that rewrites a function is not taken for a lying run;
-    a file main lacks has none)."""
-    kept: dict[str, tuple[str, ...]] = {}
-    for path in flipped.changed_code(ctx):
-        if not path.endswith(".py"):
-            continue
-        before = mutants.defs(ctx.base.text(path) or "")
-        after = mutants.defs(ctx.head.text(path) or "")
-        kept[path] = tuple(
-            sorted(
-                name
-                for name, nodes in before.items()
-                if [ast.dump(n) for n in nodes] == [ast.dump(n) for n in after.get(name, [])]
-            )
-        )
-    return kept
-
-
-def candidates(
-    ctx: Context, rng: random.Random, count: int, assigned: frozenset[str] | None = None
-) -> tuple[str, ...]:
-    """`count` test functions of main's scoring files (`path::name`, `path::Class::name`),
-    read from main's source: files in random order, one test each, then round again. In a
-    shard, only tests of its slice."""
-    keys = None if assigned is None else {n.split("[", 1)[0] for n in assigned}
-    files = list(scoring_files(ctx))
-    if keys is not None:
-        wanted = {file_of(key) for key in keys}
-        files = [path for path in files if path in wanted]
-    rng.shuffle(files)
-    per_file: list[list[str]] = []
-    for path in files:
-        if len(per_file) >= count:
-            break
-        names = _test_functions(ctx.base.text(path) or "")
-        found = [f"{path}::{name}" for name in names if f"{path}::{name}" not in ctx.frozen]
-        found = [key for key in found if keys is None or key in keys]
-        if found:
-            rng.shuffle(found)
-            per_file.append(found)
-    picked: list[str] = []
-    for depth in range(count):
-        picked += [names[depth] for names in per_file if depth < len(names)]
-        if len(picked) >= count or all(depth >= len(names) for names in per_file):
-            break
-    return tuple(picked[:count])
-
-
-def _test_functions(source: str) -> list[str]:
-    module = sourcesize.parse(source)
-    if module is None:
-        return []
-    found = []
-    for node in module.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found += [node.name] if node.name.startswith("test") else []
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            found += [
-                f"{node.name}::{item.name}"
-                for item in node.body
-                if isinstance(item, ast.FunctionDef) and item.name.startswith("test")
-            ]
-    return found
-
-
-def check(ctx: Context, head: RunResult, planned: Plan, checkout: str) -> AnswerProbes:
+def check(ctx: ProbeContext, head: RunResult, planned: Plan, checkout: str) -> AnswerProbes:
     """What the head's run said of its sample, judged; what the confirmation on main cost."""
     started = time.monotonic()
     spec = planned.spec
@@ -187,7 +92,7 @@ def _record(outcome: str, seconds: float, tests: int, detail: str) -> AnswerProb
 
 
 def verdicts(
-    ctx: Context, spec: SampleSpec, survivors: tuple[Target, ...], checkout: str
+    ctx: ProbeContext, spec: SampleSpec, survivors: tuple[Target, ...], checkout: str
 ) -> tuple[ProbeFailure, ...]:
     """Each test that did not fail with its function broken, judged by the same break on the
     base: failing there, or not calling the function there, is a lie (PG125); passing there
@@ -226,7 +131,7 @@ def verdicts(
     return tuple(found)
 
 
-def _on_base(ctx: Context, spec: SampleSpec, survivors: tuple[Target, ...]) -> RunResult:
+def _on_base(ctx: ProbeContext, spec: SampleSpec, survivors: tuple[Target, ...]) -> RunResult:
     """The survivors on the base's tree, each run as usual and again with its function broken
     there as on the head."""
     force = {t.nodeid: (t.path, t.qualname) for t in survivors}
@@ -242,7 +147,7 @@ def _on_base(ctx: Context, spec: SampleSpec, survivors: tuple[Target, ...]) -> R
 
 
 def _failure(
-    target: Target, kind: str, what: str, message: str, ctx: Context, checkout: str
+    target: Target, kind: str, what: str, message: str, ctx: ProbeContext, checkout: str
 ) -> ProbeFailure:
     args = ["python", "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
     args += [*pytest_args(ctx.cfg), target.nodeid]
@@ -252,13 +157,3 @@ def _failure(
     )
     where = f"{target.qualname} ({target.path}:{target.line})"
     return ProbeFailure(kind, target.nodeid, f"{where}: {what.format(f=where)}", repro)
-
-
-def joined(answers: AnswerProbes, sampled: AnswerProbes) -> AnswerProbes:
-    """The flipped tests' probes with the sampled canaries' failures, record and tampering."""
-    return replace(
-        answers,
-        failures=(*answers.failures, *sampled.failures),
-        records=(*answers.records, *sampled.records),
-        tampering=(*answers.tampering, *sampled.tampering),
-    )

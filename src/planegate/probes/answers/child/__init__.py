@@ -1,0 +1,2 @@
+"""The answer probes' pytest plugins, imported inside the test child (stdlib, pytest, pluggy,
+Hypothesis and other `child/` modules only)."""

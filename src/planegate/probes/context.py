@@ -1,0 +1,101 @@
+"""What a probe reads of the gate, and what it hands back.
+
+`ProbeContext` is the gate's context as the probes see it (a protocol the gate's `Context`
+satisfies, so no probe imports the gate); `HeadRun` is the head's scoring run and what came
+before it; `Found` is what the probes found so far, each probe's run adding to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from planegate.analysis.hunks import is_test_file
+from planegate.config.planemap import file_of
+from planegate.findings import Finding
+from planegate.probes.answers.wire import AnswerProbes
+from planegate.probes.fixture.wire import ProbeResult
+from planegate.report import ProbeRecord
+from planegate.runner.session import RunResult
+from planegate.runner.spec import Sessions
+from planegate.steps.inputs import GitFacts
+from planegate.vocabulary import SCORING_PLANES
+
+
+class ProbeContext(GitFacts, Protocol):
+    """Git's facts, and what a probe needs to start sessions of its own like the gate's."""
+
+    @property
+    def frozen(self) -> Mapping[str, str]: ...  # nodeid: owner of the frozen tests
+    @property
+    def base_ini(self) -> Mapping[str, Any]: ...  # the base's pytest ini options
+    @property
+    def environ(self) -> Mapping[str, str] | None: ...  # the environment the children are cut from
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A probe's plan before the head's run: keyword options of that run's session
+    (`Sessions.run`) and what the probe's own run reads back (`plan`)."""
+
+    options: Mapping[str, Any] = field(default_factory=dict)
+    plan: object = None
+
+
+@dataclass(frozen=True)
+class BaseSide:
+    """The base's run of the test files the patch can flip: the tests it flips (none when the
+    head's run did not hold) and the report's record of that run."""
+
+    flipped: tuple[str, ...]
+    record: ProbeRecord
+    why: str
+
+
+@dataclass(frozen=True)
+class HeadRun:
+    """The head's scoring run, in its tree (`sessions`), with each probe's plan by name and
+    `checkout`: how a person gets the tree the gate ran (repro commands start with it)."""
+
+    ctx: ProbeContext
+    sessions: Sessions
+    result: RunResult
+    checkout: str
+    base: BaseSide
+    planned: Mapping[str, Planned] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the probes found: the answer probes' results (with the sampled canaries' failures
+    and every probe's record) and the fixture probe's."""
+
+    answers: AnswerProbes = field(default_factory=AnswerProbes)
+    fixture: ProbeResult = field(default_factory=ProbeResult)
+
+
+@dataclass(frozen=True)
+class Reported:
+    """A probe's findings and notes for one step."""
+
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def changed_code(ctx: GitFacts) -> tuple[str, ...]:
+    """Paths the patch changes that the run can see (protected files are main's)."""
+    paths = {p for c in ctx.changes for p in (c.path, c.old_path) if p is not None}
+    return tuple(sorted(p for p in paths if not ctx.protection.covers(p)))
+
+
+def scoring_files(ctx: GitFacts) -> list[str]:
+    """Main's test files of the scoring planes (conftest files apart)."""
+    listed = {file_of(n) for p in SCORING_PLANES for n in ctx.cfg.planes[p].nodeids}
+    return sorted(
+        path
+        for path in ctx.base.files
+        if is_test_file(path)
+        and not path.endswith("conftest.py")
+        and (ctx.plane_map.plane_of_file(path) is not None or path in listed)
+    )

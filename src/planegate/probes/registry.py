@@ -1,0 +1,196 @@
+"""Every probe, behind one protocol: the gate plans each before the head's run, runs each
+after it (in `PROBES` order: a later probe reads what the earlier ones found, the fixture
+probe the budget the answer probes left), `run.json` carries what each found, and the planes
+and hunks steps report each.
+
+A new probe is a subpackage of `probes/` and one entry in `PROBES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, Protocol
+
+from planegate.findings import Step
+from planegate.probes.answers import findings as answers_findings
+from planegate.probes.answers import plan as answers_plan
+from planegate.probes.answers import run as answers_run
+from planegate.probes.answers import wire as answers_wire
+from planegate.probes.canaries import findings as canary_findings
+from planegate.probes.canaries import plan as canary_plan
+from planegate.probes.canaries import run as canary_run
+from planegate.probes.context import Found, HeadRun, Planned, ProbeContext, Reported
+from planegate.probes.fixture import run as fixture_run
+from planegate.probes.fixture import wire as fixture_wire
+from planegate.probes.in_code import findings as in_code
+from planegate.steps.inputs import GitFacts, RunFacts
+
+
+class Probe(Protocol):
+    """What the gate and the steps call of a probe."""
+
+    @property
+    def name(self) -> str: ...
+
+    def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
+        """Before the head's run (`assigned`: a shard's nodeids): what it asks of that run."""
+        ...
+
+    def run(self, head: HeadRun, found: Found) -> Found:
+        """After the head's run: what it found, added to what the probes before it found."""
+        ...
+
+    def to_wire(self, found: Found) -> dict[str, Any]:
+        """Its keys of `run.json` (none when what it found travels in another probe's)."""
+        ...
+
+    def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
+        """What it found, read back from `run.json` (KeyError, TypeError or ValueError when
+        malformed)."""
+        ...
+
+    def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
+        """Its findings and notes for `step` (none for a step it has nothing to say in)."""
+        ...
+
+
+class Answers:
+    """The tests the patch flips, rerun strictly, plainly, repeated, alone, fresh."""
+
+    name = "answer probes"
+
+    def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
+        return Planned()  # planned from the head's run and the base's
+
+    def run(self, head: HeadRun, found: Found) -> Found:
+        return answers_run.after_head(head, found)
+
+    def to_wire(self, found: Found) -> dict[str, Any]:
+        return {"answers": answers_wire.to_dict(found.answers)}  # every probe's records too
+
+    def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
+        return replace(found, answers=answers_wire.from_dict(data.get("answers")))
+
+    def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
+        if step is not Step.PLANES:
+            return Reported()
+        found = answers_findings.findings(ctx, run.answers)
+        return Reported(tuple(found), answers_findings.notes(run.answers))
+
+
+class Canaries:
+    """Main's tests rerun inside the head's run with a function they call broken."""
+
+    name = canary_plan.SAMPLED
+
+    def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
+        planned = canary_plan.plan(ctx, assigned)
+        return Planned({"sampled": planned.spec}, planned)
+
+    def run(self, head: HeadRun, found: Found) -> Found:
+        return canary_run.after_head(head, found)
+
+    def to_wire(self, found: Found) -> dict[str, Any]:
+        return {}  # its failures and record are among the answer probes'
+
+    def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
+        return found
+
+    def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
+        if step is not Step.PLANES:
+            return Reported()
+        return Reported(tuple(canary_findings.findings(ctx, run.answers)))
+
+
+class Fixture:
+    """Passing fixture tests rerun with the locked files they read perturbed. Its findings
+    (PG106/PG113) are weighed against main's signs: steps/signs_findings.py reports them."""
+
+    name = answers_plan.FIXTURE_DATA
+
+    def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
+        return Planned()
+
+    def run(self, head: HeadRun, found: Found) -> Found:
+        return fixture_run.after_head(head, found)
+
+    def to_wire(self, found: Found) -> dict[str, Any]:
+        return {"probed": fixture_wire.to_dict(found.fixture)}
+
+    def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
+        return replace(found, fixture=fixture_wire.from_dict(data["probed"]))
+
+    def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
+        if step is not Step.PLANES or not run.probed.probed:
+            return Reported()
+        return Reported(
+            notes=(f"probed {len(run.probed.probed)} fixture tests with their data perturbed",)
+        )
+
+
+class InCode:
+    """Production lines the patch adds that carry main's answers (nothing runs)."""
+
+    name = "answers in code"
+
+    def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
+        return Planned()
+
+    def run(self, head: HeadRun, found: Found) -> Found:
+        return found
+
+    def to_wire(self, found: Found) -> dict[str, Any]:
+        return {}
+
+    def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
+        return found
+
+    def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
+        if step is not Step.HUNKS:
+            return Reported()
+        found, note = in_code.check(ctx)
+        return Reported(tuple(found), (note,) if note is not None else ())
+
+
+PROBES: tuple[Probe, ...] = (Answers(), Canaries(), Fixture(), InCode())
+
+
+def planned(ctx: ProbeContext, assigned: frozenset[str] | None) -> dict[str, Planned]:
+    """Each probe's plan, by name."""
+    return {probe.name: probe.plan(ctx, assigned) for probe in PROBES}
+
+
+def head_run_options(plans: Mapping[str, Planned]) -> dict[str, Any]:
+    """What the probes ask of the head's run: keyword options of its session."""
+    return {key: value for plan in plans.values() for key, value in plan.options.items()}
+
+
+def run_all(head: HeadRun) -> Found:
+    """Each probe after the head's run, in order."""
+    found = Found()
+    for probe in PROBES:
+        found = probe.run(head, found)
+    return found
+
+
+def to_wire(found: Found) -> dict[str, Any]:
+    """What the probes found, as `run.json`'s keys."""
+    return {key: value for probe in PROBES for key, value in probe.to_wire(found).items()}
+
+
+def from_wire(data: Mapping[str, Any]) -> Found:
+    """What the probes found, read back from `run.json`."""
+    found = Found()
+    for probe in PROBES:
+        found = probe.from_wire(data, found)
+    return found
+
+
+def reported(step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
+    """Every probe's findings and notes for `step`, in order."""
+    parts = [probe.report(step, ctx, run) for probe in PROBES]
+    return Reported(
+        tuple(f for part in parts for f in part.findings),
+        tuple(note for part in parts for note in part.notes),
+    )

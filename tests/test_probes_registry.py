@@ -1,0 +1,54 @@
+"""The probes' registry: one entry per probe, in the order their runs depend on."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+from planegate.probes import registry
+from planegate.probes.answers.wire import AnswerProbes, ProbeFailure
+from planegate.probes.context import Found, Planned
+from planegate.probes.fixture.wire import ProbeResult
+from planegate.report import ProbeRecord
+
+PROBES_DIR = Path(registry.__file__).resolve().parent
+
+
+def test_every_probe_has_its_own_name() -> None:
+    names = [probe.name for probe in registry.PROBES]
+    assert len(set(names)) == len(names)
+
+
+def test_the_fixture_probe_runs_after_the_probes_whose_time_it_counts() -> None:
+    kinds = [type(probe) for probe in registry.PROBES]
+    fixture = kinds.index(registry.Fixture)
+    assert kinds.index(registry.Answers) < fixture and kinds.index(registry.Canaries) < fixture
+
+
+def test_the_head_runs_options_are_every_probes() -> None:
+    plans = {"a": Planned({"sampled": None}), "b": Planned(), "c": Planned({"repeat": 2})}
+    assert registry.head_run_options(plans) == {"sampled": None, "repeat": 2}
+
+
+def test_what_the_probes_found_crosses_run_json_unchanged() -> None:
+    failure = ProbeFailure("sampled canary", "tests/t.py::test_a", "f (a.py:3): passed", "repro")
+    answers = AnswerProbes(
+        flipped=("tests/t.py::test_b",),
+        failures=(failure,),
+        records=(ProbeRecord("sampled canaries", "fail", 0.5, 1, ""),),
+    )
+    found = Found(answers, ProbeResult(("tests/f.py::test_c",), (("tests/f.py::test_c", ("d",)),)))
+    wire = json.loads(json.dumps(registry.to_wire(found)))
+    assert set(wire) == {"answers", "probed"}
+    assert registry.from_wire(wire) == found
+
+
+def test_package_inits_import_nothing_of_planegate() -> None:
+    """The test child imports `child/` folders: their parents' `__init__` runs first."""
+    inits = [PROBES_DIR / "__init__.py", *PROBES_DIR.glob("*/__init__.py")]
+    inits += PROBES_DIR.glob("*/child/__init__.py")
+    assert len(inits) >= 6
+    for init in inits:
+        tree = ast.parse(init.read_text("utf-8"))
+        assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))], init
