@@ -28,12 +28,20 @@ LAYERS: dict[str, int] = {
     "steps": 2,
     "gate": 3,
     "github": 3,
+    "init": 3,
     "commands": 4,
     "demo": 4,
     "cli": 5,
     "__main__": 5,
 }
-FORBIDDEN = {("steps", "github"), ("runner", "steps"), ("runner", "gate"), ("gate", "github")}
+FORBIDDEN = {
+    ("steps", "github"),
+    ("runner", "steps"),
+    ("runner", "gate"),
+    ("gate", "github"),
+    ("gate", "init"),
+    ("init", "gate"),
+}
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 
