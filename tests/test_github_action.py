@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,8 @@ from planegate.errors import ConfigError
 from planegate.findings import Finding, Severity, Step
 from planegate.github.action import run_action
 from planegate.github.inputs import ActionOptions
+from planegate.modes.registry import MODES
+from planegate.progress import Progress
 from planegate.repo.git import GitRepo
 from planegate.report import Report, json_report
 from planegate.report.markdown import INTERNAL_ERROR_TITLE, MARKER
@@ -34,13 +36,21 @@ def gh() -> Iterator[FakeGitHub]:
 
 
 class Seen:
-    """An `evaluate` that returns a fixed Report and remembers the options it got."""
+    """A `gate` mode whose judge returns a fixed Report and remembers the options it got."""
+
+    name = "gate"
+    posts_verdict = True
+    uses_main_digest = True
+    writes_report = True
 
     def __init__(self, report: Report | Exception) -> None:
         self.result = report
         self.options: list[ActionOptions] = []
 
-    def __call__(self, options: ActionOptions) -> Report:
+    def judge(
+        self, options: ActionOptions, environ: Mapping[str, str], progress: Progress
+    ) -> Report:
+        del environ, progress  # a fixed report needs neither
         self.options.append(options)
         if isinstance(self.result, Exception):
             raise self.result
@@ -72,7 +82,7 @@ def _run(
     out = io.StringIO()
     code = run_action(
         env,
-        evaluate=evaluate,
+        modes={**MODES, "gate": evaluate},
         ancestry=None if git is None else lambda _options: git,
         settings=FAST,
         out=out,

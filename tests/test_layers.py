@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "github": 3,
     "init": 3,
     "commands": 4,
+    "modes": 4,
     "demo": 4,
     "cli": 5,
     "__main__": 5,
@@ -41,6 +42,7 @@ FORBIDDEN = {
     ("gate", "github"),
     ("gate", "init"),
     ("init", "gate"),
+    ("modes", "commands"),
 }
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60

@@ -1,8 +1,9 @@
 """`planegate action`: read the action's inputs and the runner's environment, run, post.
 
-The gate itself is passed in as `evaluate` (the CLI provides it). This module holds the
-token and talks to GitHub; it never imports or runs the code of the repository under test,
-and the token is not part of the options `evaluate` receives.
+The modes are passed in (`modes/registry.py`, by the CLI): this module asks the one the `mode`
+input names for its verdict (`JudgedMode.judge`). It holds the token and talks to GitHub; it
+never imports or runs the code of the repository under test, and the token is not part of the
+options a mode receives.
 
 Fails closed: whatever goes wrong before a verdict, the check run is completed as
 `failure` and the exit code is not 0.
@@ -16,7 +17,7 @@ import sys
 import traceback
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import Protocol, TextIO
 
 from github.Repository import Repository
 
@@ -42,14 +43,27 @@ from planegate.github.posting import (
     post,
     write_summary_and_outputs,
 )
-from planegate.github.recheck import recheck
+from planegate.progress import QUIET, Progress
 from planegate.repo import digest_format
 from planegate.report import Report, StepResult, json_report
-from planegate.report.json_load import load_report
 from planegate.report.workflow_commands import command
 
-Evaluate = Callable[[ActionOptions], Report]
 AncestryFor = Callable[[ActionOptions], artifacts.Ancestry]
+
+
+class JudgedMode(Protocol):
+    """What the posting job needs of a mode: its judge phase (which never runs the project's
+    code) and what the job does around it."""
+
+    name: str
+    posts_verdict: bool  # a check run and a comment; the pull request re-read when untrusted
+    uses_main_digest: bool  # main's digest artifact fetched and handed to the judge
+    writes_report: bool  # the JSON report written to `report_path`
+
+    def judge(
+        self, options: ActionOptions, environ: Mapping[str, str], progress: Progress
+    ) -> Report: ...
+
 
 # ---------------------------------------------------------------- preparing the run
 
@@ -136,25 +150,8 @@ def with_findings(report: Report, findings: tuple[Finding, ...]) -> Report:
 # ---------------------------------------------------------------- evaluating
 
 
-def _evaluate(options: ActionOptions, evaluate: Evaluate) -> Outcome:
-    if options.mode == "report":
-        assert options.report_file is not None
-        try:
-            text = Path(options.report_file).read_bytes()
-        except OSError as error:
-            raise InputDataError(f"{options.report_file}: {error.strerror}") from None
-        report = load_report(text, options.report_file)
-        if report.head != options.head:
-            raise InputDataError(
-                f"{options.report_file} is a report on {report.head[:12]}, "
-                f"not on {options.head[:12]}"
-            )
-        return Outcome(recheck(report, options))
-    return Outcome(evaluate(options))
-
-
-def _write_reports(options: ActionOptions, report: Report) -> None:
-    if options.mode != "report":
+def _write_reports(mode: JudgedMode, options: ActionOptions, report: Report) -> None:
+    if mode.writes_report:
         Path(options.report_path).write_text(json_report.render(report), encoding="utf-8")
 
 
@@ -168,27 +165,31 @@ def _failure(error: BaseException) -> Outcome:
 def _gate_inputs(
     repo: Repository | None,
     event: Event,
+    mode: JudgedMode,
     options: ActionOptions,
     token: str | None,
     ancestry: AncestryFor | None,
 ) -> tuple[ActionOptions, tuple[Finding, ...]]:
     """The pull request re-read when untrusted, and main's digest artifact when one fits."""
-    if repo is None or options.mode not in ("gate", "report"):
+    if repo is None or not mode.posts_verdict:
         return options, ()
     if not event.pull_trusted:
         options = refresh_pull(repo, options)
-    if options.mode != "gate" or ancestry is None or token is None:
+    if not mode.uses_main_digest or ancestry is None or token is None:
         return options, ()
     options, fetch = fetch_main_digest(repo, options, token, ancestry(options))
     return options, fetch.findings()
 
 
-def _outcome(options: ActionOptions, evaluate: Evaluate, extra: tuple[Finding, ...]) -> Outcome:
-    outcome = _evaluate(options, evaluate)
-    if outcome.report is None:
-        return outcome
-    report = with_findings(outcome.report, extra)
-    _write_reports(options, report)
+def _outcome(
+    mode: JudgedMode,
+    options: ActionOptions,
+    environ: Mapping[str, str],
+    extra: tuple[Finding, ...],
+    progress: Progress,
+) -> Outcome:
+    report = with_findings(mode.judge(options, environ, progress), extra)
+    _write_reports(mode, options, report)
     return Outcome(report)
 
 
@@ -216,12 +217,13 @@ def _internal(env: Mapping[str, str], error: Exception) -> None:
 def _publish(
     env: Mapping[str, str],
     repo: Repository | None,
+    mode: JudgedMode,
     options: ActionOptions,
     outcome: Outcome,
     stream: TextIO,
 ) -> int:
-    if options.mode in ("digest", "sweep"):
-        posted = Posted(notes=(f"{options.mode} mode: no check run or comment",))
+    if not mode.posts_verdict:
+        posted = Posted(notes=(f"{mode.name} mode: no check run or comment",))
     else:
         posted = post(repo, options, outcome)
     if options.sarif == "upload" and outcome.report is not None:
@@ -243,7 +245,12 @@ def _publish(
 
 
 def fetch_phase(
-    environ: Mapping[str, str], folder: Path, *, ancestry: AncestryFor, out: TextIO | None = None
+    environ: Mapping[str, str],
+    folder: Path,
+    *,
+    modes: Mapping[str, JudgedMode],
+    ancestry: AncestryFor,
+    out: TextIO | None = None,
 ) -> int:
     """Before phase 1: main's digest artifact into `folder` (read-only for phase 1), with a
     line saying where it came from. Posts nothing and never fails the job: without a digest,
@@ -253,11 +260,12 @@ def fetch_phase(
         event = read_event(environ)
         options = read_options(environ, event)
         token = token_of(environ)
-        if options.mode != "gate" or not token:
+        mode = modes[options.mode]
+        if not mode.uses_main_digest or not token:
             return exitcodes.PASS
         client = make_github(options.api_url, token, None, verify=options.ca_bundle or True)
         options, _ = _gate_inputs(
-            client.get_repo(options.repository), event, options, token, ancestry
+            client.get_repo(options.repository), event, mode, options, token, ancestry
         )
     except Exception as error:  # the judge fetches again and fails closed if it must
         problem = describe(error) if isinstance(error, CALL_ERRORS) else str(error)
@@ -281,10 +289,11 @@ def fetch_phase(
 def run_action(
     environ: Mapping[str, str] | None = None,
     *,
-    evaluate: Evaluate,
+    modes: Mapping[str, JudgedMode],
     ancestry: AncestryFor | None = None,
     settings: ClientSettings | None = None,
     out: TextIO | None = None,
+    progress: Progress = QUIET,
 ) -> int:
     """Run one mode of the action and post the result; returns the process exit code."""
     env = os.environ if environ is None else environ
@@ -302,6 +311,7 @@ def run_action(
     except PlanegateError as error:
         stream.write(command("error", error.message, {"title": "planegate"}) + "\n")
         return error.exit_code
+    mode = modes[options.mode]
     token = token_of(env)
     repo = (
         make_github(options.api_url, token, settings, verify=options.ca_bundle or True).get_repo(
@@ -311,8 +321,8 @@ def run_action(
         else None
     )
     try:
-        options, extra = _gate_inputs(repo, event, options, token, ancestry)
-        outcome = _outcome(options, evaluate, extra)
+        options, extra = _gate_inputs(repo, event, mode, options, token, ancestry)
+        outcome = _outcome(mode, options, env, extra, progress)
     except Exception as error:  # fail closed: no crash ever reads as a verdict
         outcome = _fail_closed(env, error)
-    return _publish(env, repo, options, outcome, stream)
+    return _publish(env, repo, mode, options, outcome, stream)

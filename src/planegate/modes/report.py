@@ -18,6 +18,7 @@ of the suite (PG404).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 
@@ -26,10 +27,51 @@ from planegate.findings import Finding, Step
 from planegate.gate import context
 from planegate.gate.context import Context, GateOptions
 from planegate.github.inputs import ActionOptions, agent_of
+from planegate.modes.base import no_run_phase
+from planegate.progress import Progress
 from planegate.report import Report, StepResult
+from planegate.report.json_load import load_report
 from planegate.runner.session import RunResult
 from planegate.steps import evidence, hunks, ledger
 from planegate.steps.inputs import RunFacts, StepCheck
+
+
+class ReportMode:
+    """No run phase: the report was made by the pull request's own run."""
+
+    name = "report"
+    posts_verdict = True
+    uses_main_digest = False
+    writes_report = False
+
+    def run(
+        self, options: ActionOptions, folder: Path, environ: Mapping[str, str], progress: Progress
+    ) -> int:
+        raise no_run_phase(self.name)
+
+    def judge(
+        self, options: ActionOptions, environ: Mapping[str, str], progress: Progress
+    ) -> Report:
+        return recheck(read_report(options), options)
+
+
+REPORT = ReportMode()
+
+
+def read_report(options: ActionOptions) -> Report:
+    """The `report-file` input's report, which must be on the pull request's head."""
+    assert options.report_file is not None
+    try:
+        text = Path(options.report_file).read_bytes()
+    except OSError as error:
+        raise InputDataError(f"{options.report_file}: {error.strerror}") from None
+    report = load_report(text, options.report_file)
+    if report.head != options.head:
+        raise InputDataError(
+            f"{options.report_file} is a report on {report.head[:12]}, not on {options.head[:12]}"
+        )
+    return report
+
 
 # What the recomputation produces; a report's other findings of these steps are kept.
 RECOMPUTED_RULES = {
