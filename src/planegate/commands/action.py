@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from planegate.github.inputs import ActionOptions, read_event, read_options
+from planegate.github.inputs import Job, read_job
 from planegate.modes.base import exchange_folder, main_digest_folder, phase_of
 from planegate.modes.registry import MODES
 from planegate.progress import Progress
@@ -21,14 +21,14 @@ from planegate.repo.git import GitRepo
 
 def run_phase(environ: Mapping[str, str], progress: Progress) -> int:
     """The mode's run phase: its data for the judge in the exchange folder, nothing else."""
-    options = read_options(environ, read_event(environ))
+    job = read_job(environ)
     folder = exchange_folder(environ)
     folder.mkdir(parents=True, exist_ok=True)
-    return MODES[options.mode].run(options, folder, environ, progress)
+    return MODES[job.inputs.mode].run(job, folder, environ, progress)
 
 
-def _checkout(options: ActionOptions) -> GitRepo:
-    return GitRepo(Path(options.working_directory))
+def _checkout(job: Job) -> GitRepo:
+    return GitRepo(Path(job.working_directory))
 
 
 def main(progress: Progress) -> int:

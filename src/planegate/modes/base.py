@@ -15,7 +15,7 @@ from typing import Protocol
 
 from planegate.errors import UsageError
 from planegate.github.action import JudgedMode
-from planegate.github.inputs import ActionOptions
+from planegate.github.inputs import Job
 from planegate.progress import Progress
 
 PHASES = ("all", "fetch", "run", "judge")
@@ -24,9 +24,7 @@ PHASES = ("all", "fetch", "run", "judge")
 class Mode(JudgedMode, Protocol):
     """One mode of the action: what the posting job needs of it, and its run phase."""
 
-    def run(
-        self, options: ActionOptions, folder: Path, environ: Mapping[str, str], progress: Progress
-    ) -> int:
+    def run(self, job: Job, folder: Path, environ: Mapping[str, str], progress: Progress) -> int:
         """The run phase: may run the project's code, never holds the token; leaves its data
         for the judge in the exchange `folder`."""
         ...
@@ -53,9 +51,9 @@ def main_digest_folder(environ: Mapping[str, str]) -> Path:
     return Path(folder)
 
 
-def out_folder(options: ActionOptions, environ: Mapping[str, str]) -> Path:
+def out_folder(job: Job) -> Path:
     """Where the judge writes what the workflow uploads: PLANEGATE_OUT, else the checkout."""
-    return Path(environ.get("PLANEGATE_OUT") or options.working_directory)
+    return Path(job.runner.out or job.working_directory)
 
 
 def no_run_phase(name: str) -> UsageError:

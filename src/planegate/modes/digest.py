@@ -12,7 +12,7 @@ from planegate.config.from_git import load_config
 from planegate.errors import InputDataError
 from planegate.gate import exchange
 from planegate.gate.digest_check import build_digest, compute_digest
-from planegate.github.inputs import ActionOptions
+from planegate.github.inputs import FetchedDigest, Job
 from planegate.modes.base import exchange_folder, out_folder, phase_of
 from planegate.progress import Progress
 from planegate.repo import digest_format as digest_mod
@@ -27,26 +27,28 @@ class DigestMode:
     uses_main_digest = False
     writes_report = True
 
-    def run(
-        self, options: ActionOptions, folder: Path, environ: Mapping[str, str], progress: Progress
-    ) -> int:
-        repo = GitRepo(Path(options.working_directory))
-        made = build_digest(repo, repo.resolve(options.head), options.config, progress)
+    def run(self, job: Job, folder: Path, environ: Mapping[str, str], progress: Progress) -> int:
+        repo = GitRepo(Path(job.working_directory))
+        made = build_digest(repo, repo.resolve(job.head), job.inputs.config, progress)
         exchange.write_file(folder, digest_mod.FILE_NAME, digest_mod.to_json(made))
         return exitcodes.PASS
 
     def judge(
-        self, options: ActionOptions, environ: Mapping[str, str], progress: Progress
+        self,
+        job: Job,
+        digest: FetchedDigest | None,
+        environ: Mapping[str, str],
+        progress: Progress,
     ) -> Report:
-        repo = GitRepo(Path(options.working_directory))
-        commit = repo.resolve(options.head)
+        repo = GitRepo(Path(job.working_directory))
+        commit = repo.resolve(job.head)
         if phase_of(environ) == "all":
-            made = build_digest(repo, commit, options.config, progress)
+            made = build_digest(repo, commit, job.inputs.config, progress)
             source = "collected and hashed in this run"
         else:
-            made = _rehashed(repo, commit, options, exchange_folder(environ))
+            made = _rehashed(repo, commit, job, exchange_folder(environ))
             source = "hashed from git by the judge; inventory and main's run from the run phase"
-        out = out_folder(options, environ) / digest_mod.FILE_NAME
+        out = out_folder(job) / digest_mod.FILE_NAME
         out.write_text(digest_mod.to_json(made), "utf-8")
         return Report(
             base=commit,
@@ -62,9 +64,7 @@ class DigestMode:
 DIGEST = DigestMode()
 
 
-def _rehashed(
-    repo: GitRepo, commit: str, options: ActionOptions, folder: Path
-) -> digest_mod.Digest:
+def _rehashed(repo: GitRepo, commit: str, job: Job, folder: Path) -> digest_mod.Digest:
     """The run phase's digest with its hashes recomputed from git: only the inventory and
     main's run are taken from it."""
     path = folder / digest_mod.FILE_NAME
@@ -74,7 +74,7 @@ def _rehashed(
         raise InputDataError(f"{path}: missing: the run phase left no digest") from None
     claimed = digest_mod.from_json(text, str(path))
     snap = snapshot(repo, commit)
-    cfg = load_config(repo, commit, options.config, set(snap.files))
+    cfg = load_config(repo, commit, job.inputs.config, set(snap.files))
     made = compute_digest(snap, cfg, claimed.inventory, claimed.run)
     if claimed.commit != commit:
         raise InputDataError(f"{path}: made for {claimed.commit[:12]}, not {commit[:12]}")

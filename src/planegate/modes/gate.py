@@ -15,7 +15,7 @@ from planegate.gate.context import Context, DigestInput, GateOptions
 from planegate.gate.digest_check import check_digest
 from planegate.gate.execute import Execution, execute
 from planegate.gate.judge import judge
-from planegate.github.inputs import ActionOptions, agent_of
+from planegate.github.inputs import FetchedDigest, Job, agent_of
 from planegate.github.locate import place_failures
 from planegate.modes.base import exchange_folder, main_digest_folder, phase_of
 from planegate.progress import Progress
@@ -29,11 +29,8 @@ class GateMode:
     uses_main_digest = True
     writes_report = True
 
-    def run(
-        self, options: ActionOptions, folder: Path, environ: Mapping[str, str], progress: Progress
-    ) -> int:
-        options = _with_fetched_digest(options, environ)
-        ctx = gate_context(options, agent=True)
+    def run(self, job: Job, folder: Path, environ: Mapping[str, str], progress: Progress) -> int:
+        ctx = gate_context(job, fetched_digest(environ), agent=True)
         digest = check_digest(ctx)
         execution = execute(
             ctx,
@@ -49,10 +46,14 @@ class GateMode:
         return exitcodes.PASS
 
     def judge(
-        self, options: ActionOptions, environ: Mapping[str, str], progress: Progress
+        self,
+        job: Job,
+        digest: FetchedDigest | None,
+        environ: Mapping[str, str],
+        progress: Progress,
     ) -> Report:
         """The whole gate (phase `all`) or the judge half over the run phase's data."""
-        ctx = gate_context(options)
+        ctx = gate_context(job, digest)
         if phase_of(environ) == "all":
             execution, report = pipeline.execute_and_judge(ctx, progress)
             return _placed(report, ctx, execution)
@@ -72,49 +73,48 @@ class GateMode:
 GATE = GateMode()
 
 
-def gate_options(options: ActionOptions, agent: bool = True) -> GateOptions:
-    if options.base is None:
+def gate_options(job: Job, digest: FetchedDigest | None, agent: bool = True) -> GateOptions:
+    if job.base is None:
         raise UsageError("no base commit: pass the `base` input (the event names none)")
     return GateOptions(
-        root=Path(options.working_directory),
-        base=options.base,
-        head=options.head,
-        digest=_digest_input(options),
-        config_path=options.config,
+        root=Path(job.working_directory),
+        base=job.base,
+        head=job.head,
+        digest=_digest_input(digest),
+        config_path=job.inputs.config,
         agent=agent,
-        author=options.author or "the patch author",
+        author=job.author or "the patch author",
     )
 
 
-def _digest_input(options: ActionOptions) -> DigestInput | None:
+def _digest_input(digest: FetchedDigest | None) -> DigestInput | None:
     """Main's digest artifact, handed to the gate in memory (never through a file)."""
-    if options.digest is None:
+    if digest is None:
         return None
-    origin = options.digest_source or f"artifact {options.digest_artifact}"
-    return DigestInput(options.digest, f"{digest_mod.FILE_NAME} of {origin}", origin)
+    return DigestInput(digest.data, f"{digest_mod.FILE_NAME} of {digest.source}", digest.source)
 
 
-def gate_context(options: ActionOptions, agent: bool | None = None) -> Context:
+def gate_context(job: Job, digest: FetchedDigest | None, agent: bool | None = None) -> Context:
     """The gate's context, built once: the agent decision reads the base's planegate.yml."""
-    ctx = context.build(gate_options(options))
-    return ctx.with_agent(agent_of(options, ctx.cfg) if agent is None else agent)
+    ctx = context.build(gate_options(job, digest))
+    return ctx.with_agent(agent_of(job, ctx.cfg) if agent is None else agent)
 
 
-def _with_fetched_digest(options: ActionOptions, environ: Mapping[str, str]) -> ActionOptions:
+def fetched_digest(environ: Mapping[str, str]) -> FetchedDigest | None:
     """Main's digest as the fetch phase left it (read-only here), when it found one: the run
     phase then reads the base's inventory and outcomes from it instead of running the base."""
     if not environ.get("PLANEGATE_MAIN_DIGEST"):
-        return options
+        return None
     folder = main_digest_folder(environ)
     try:
         text = (folder / digest_mod.FILE_NAME).read_bytes()
     except FileNotFoundError:
-        return options
+        return None
     except OSError as error:
         raise InputDataError(f"{folder / digest_mod.FILE_NAME}: {error.strerror}") from None
     source = folder / digest_mod.SOURCE_NAME
     said = source.read_text("utf-8", "replace").strip() if source.is_file() else ""
-    return replace(options, digest=text, digest_source=said or "main's digest artifact")
+    return FetchedDigest(text, said or "main's digest artifact")
 
 
 def _placed(report: Report, ctx: Context, execution: Execution) -> Report:

@@ -11,7 +11,7 @@ from pathlib import Path
 from planegate import exitcodes, loading
 from planegate.errors import InputDataError, ServiceUnavailable
 from planegate.gate import exchange
-from planegate.github.inputs import ActionOptions
+from planegate.github.inputs import FetchedDigest, Job
 from planegate.modes.base import exchange_folder, out_folder, phase_of
 from planegate.progress import Progress
 from planegate.repo.git import GitRepo
@@ -27,18 +27,20 @@ class SweepMode:
     uses_main_digest = False
     writes_report = True
 
-    def run(
-        self, options: ActionOptions, folder: Path, environ: Mapping[str, str], progress: Progress
-    ) -> int:
-        exchange.write_file(folder, SWEEP_FILE, _sweep_json(options, progress))
+    def run(self, job: Job, folder: Path, environ: Mapping[str, str], progress: Progress) -> int:
+        exchange.write_file(folder, SWEEP_FILE, _sweep_json(job, progress))
         return exitcodes.PASS
 
     def judge(
-        self, options: ActionOptions, environ: Mapping[str, str], progress: Progress
+        self,
+        job: Job,
+        digest: FetchedDigest | None,
+        environ: Mapping[str, str],
+        progress: Progress,
     ) -> Report:
-        commit = GitRepo(Path(options.working_directory)).resolve(options.head)
+        commit = GitRepo(Path(job.working_directory)).resolve(job.head)
         if phase_of(environ) == "all":
-            text: str | bytes = _sweep_json(options, progress)
+            text: str | bytes = _sweep_json(job, progress)
             source = "this run"
         else:
             path = exchange_folder(environ) / SWEEP_FILE
@@ -47,18 +49,18 @@ class SweepMode:
             except FileNotFoundError:
                 raise InputDataError(f"{path}: missing: the run phase left no sweep") from None
             source = str(path)
-        return _proposals(text, source, commit, out_folder(options, environ))
+        return _proposals(text, source, commit, out_folder(job))
 
 
 SWEEP = SweepMode()
 
 
-def _sweep_json(options: ActionOptions, progress: Progress) -> str:
+def _sweep_json(job: Job, progress: Progress) -> str:
     from planegate.freeze import ledger, sweep_run
 
-    root = Path(options.working_directory)
+    root = Path(job.working_directory)
     outcome = sweep_run.sweep(
-        sweep_run.SweepOptions(root=root, commit=options.head, config_path=options.config),
+        sweep_run.SweepOptions(root=root, commit=job.head, config_path=job.inputs.config),
         progress,
     )
     return json.dumps(
