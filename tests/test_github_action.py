@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,9 @@ from helpers.repo_helper import TestRepo
 from planegate.errors import ConfigError
 from planegate.findings import Finding, Severity, Step
 from planegate.github.action import run_action
-from planegate.github.inputs import ActionOptions
+from planegate.github.inputs import FetchedDigest, Job
+from planegate.modes.registry import MODES
+from planegate.progress import Progress
 from planegate.repo.git import GitRepo
 from planegate.report import Report, json_report
 from planegate.report.markdown import INTERNAL_ERROR_TITLE, MARKER
@@ -34,14 +36,28 @@ def gh() -> Iterator[FakeGitHub]:
 
 
 class Seen:
-    """An `evaluate` that returns a fixed Report and remembers the options it got."""
+    """A `gate` mode whose judge returns a fixed Report and remembers the job and digest."""
+
+    name = "gate"
+    posts_verdict = True
+    uses_main_digest = True
+    writes_report = True
 
     def __init__(self, report: Report | Exception) -> None:
         self.result = report
-        self.options: list[ActionOptions] = []
+        self.jobs: list[Job] = []
+        self.digests: list[FetchedDigest | None] = []
 
-    def __call__(self, options: ActionOptions) -> Report:
-        self.options.append(options)
+    def judge(
+        self,
+        job: Job,
+        digest: FetchedDigest | None,
+        environ: Mapping[str, str],
+        progress: Progress,
+    ) -> Report:
+        del environ, progress  # a fixed report needs neither
+        self.jobs.append(job)
+        self.digests.append(digest)
         if isinstance(self.result, Exception):
             raise self.result
         return self.result
@@ -72,8 +88,8 @@ def _run(
     out = io.StringIO()
     code = run_action(
         env,
-        evaluate=evaluate,
-        ancestry=None if git is None else lambda _options: git,
+        modes={**MODES, "gate": evaluate},
+        ancestry=None if git is None else lambda _job: git,
         settings=FAST,
         out=out,
     )
@@ -135,11 +151,12 @@ def test_two_runs_leave_one_comment(gh: FakeGitHub, tmp_path: Path) -> None:
 def test_the_token_never_reaches_evaluate(gh: FakeGitHub, tmp_path: Path) -> None:
     seen = Seen(HONEST)
     _run(gh, tmp_path, seen, agent_authors="*[bot]", comment="on-failure")
-    (options,) = seen.options
-    assert "ghs_test_token" not in repr(options)
-    assert options.pull_number == 7 and options.head == HEAD and options.base == BASE
-    assert options.author == "coder[bot]" and options.agent is True
-    assert options.comment == "on-failure"
+    (job,) = seen.jobs
+    assert "ghs_test_token" not in repr(job)
+    assert job.pull is not None and job.pull.number == 7
+    assert job.head == HEAD and job.base == BASE
+    assert job.author == "coder[bot]" and job.agent is True
+    assert job.inputs.comment == "on-failure"
 
 
 def test_fork_403_falls_back_to_workflow_commands_and_says_so(
@@ -255,7 +272,7 @@ def _report_mode(
         report_file=str(report_file),
         working_directory=str(repo.root),
     )
-    assert seen.options == []
+    assert seen.jobs == []
     return code, out
 
 
@@ -339,8 +356,8 @@ def test_workflow_run_rereads_the_uploaded_pull_request_from_the_api(
     )
 
     assert code == 3
-    (options,) = seen.options
-    assert options.author == "coder[bot]" and options.agent is True and options.base == BASE
+    (job,) = seen.jobs
+    assert job.author == "coder[bot]" and job.agent is True and job.base == BASE
     assert len(gh.requests_to("GET", r"/pulls/7$")) == 1
     (run,) = _check_runs(gh)
     assert run["head_sha"] == HEAD
@@ -354,9 +371,10 @@ def test_main_digest_artifact_reaches_evaluate(
     code, _ = _run(gh, tmp_path, seen, (gh.event_payload(8), "pull_request"), git=clone)
 
     assert code == 0
-    (options,) = seen.options
-    assert options.digest == b'{"root": "r"}'  # in memory: no temporary file
-    assert "(the base tip)" in (options.digest_source or "")
+    (digest,) = seen.digests
+    assert digest is not None
+    assert digest.data == b'{"root": "r"}'  # in memory: no temporary file
+    assert "(the base tip)" in digest.source
 
 
 def test_a_pull_request_artifact_is_refused_with_a_finding(
@@ -367,7 +385,7 @@ def test_a_pull_request_artifact_is_refused_with_a_finding(
     code, _ = _run(gh, tmp_path, seen, (gh.event_payload(8), "pull_request"), git=clone)
 
     assert code == 0  # a refusal is a warning; the gate recomputes at the base tip
-    assert seen.options[0].digest is None
+    assert seen.digests[0] is None
     written = json.loads((tmp_path / "planegate-report.json").read_text())
     rules = [f["rule"] for step in written["steps"] for f in step["findings"]]
     assert rules == ["PG306", "PG307"]
@@ -397,6 +415,6 @@ def test_push_event_posts_on_the_pushed_commit_without_a_comment(
     seen = Seen(HONEST)
     code, _ = _run(gh, tmp_path, seen, (event, "push"))
     assert code == 0
-    assert seen.options[0].base == BASE and seen.options[0].pull_number is None
+    assert seen.jobs[0].base == BASE and seen.jobs[0].pull is None
     (run,) = _check_runs(gh)
     assert run["head_sha"] == HEAD and gh.comments == {}

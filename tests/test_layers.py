@@ -29,12 +29,22 @@ LAYERS: dict[str, int] = {
     "probes": 2,
     "gate": 3,
     "github": 3,
+    "init": 3,
     "commands": 4,
+    "modes": 4,
     "demo": 4,
     "cli": 5,
     "__main__": 5,
 }
-FORBIDDEN = {("steps", "github"), ("runner", "steps"), ("runner", "gate"), ("gate", "github")}
+FORBIDDEN = {
+    ("steps", "github"),
+    ("runner", "steps"),
+    ("runner", "gate"),
+    ("gate", "github"),
+    ("gate", "init"),
+    ("init", "gate"),
+    ("modes", "commands"),
+}
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 

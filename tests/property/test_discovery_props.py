@@ -6,7 +6,7 @@ import pathspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planegate.runner.discover import data_patterns
+from planegate.init.discover import data_patterns
 
 NAMES = st.sampled_from(["a", "b", "data", "tests", "x.txt", "y.json", "g.py"])
 PATHS = st.lists(NAMES, min_size=1, max_size=4).map("/".join)

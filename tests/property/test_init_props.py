@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from planegate.config import load as config
 from planegate.config import planemap
-from planegate.config.propose import NODEIDS, FilePlan, Proposal, render
-from planegate.config.propose_ast import index
-from planegate.config.propose_split import Split, split_source
+from planegate.init.propose import NODEIDS, FilePlan, Proposal, render
+from planegate.init.propose_ast import index
+from planegate.init.split import Split, split_source
 
 # A unit is a module-level test (given or not) or a class of tests; `helper` is the index of
 # a module-level helper the test uses (or None).

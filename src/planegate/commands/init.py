@@ -8,13 +8,13 @@ from planegate.commands.common import emit_config, progress_of, refuse_existing,
 
 
 def run(args: argparse.Namespace) -> int:
-    from planegate.config import init_suite
-    from planegate.runner.collection import Collector
+    from planegate.init import suite
+    from planegate.init.collect import Collector
 
     root = root_of(args)
     if args.write:
         refuse_existing(root)  # before --split changes the working tree
-    options = init_suite.InitOptions(
+    options = suite.InitOptions(
         root,
         tuple(args.tests),
         tuple(dict.fromkeys(["hypothesis", *args.plugin])),
@@ -22,9 +22,9 @@ def run(args: argparse.Namespace) -> int:
         trace=not args.no_trace,
     )
     collect = Collector(root, options.plugins, options.trace)
-    proposal = init_suite.propose(options, collect, progress_of(args))
+    proposal = suite.propose(options, collect, progress_of(args))
     if collect.traced is not None:
-        from planegate.commands.observe import propose_data
+        from planegate.init.observe import propose_data
 
         propose_data(root, proposal, collect.traced)
     return emit_config(root, proposal.text, proposal.notes, args.write)

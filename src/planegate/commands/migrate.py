@@ -9,7 +9,7 @@ from planegate.commands.common import emit_config, root_of
 
 
 def run(args: argparse.Namespace) -> int:
-    from planegate.config import migrate
+    from planegate.init import migrate
 
     root = root_of(args)
     result = migrate.migrate([Path(f) if Path(f).is_absolute() else root / f for f in args.files])

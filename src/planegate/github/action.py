@@ -1,8 +1,9 @@
 """`planegate action`: read the action's inputs and the runner's environment, run, post.
 
-The gate itself is passed in as `evaluate` (the CLI provides it). This module holds the
-token and talks to GitHub; it never imports or runs the code of the repository under test,
-and the token is not part of the options `evaluate` receives.
+The modes are passed in (`modes/registry.py`, by the CLI): this module asks the one the `mode`
+input names for its verdict (`JudgedMode.judge`). It holds the token and talks to GitHub; it
+never imports or runs the code of the repository under test, and the token is not part of the
+options a mode receives.
 
 Fails closed: whatever goes wrong before a verdict, the check run is completed as
 `failure` and the exit code is not 0.
@@ -16,54 +17,95 @@ import sys
 import traceback
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import Protocol, TextIO
 
 from github.Repository import Repository
 
 from planegate import exitcodes
-from planegate.errors import InputDataError, PlanegateError
+from planegate.errors import InputDataError, PlanegateError, UsageError
 from planegate.findings import Finding
 from planegate.github import artifacts, codescanning
 from planegate.github.client import CALL_ERRORS, ClientSettings, describe, make_github
-from planegate.github.event import Event, PullRequest
+from planegate.github.event import PullRequest
 from planegate.github.inputs import (
-    ActionOptions,
+    ActionInputs,
+    FetchedDigest,
+    Job,
+    RunnerEnv,
+    default_report_path,
+    head_of,
     in_actions,
-    read_event,
-    read_options,
+    read_inputs,
+    read_runner,
     token_of,
-    with_agent,
 )
 from planegate.github.posting import (
+    Destination,
     Outcome,
     Posted,
+    destination,
     exit_code,
     fallback_commands,
     post,
     write_summary_and_outputs,
 )
-from planegate.github.recheck import recheck
+from planegate.progress import QUIET, Progress
 from planegate.repo import digest_format
 from planegate.report import Report, StepResult, json_report
-from planegate.report.json_load import load_report
 from planegate.report.workflow_commands import command
 
-Evaluate = Callable[[ActionOptions], Report]
-AncestryFor = Callable[[ActionOptions], artifacts.Ancestry]
+AncestryFor = Callable[[Job], artifacts.Ancestry]
+
+
+class JudgedMode(Protocol):
+    """What the posting job needs of a mode: its judge phase (which never runs the project's
+    code) and what the job does around it."""
+
+    name: str
+    posts_verdict: bool  # a check run and a comment; the pull request re-read when untrusted
+    uses_main_digest: bool  # main's digest artifact fetched and handed to the judge
+    writes_report: bool  # the JSON report written (else `report-file` is the report to post)
+
+    def judge(
+        self,
+        job: Job,
+        digest: FetchedDigest | None,
+        environ: Mapping[str, str],
+        progress: Progress,
+    ) -> Report: ...
+
 
 # ---------------------------------------------------------------- preparing the run
 
 
-def refresh_pull(repo: Repository, options: ActionOptions) -> ActionOptions:
-    """Re-read a pull request named by an uploaded file (or workflow_run's short list) from
-    the API; the file came from the pull request's own run and is not trusted."""
-    if options.pull_number is None:
-        return options
-    pull = repo.get_pull(options.pull_number)
-    if pull.head.sha != options.head:
+def check_inputs(mode: JudgedMode, inputs: ActionInputs, runner: RunnerEnv) -> None:
+    """Refuse, before anything is posted, the inputs the mode cannot run with."""
+    head_of(inputs, runner.event)
+    if not mode.writes_report and inputs.report_file is None:
+        raise UsageError(
+            f"mode `{mode.name}` needs the `report-file` input (a `--format json` report)"
+        )
+
+
+def report_path(mode: JudgedMode, inputs: ActionInputs, runner: RunnerEnv) -> str:
+    """Where the JSON report is written: `report-file` when the mode writes one, else the
+    default path (for a mode that reads `report-file` instead)."""
+    written = inputs.report_file if mode.writes_report else None
+    return written or default_report_path(inputs, runner)
+
+
+def reread_pull(repo: Repository, inputs: ActionInputs, runner: RunnerEnv) -> Job:
+    """The job, with a pull request named by an uploaded file (or workflow_run's short list)
+    re-read from the API; the file came from the pull request's own run and is not trusted."""
+    pull_of_event = runner.event.pull
+    if pull_of_event is None:
+        return Job(inputs, runner, None)
+    head = head_of(inputs, runner.event)
+    pull = repo.get_pull(pull_of_event.number)
+    if pull.head.sha != head:
         raise InputDataError(
             f"pull request #{pull.number} is at {pull.head.sha[:12]}, but the run tested "
-            f"{options.head[:12]}",
+            f"{head[:12]}",
             "the pull request moved on or the uploaded event file names another one",
         )
     facts = PullRequest(
@@ -77,44 +119,41 @@ def refresh_pull(repo: Repository, options: ActionOptions) -> ActionOptions:
         head_repository=pull.head.repo.full_name if pull.head.repo else None,
         base_repository=pull.base.repo.full_name,
     )
-    refreshed = dataclasses.replace(
-        options,
-        base=facts.base_sha,
-        author=facts.author,
-        labels=facts.labels,
-        from_fork=facts.from_fork,
-    )
-    return with_agent(refreshed)
-
-
-def _recomputed(
-    options: ActionOptions, source: str, problem: str | None = None
-) -> tuple[ActionOptions, artifacts.DigestFetch]:
-    fetch = artifacts.DigestFetch(None, source, problem=problem)
-    return dataclasses.replace(options, digest_source=fetch.source), fetch
+    return Job(inputs, runner, facts, reread=True)
 
 
 def fetch_main_digest(
-    repo: Repository, options: ActionOptions, token: str, ancestry: artifacts.Ancestry
-) -> tuple[ActionOptions, artifacts.DigestFetch]:
-    if options.base is None or options.repository_id is None or not options.default_branch:
-        return _recomputed(options, "no base commit or repository facts: recomputed")
+    repo: Repository, job: Job, token: str, ancestry: artifacts.Ancestry
+) -> artifacts.DigestFetch:
+    event = job.runner.event
+    if job.base is None or event.repository_id is None or not event.default_branch:
+        return artifacts.DigestFetch(None, "no base commit or repository facts: recomputed")
     try:
-        base = ancestry.resolve(options.base)
+        base = ancestry.resolve(job.base)
     except PlanegateError as error:
-        return _recomputed(options, "recomputed: the base commit is unknown", error.message)
+        return artifacts.DigestFetch(
+            None, "recomputed: the base commit is unknown", problem=error.message
+        )
     request = artifacts.DigestRequest(
         token=token,
-        repository_id=options.repository_id,
-        default_branch=options.default_branch,
+        repository_id=event.repository_id,
+        default_branch=event.default_branch,
         base=base,
-        name=options.digest_artifact,
+        name=job.inputs.digest_artifact,
     )
     try:
-        fetch = artifacts.fetch_digest(repo, request, ancestry, verify=options.ca_bundle or True)
+        return artifacts.fetch_digest(repo, request, ancestry, verify=job.inputs.ca_bundle or True)
     except PlanegateError as error:  # git itself failed: the artifact cannot be checked
-        return _recomputed(options, f"recomputed at the base tip {base[:12]}", error.message)
-    return dataclasses.replace(options, digest=fetch.data, digest_source=fetch.source), fetch
+        return artifacts.DigestFetch(
+            None, f"recomputed at the base tip {base[:12]}", problem=error.message
+        )
+
+
+def accepted(fetch: artifacts.DigestFetch, inputs: ActionInputs) -> FetchedDigest | None:
+    """The fetched artifact's bytes, when it was accepted."""
+    if fetch.data is None:
+        return None
+    return FetchedDigest(fetch.data, fetch.source or f"artifact {inputs.digest_artifact}")
 
 
 def with_findings(report: Report, findings: tuple[Finding, ...]) -> Report:
@@ -136,26 +175,9 @@ def with_findings(report: Report, findings: tuple[Finding, ...]) -> Report:
 # ---------------------------------------------------------------- evaluating
 
 
-def _evaluate(options: ActionOptions, evaluate: Evaluate) -> Outcome:
-    if options.mode == "report":
-        assert options.report_file is not None
-        try:
-            text = Path(options.report_file).read_bytes()
-        except OSError as error:
-            raise InputDataError(f"{options.report_file}: {error.strerror}") from None
-        report = load_report(text, options.report_file)
-        if report.head != options.head:
-            raise InputDataError(
-                f"{options.report_file} is a report on {report.head[:12]}, "
-                f"not on {options.head[:12]}"
-            )
-        return Outcome(recheck(report, options))
-    return Outcome(evaluate(options))
-
-
-def _write_reports(options: ActionOptions, report: Report) -> None:
-    if options.mode != "report":
-        Path(options.report_path).write_text(json_report.render(report), encoding="utf-8")
+def _write_reports(mode: JudgedMode, dest: Destination, report: Report) -> None:
+    if mode.writes_report:
+        Path(dest.report_path).write_text(json_report.render(report), encoding="utf-8")
 
 
 def _failure(error: BaseException) -> Outcome:
@@ -165,31 +187,36 @@ def _failure(error: BaseException) -> Outcome:
     return Outcome(None, f"{type(error).__name__}: {error}", exitcodes.INTERNAL)
 
 
-def _gate_inputs(
+def _job(repo: Repository | None, mode: JudgedMode, inputs: ActionInputs, runner: RunnerEnv) -> Job:
+    """The job, its pull request re-read from the API when the event's copy is untrusted."""
+    if repo is None or not mode.posts_verdict or runner.event.pull_trusted:
+        return Job(inputs, runner, runner.event.pull)
+    return reread_pull(repo, inputs, runner)
+
+
+def _main_digest(
     repo: Repository | None,
-    event: Event,
-    options: ActionOptions,
+    mode: JudgedMode,
+    job: Job,
     token: str | None,
     ancestry: AncestryFor | None,
-) -> tuple[ActionOptions, tuple[Finding, ...]]:
-    """The pull request re-read when untrusted, and main's digest artifact when one fits."""
-    if repo is None or options.mode not in ("gate", "report"):
-        return options, ()
-    if not event.pull_trusted:
-        options = refresh_pull(repo, options)
-    if options.mode != "gate" or ancestry is None or token is None:
-        return options, ()
-    options, fetch = fetch_main_digest(repo, options, token, ancestry(options))
-    return options, fetch.findings()
+) -> artifacts.DigestFetch | None:
+    """Main's digest artifact, when the mode uses one and it can be fetched."""
+    if repo is None or not mode.uses_main_digest or ancestry is None or token is None:
+        return None
+    return fetch_main_digest(repo, job, token, ancestry(job))
 
 
-def _outcome(options: ActionOptions, evaluate: Evaluate, extra: tuple[Finding, ...]) -> Outcome:
-    outcome = _evaluate(options, evaluate)
-    if outcome.report is None:
-        return outcome
-    report = with_findings(outcome.report, extra)
-    _write_reports(options, report)
-    return Outcome(report)
+def _outcome(
+    mode: JudgedMode,
+    job: Job,
+    fetch: artifacts.DigestFetch | None,
+    environ: Mapping[str, str],
+    progress: Progress,
+) -> Outcome:
+    digest = None if fetch is None else accepted(fetch, job.inputs)
+    report = mode.judge(job, digest, environ, progress)
+    return Outcome(with_findings(report, () if fetch is None else fetch.findings()))
 
 
 def _fail_closed(env: Mapping[str, str], error: Exception) -> Outcome:
@@ -216,19 +243,20 @@ def _internal(env: Mapping[str, str], error: Exception) -> None:
 def _publish(
     env: Mapping[str, str],
     repo: Repository | None,
-    options: ActionOptions,
+    mode: JudgedMode,
+    dest: Destination,
     outcome: Outcome,
     stream: TextIO,
 ) -> int:
-    if options.mode in ("digest", "sweep"):
-        posted = Posted(notes=(f"{options.mode} mode: no check run or comment",))
+    if not mode.posts_verdict:
+        posted = Posted(notes=(f"{mode.name} mode: no check run or comment",))
     else:
-        posted = post(repo, options, outcome)
-    if options.sarif == "upload" and outcome.report is not None:
-        posted = codescanning.upload(repo, options, outcome.report, posted)
+        posted = post(repo, dest, outcome)
+    if dest.upload_sarif and outcome.report is not None:
+        posted = codescanning.upload(repo, dest, outcome.report, posted)
     if posted.read_only or repo is None:
         fallback_commands(outcome, stream)
-    for problem in write_summary_and_outputs(env, options, outcome, posted):
+    for problem in write_summary_and_outputs(env, dest, outcome, posted):
         stream.write(command("warning", problem, {"title": "planegate"}) + "\n")
     for problem in posted.failed:
         stream.write(
@@ -243,22 +271,28 @@ def _publish(
 
 
 def fetch_phase(
-    environ: Mapping[str, str], folder: Path, *, ancestry: AncestryFor, out: TextIO | None = None
+    environ: Mapping[str, str],
+    folder: Path,
+    *,
+    modes: Mapping[str, JudgedMode],
+    ancestry: AncestryFor,
+    out: TextIO | None = None,
 ) -> int:
     """Before phase 1: main's digest artifact into `folder` (read-only for phase 1), with a
     line saying where it came from. Posts nothing and never fails the job: without a digest,
     phase 1 runs the base itself and the judge says why."""
     stream = out or sys.stdout
     try:
-        event = read_event(environ)
-        options = read_options(environ, event)
+        runner = read_runner(environ)
+        inputs = read_inputs(environ)
+        mode = modes[inputs.mode]
+        check_inputs(mode, inputs, runner)
         token = token_of(environ)
-        if options.mode != "gate" or not token:
+        if not mode.uses_main_digest or not token:
             return exitcodes.PASS
-        client = make_github(options.api_url, token, None, verify=options.ca_bundle or True)
-        options, _ = _gate_inputs(
-            client.get_repo(options.repository), event, options, token, ancestry
-        )
+        repo = _client(inputs, runner, token, None)
+        job = _job(repo, mode, inputs, runner)
+        fetch = fetch_main_digest(repo, job, token, ancestry(job))
     except Exception as error:  # the judge fetches again and fails closed if it must
         problem = describe(error) if isinstance(error, CALL_ERRORS) else str(error)
         stream.write(
@@ -266,25 +300,32 @@ def fetch_phase(
             + "\n"
         )
         return exitcodes.PASS
-    if options.digest is None:
-        print(f"planegate: no digest for phase 1: {options.digest_source}", file=sys.stderr)
+    digest = accepted(fetch, inputs)
+    if digest is None:
+        print(f"planegate: no digest for phase 1: {fetch.source}", file=sys.stderr)
         return exitcodes.PASS
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / digest_format.FILE_NAME).write_bytes(options.digest)
-    (folder / digest_format.SOURCE_NAME).write_text(
-        options.digest_source or "main's digest artifact", "utf-8"
-    )
-    print(f"planegate: main's digest for phase 1: {options.digest_source}", file=sys.stderr)
+    (folder / digest_format.FILE_NAME).write_bytes(digest.data)
+    (folder / digest_format.SOURCE_NAME).write_text(digest.source, "utf-8")
+    print(f"planegate: main's digest for phase 1: {digest.source}", file=sys.stderr)
     return exitcodes.PASS
+
+
+def _client(
+    inputs: ActionInputs, runner: RunnerEnv, token: str, settings: ClientSettings | None
+) -> Repository:
+    client = make_github(runner.api_url, token, settings, verify=inputs.ca_bundle or True)
+    return client.get_repo(runner.repository)
 
 
 def run_action(
     environ: Mapping[str, str] | None = None,
     *,
-    evaluate: Evaluate,
+    modes: Mapping[str, JudgedMode],
     ancestry: AncestryFor | None = None,
     settings: ClientSettings | None = None,
     out: TextIO | None = None,
+    progress: Progress = QUIET,
 ) -> int:
     """Run one mode of the action and post the result; returns the process exit code."""
     env = os.environ if environ is None else environ
@@ -297,22 +338,22 @@ def run_action(
         )
         return exitcodes.USAGE
     try:
-        event = read_event(env)
-        options = read_options(env, event)
+        runner = read_runner(env)
+        inputs = read_inputs(env)
+        mode = modes[inputs.mode]
+        check_inputs(mode, inputs, runner)
     except PlanegateError as error:
         stream.write(command("error", error.message, {"title": "planegate"}) + "\n")
         return error.exit_code
+    dest = destination(inputs, runner, report_path(mode, inputs, runner))
     token = token_of(env)
-    repo = (
-        make_github(options.api_url, token, settings, verify=options.ca_bundle or True).get_repo(
-            options.repository
-        )
-        if token
-        else None
-    )
+    repo = _client(inputs, runner, token, settings) if token else None
     try:
-        options, extra = _gate_inputs(repo, event, options, token, ancestry)
-        outcome = _outcome(options, evaluate, extra)
+        job = _job(repo, mode, inputs, runner)
+        fetch = _main_digest(repo, mode, job, token, ancestry)
+        outcome = _outcome(mode, job, fetch, env, progress)
+        if outcome.report is not None:
+            _write_reports(mode, dest, outcome.report)
     except Exception as error:  # fail closed: no crash ever reads as a verdict
         outcome = _fail_closed(env, error)
-    return _publish(env, repo, options, outcome, stream)
+    return _publish(env, repo, mode, dest, outcome, stream)

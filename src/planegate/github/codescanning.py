@@ -14,8 +14,7 @@ import gzip
 from github.Repository import Repository
 
 from planegate.github.client import CALL_ERRORS, describe
-from planegate.github.inputs import ActionOptions
-from planegate.github.posting import Posted
+from planegate.github.posting import Destination, Posted
 from planegate.report import Report, sarif
 
 TOOL_NAME = "planegate"
@@ -35,18 +34,16 @@ def payload(report: Report, *, commit_sha: str, ref: str) -> dict[str, object]:
     }
 
 
-def upload(
-    repo: Repository | None, options: ActionOptions, report: Report, posted: Posted
-) -> Posted:
+def upload(repo: Repository | None, dest: Destination, report: Report, posted: Posted) -> Posted:
     """Upload the SARIF; the outcome is added to `posted` (an id, or a warning)."""
     if repo is None:
         return dataclasses.replace(
             posted, notes=(*posted.notes, "no token: the SARIF was not uploaded")
         )
-    if not options.ref or not options.ref.startswith("refs/"):
-        problem = f"sarif: no full ref to file the upload under (got {options.ref!r})"
+    if not dest.ref or not dest.ref.startswith("refs/"):
+        problem = f"sarif: no full ref to file the upload under (got {dest.ref!r})"
         return dataclasses.replace(posted, warnings=(*posted.warnings, problem))
-    body = payload(report, commit_sha=options.sha, ref=options.ref)
+    body = payload(report, commit_sha=dest.sha, ref=dest.ref)
     try:
         _, data = repo.requester.requestJsonAndCheck(
             "POST", f"{repo.url}/code-scanning/sarifs", input=body

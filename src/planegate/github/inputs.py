@@ -1,8 +1,9 @@
-"""The action's inputs (INPUT_*) and the runner's environment (GITHUB_*) as ActionOptions."""
+"""What the action is given, each read once into a frozen value: its inputs (INPUT_*), the
+runner's environment (GITHUB_*, with the event), and main's digest when one was fetched; and
+the `Job` a mode works on, built from them once the pull request's facts are final."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,51 +13,109 @@ from planegate.config.load import Config
 from planegate.errors import UsageError
 from planegate.github import checks, comments
 from planegate.github.artifacts import DEFAULT_NAME as DEFAULT_ARTIFACT
-from planegate.github.event import Event, is_agent, load_json, parse_event
+from planegate.github.event import Event, PullRequest, is_agent, load_json, parse_event
 
-Mode = Literal["gate", "digest", "sweep", "report"]
-MODES: tuple[Mode, ...] = ("gate", "digest", "sweep", "report")
+ModeName = Literal["gate", "digest", "sweep", "report"]
+MODE_NAMES: tuple[ModeName, ...] = ("gate", "digest", "sweep", "report")
 SarifMode = Literal["upload", "off"]
 SARIF_MODES: tuple[SarifMode, ...] = ("upload", "off")
 REPORT_NAME = "planegate-report.json"
 
 
 @dataclass(frozen=True)
-class ActionOptions:
-    """Everything `evaluate` needs, from INPUT_* and GITHUB_*. Holds no token."""
+class ActionInputs:
+    """The action's inputs (INPUT_*), as the workflow gave them. Holds no token."""
 
-    mode: Mode
-    repository: str
-    event_name: str
-    sha: str  # the commit the check run is on: the pull request's head, or the pushed commit
-    head: str
-    base: str | None
-    pull_number: int | None = None
-    author: str | None = None
-    labels: tuple[str, ...] = ()
-    from_fork: bool = False
-    agent: bool | None = None  # None: the gate decides from planegate.yml's `agents`
+    mode: ModeName = "gate"
+    config: str | None = None
+    base: str | None = None
+    head: str | None = None
     agent_authors: tuple[str, ...] | None = None  # inputs overriding planegate.yml's `agents`
     agent_labels: tuple[str, ...] | None = None
-    config: str | None = None
     digest_artifact: str = DEFAULT_ARTIFACT
-    digest: bytes | None = None  # main's digest in memory, when an artifact was accepted
-    digest_source: str | None = None  # which artifact it was
     comment: comments.CommentMode = "always"
     annotations: bool = True
     mention_owners: bool = False
     check_name: str = checks.DEFAULT_NAME
-    report_file: str | None = None  # `report` mode: the JSON report to post
-    report_path: str = REPORT_NAME  # where the JSON report is written
+    report_file: str | None = None  # `report` mode: the report to post; else a copy to write
     sarif: SarifMode = "off"
     ca_bundle: str | None = None  # PEM file of the CAs that sign GITHUB_API_URL's certificate
-    ref: str | None = None  # the full ref code scanning files the SARIF under
-    working_directory: str = "."
+    working_directory: str = "."  # relative to the workspace
+
+
+@dataclass(frozen=True)
+class RunnerEnv:
+    """The runner's environment (GITHUB_*): the event, the workspace, where to link and call."""
+
+    event: Event
+    workspace: str = "."
+    ref: str | None = None  # GITHUB_REF
     api_url: str = "https://api.github.com"
     server_url: str = "https://github.com"
     run_id: str | None = None
-    repository_id: int | None = None
-    default_branch: str | None = None
+    out: str | None = None  # PLANEGATE_OUT: the folder the composite action lets the judge write
+
+    @property
+    def repository(self) -> str:
+        return self.event.repository
+
+
+@dataclass(frozen=True)
+class FetchedDigest:
+    """Main's digest artifact, accepted, in memory (never through a file), and which it was."""
+
+    data: bytes
+    source: str
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a mode works on, built once: the inputs, the runner's environment, and the pull
+    request's facts as last read (the event's, or the API's when the event's copy is not
+    trusted: `reread`)."""
+
+    inputs: ActionInputs
+    runner: RunnerEnv
+    pull: PullRequest | None
+    reread: bool = False
+
+    @property
+    def head(self) -> str:
+        return head_of(self.inputs, self.runner.event)
+
+    @property
+    def base(self) -> str | None:
+        """The re-read pull request's base; else the input, the event's pull request's base,
+        or the commit before a push."""
+        if self.reread and self.pull is not None:
+            return self.pull.base_sha
+        event = self.runner.event
+        return self.inputs.base or (event.pull.base_sha if event.pull else event.before)
+
+    @property
+    def author(self) -> str | None:
+        return self.pull.author if self.pull else None
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.pull.labels if self.pull else ()
+
+    @property
+    def agent(self) -> bool | None:
+        """Decided when the inputs name agent authors or labels; None leaves it to the gate."""
+        inputs = self.inputs
+        if self.author is None or (inputs.agent_authors is None and inputs.agent_labels is None):
+            return None
+        return is_agent(
+            self.author,
+            self.labels,
+            authors=inputs.agent_authors or (),
+            agent_labels=inputs.agent_labels or (),
+        )
+
+    @property
+    def working_directory(self) -> str:
+        return working_directory(self.inputs, self.runner)
 
 
 def _input(environ: Mapping[str, str], name: str) -> str | None:
@@ -114,90 +173,74 @@ def read_event(environ: Mapping[str, str]) -> Event:
     )
 
 
-@dataclass(frozen=True)
-class _Paths:
-    workspace: str
-    report_file: str | None
-    report_path: str
+def read_runner(environ: Mapping[str, str]) -> RunnerEnv:
+    return RunnerEnv(
+        event=read_event(environ),
+        workspace=environ.get("GITHUB_WORKSPACE") or ".",
+        ref=environ.get("GITHUB_REF") or None,
+        api_url=environ.get("GITHUB_API_URL") or "https://api.github.com",
+        server_url=environ.get("GITHUB_SERVER_URL") or "https://github.com",
+        run_id=environ.get("GITHUB_RUN_ID"),
+        out=environ.get("PLANEGATE_OUT") or None,
+    )
 
 
-def _paths(environ: Mapping[str, str], mode: str) -> _Paths:
-    # like GitHub's own `working-directory`: relative to the workspace
-    checkout = environ.get("GITHUB_WORKSPACE") or "."
-    workspace = str(Path(checkout) / (_input(environ, "working-directory") or "."))
-    report_file = _input(environ, "report-file")
-    if mode == "report" and report_file is None:
-        raise UsageError("mode `report` needs the `report-file` input (a `--format json` report)")
-    # the composite action gives the judge a writable PLANEGATE_OUT and a read-only workspace
-    out = environ.get("PLANEGATE_OUT")
-    default_report = str(Path(out or workspace) / REPORT_NAME)
-    written = report_file if mode != "report" else None
-    return _Paths(workspace, report_file, written or default_report)
-
-
-def read_options(environ: Mapping[str, str], event: Event) -> ActionOptions:
-    mode = _choice(environ, "mode", MODES, "gate")
-    pull = event.pull
-    head = _input(environ, "head") or (pull.head_sha if pull else event.sha)
-    base = _input(environ, "base") or (pull.base_sha if pull else event.before)
-    if not head:
-        raise UsageError("no head commit: GITHUB_SHA is not set and no `head` input was given")
-    paths = _paths(environ, mode)
-    options = ActionOptions(
-        mode=mode,  # type: ignore[arg-type]  # checked by _choice
-        repository=event.repository,
-        event_name=event.name,
-        sha=head,
-        head=head,
-        base=base,
-        pull_number=pull.number if pull else None,
-        author=pull.author if pull else None,
-        labels=pull.labels if pull else (),
-        from_fork=pull.from_fork if pull else False,
+def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
+    return ActionInputs(
+        mode=_choice(environ, "mode", MODE_NAMES, "gate"),  # type: ignore[arg-type]  # checked
+        config=_input(environ, "config"),
+        base=_input(environ, "base"),
+        head=_input(environ, "head"),
         agent_authors=_patterns(environ, "agent-authors"),
         agent_labels=_patterns(environ, "agent-labels"),
-        config=_input(environ, "config"),
         digest_artifact=_input(environ, "digest-artifact") or DEFAULT_ARTIFACT,
         comment=_choice(environ, "comment", comments.COMMENT_MODES, "always"),  # type: ignore[arg-type]
         annotations=_flag(environ, "annotations", True),
         mention_owners=_flag(environ, "mention-owners", False),
         check_name=_input(environ, "check-name") or checks.DEFAULT_NAME,
-        report_file=paths.report_file,
-        report_path=paths.report_path,
+        report_file=_input(environ, "report-file"),
         sarif=_choice(environ, "sarif", SARIF_MODES, "off"),  # type: ignore[arg-type]
         ca_bundle=_input(environ, "ca-bundle"),
-        ref=f"refs/pull/{pull.number}/head" if pull else environ.get("GITHUB_REF") or None,
-        working_directory=paths.workspace,
-        api_url=environ.get("GITHUB_API_URL") or "https://api.github.com",
-        server_url=environ.get("GITHUB_SERVER_URL") or "https://github.com",
-        run_id=environ.get("GITHUB_RUN_ID"),
-        repository_id=event.repository_id,
-        default_branch=event.default_branch,
+        working_directory=_input(environ, "working-directory") or ".",
     )
-    return with_agent(options)
 
 
-def with_agent(options: ActionOptions) -> ActionOptions:
-    """Decide `agent` when the inputs name agent authors or labels; else leave it to the gate."""
-    if options.author is None or (options.agent_authors is None and options.agent_labels is None):
-        return options
-    agent = is_agent(
-        options.author,
-        options.labels,
-        authors=options.agent_authors or (),
-        agent_labels=options.agent_labels or (),
-    )
-    return dataclasses.replace(options, agent=agent)
+def head_of(inputs: ActionInputs, event: Event) -> str:
+    """The commit judged: the `head` input, else the pull request's head or the event's commit."""
+    head = inputs.head or (event.pull.head_sha if event.pull else event.sha)
+    if not head:
+        raise UsageError("no head commit: GITHUB_SHA is not set and no `head` input was given")
+    return head
 
 
-def agent_of(options: ActionOptions, cfg: Config) -> bool:
+def working_directory(inputs: ActionInputs, runner: RunnerEnv) -> str:
+    # like GitHub's own `working-directory`: relative to the workspace
+    return str(Path(runner.workspace) / inputs.working_directory)
+
+
+def default_report_path(inputs: ActionInputs, runner: RunnerEnv) -> str:
+    """Where the JSON report goes without a `report-file`: the composite action gives the
+    judge a writable PLANEGATE_OUT and a read-only workspace."""
+    return str(Path(runner.out or working_directory(inputs, runner)) / REPORT_NAME)
+
+
+def read_job(environ: Mapping[str, str]) -> Job:
+    """The job as the event tells it (the run phase's: it never talks to GitHub)."""
+    runner = read_runner(environ)
+    inputs = read_inputs(environ)
+    job = Job(inputs, runner, runner.event.pull)
+    head_of(inputs, runner.event)
+    return job
+
+
+def agent_of(job: Job, cfg: Config) -> bool:
     """The inputs decide when they name agents; else the base's planegate.yml does."""
-    if options.agent is not None:
-        return options.agent
-    if options.author is None:
+    if job.agent is not None:
+        return job.agent
+    if job.author is None:
         return True  # a push or a manual run: judge as strictly as an agent's patch
     return is_agent(
-        options.author, options.labels, authors=cfg.agent_authors, agent_labels=cfg.agent_labels
+        job.author, job.labels, authors=cfg.agent_authors, agent_labels=cfg.agent_labels
     )
 
 

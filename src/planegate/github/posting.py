@@ -13,7 +13,7 @@ from github.Repository import Repository
 from planegate import exitcodes
 from planegate.findings import Finding
 from planegate.github import checks, comments, summary
-from planegate.github.inputs import ActionOptions
+from planegate.github.inputs import ActionInputs, RunnerEnv, head_of
 from planegate.report import Report
 from planegate.report.markdown import (
     CHECK_RUN_LIMIT,
@@ -44,27 +44,63 @@ class Posted:
     warnings: tuple[str, ...] = ()  # problems that leave the verdict's exit code alone
 
 
-def _context(options: ActionOptions, *, for_summary: bool = False) -> MarkdownContext:
+@dataclass(frozen=True)
+class Destination:
+    """Where a verdict is posted, built once from the inputs and the runner's environment."""
+
+    repository: str
+    sha: str  # the commit the check run is on: the pull request's head, or the pushed commit
+    pull_number: int | None
+    ref: str | None  # the full ref code scanning files the SARIF under
+    check_name: str
+    annotations: bool
+    comment: comments.CommentMode
+    mention_owners: bool
+    report_path: str  # where the JSON report is (or would be) written
+    upload_sarif: bool  # the report also goes to code scanning
+    server_url: str
+    run_id: str | None
+
+
+def destination(inputs: ActionInputs, runner: RunnerEnv, report_path: str) -> Destination:
+    pull = runner.event.pull
+    return Destination(
+        repository=runner.repository,
+        sha=head_of(inputs, runner.event),
+        pull_number=pull.number if pull else None,
+        ref=f"refs/pull/{pull.number}/head" if pull else runner.ref,
+        check_name=inputs.check_name,
+        annotations=inputs.annotations,
+        comment=inputs.comment,
+        mention_owners=inputs.mention_owners,
+        report_path=report_path,
+        upload_sarif=inputs.sarif == "upload",
+        server_url=runner.server_url,
+        run_id=runner.run_id,
+    )
+
+
+def _context(dest: Destination, *, for_summary: bool = False) -> MarkdownContext:
     if for_summary:
-        where = f"`{options.report_path}`"
-    elif options.run_id:
-        run = f"{options.server_url}/{options.repository}/actions/runs/{options.run_id}"
-        where = f"[the job summary]({run}) and `{Path(options.report_path).name}`"
+        where = f"`{dest.report_path}`"
+    elif dest.run_id:
+        run = f"{dest.server_url}/{dest.repository}/actions/runs/{dest.run_id}"
+        where = f"[the job summary]({run}) and `{Path(dest.report_path).name}`"
     else:
-        where = f"the job summary and `{Path(options.report_path).name}`"
+        where = f"the job summary and `{Path(dest.report_path).name}`"
     return MarkdownContext(
-        server_url=options.server_url,
-        repository=options.repository,
-        head_sha=options.head,
-        mention_owners=options.mention_owners,
+        server_url=dest.server_url,
+        repository=dest.repository,
+        head_sha=dest.sha,
+        mention_owners=dest.mention_owners,
         full_report=where,
     )
 
 
-def _details_url(options: ActionOptions) -> str | None:
-    if not options.run_id:
+def _details_url(dest: Destination) -> str | None:
+    if not dest.run_id:
         return None
-    return f"{options.server_url}/{options.repository}/actions/runs/{options.run_id}"
+    return f"{dest.server_url}/{dest.repository}/actions/runs/{dest.run_id}"
 
 
 @dataclass(frozen=True)
@@ -81,7 +117,7 @@ class Outcome:
 
 
 def _check_and_comment(
-    options: ActionOptions, outcome: Outcome, ctx: MarkdownContext
+    dest: Destination, outcome: Outcome, ctx: MarkdownContext
 ) -> tuple[checks.CheckRun, str]:
     report = outcome.report
     if report is None:
@@ -99,24 +135,24 @@ def _check_and_comment(
         summary_text = render_check_summary(report, ctx)
         comment_text = render_comment(report, ctx)
         conclusion = checks.conclusion_of(report)
-        located = list(report.findings) if options.annotations else []
+        located = list(report.findings) if dest.annotations else []
     check = checks.CheckRun(
-        name=options.check_name,
-        head_sha=options.sha,
+        name=dest.check_name,
+        head_sha=dest.sha,
         conclusion=conclusion,
         title=title,
         summary=summary_text,
         annotations=checks.annotations_for(located),
-        details_url=_details_url(options),
-        external_id=options.run_id,
+        details_url=_details_url(dest),
+        external_id=dest.run_id,
     )
     return check, comment_text
 
 
-def post(repo: Repository | None, options: ActionOptions, outcome: Outcome) -> Posted:
+def post(repo: Repository | None, dest: Destination, outcome: Outcome) -> Posted:
     if repo is None:
         return Posted(read_only=True, notes=("no token: nothing was posted to GitHub",))
-    check_run, comment_text = _check_and_comment(options, outcome, _context(options))
+    check_run, comment_text = _check_and_comment(dest, outcome, _context(dest))
     check = checks.post_check_run(repo, check_run)
     failed: list[str] = []
     if not check.posted and not check.forbidden:
@@ -124,10 +160,10 @@ def post(repo: Repository | None, options: ActionOptions, outcome: Outcome) -> P
     elif check.posted and check.error:
         failed.append(f"check run {check.error}")
     comment = None
-    if options.pull_number is not None:
+    if dest.pull_number is not None:
         passed = outcome.exit_code == exitcodes.PASS
         comment = comments.upsert_comment(
-            repo, options.pull_number, comment_text, mode=options.comment, passed=passed
+            repo, dest.pull_number, comment_text, mode=dest.comment, passed=passed
         )
         if not comment.ok and not comment.forbidden:
             failed.append(f"comment: {comment.error}")
@@ -168,15 +204,15 @@ def _summary_preface(posted: Posted) -> list[str]:
 
 
 def write_summary_and_outputs(
-    environ: Mapping[str, str], options: ActionOptions, outcome: Outcome, posted: Posted
+    environ: Mapping[str, str], dest: Destination, outcome: Outcome, posted: Posted
 ) -> list[str]:
     preface = _summary_preface(posted)
     if outcome.report is not None:
-        text = render_job_summary(outcome.report, _context(options, for_summary=True), preface)
+        text = render_job_summary(outcome.report, _context(dest, for_summary=True), preface)
         verdict, count = outcome.report.verdict, len(outcome.report.findings)
     else:
         body = render_internal_error(
-            outcome.error or "", _context(options, for_summary=True), limit=8_000
+            outcome.error or "", _context(dest, for_summary=True), limit=8_000
         )
         text = "\n".join(preface) + "\n" + body
         verdict, count = "error", 0
@@ -188,7 +224,7 @@ def write_summary_and_outputs(
                 "verdict": verdict,
                 "exit-code": str(outcome.exit_code),
                 "findings": str(count),
-                "report-path": options.report_path if outcome.report is not None else "",
+                "report-path": dest.report_path if outcome.report is not None else "",
                 "check-run-url": (posted.check.html_url if posted.check else None) or "",
                 "comment-url": (posted.comment.html_url if posted.comment else None) or "",
             },

@@ -9,8 +9,8 @@ from typing import Any
 from planegate import loading
 from planegate.config.load import missing_config_error
 from planegate.config.planemap import file_of, spec
-from planegate.config.propose import FIXTURE, PROPERTY, Proposal, render
 from planegate.errors import ConfigError
+from planegate.init.propose import FIXTURE, PROPERTY, Proposal, render
 from planegate.loading import yamldoc
 
 

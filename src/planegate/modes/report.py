@@ -18,6 +18,7 @@ of the suite (PG404).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 
@@ -25,11 +26,54 @@ from planegate.errors import InputDataError, PlanegateError
 from planegate.findings import Finding, Step
 from planegate.gate import context
 from planegate.gate.context import Context, GateOptions
-from planegate.github.inputs import ActionOptions, agent_of
+from planegate.github.inputs import FetchedDigest, Job, agent_of
+from planegate.modes.base import no_run_phase
+from planegate.progress import Progress
 from planegate.report import Report, StepResult
+from planegate.report.json_load import load_report
 from planegate.runner.session import RunResult
 from planegate.steps import evidence, hunks, ledger
 from planegate.steps.inputs import RunFacts, StepCheck
+
+
+class ReportMode:
+    """No run phase: the report was made by the pull request's own run."""
+
+    name = "report"
+    posts_verdict = True
+    uses_main_digest = False
+    writes_report = False
+
+    def run(self, job: Job, folder: Path, environ: Mapping[str, str], progress: Progress) -> int:
+        raise no_run_phase(self.name)
+
+    def judge(
+        self,
+        job: Job,
+        digest: FetchedDigest | None,
+        environ: Mapping[str, str],
+        progress: Progress,
+    ) -> Report:
+        return recheck(read_report(job), job)
+
+
+REPORT = ReportMode()
+
+
+def read_report(job: Job) -> Report:
+    """The `report-file` input's report, which must be on the pull request's head."""
+    assert job.inputs.report_file is not None
+    try:
+        text = Path(job.inputs.report_file).read_bytes()
+    except OSError as error:
+        raise InputDataError(f"{job.inputs.report_file}: {error.strerror}") from None
+    report = load_report(text, job.inputs.report_file)
+    if report.head != job.head:
+        raise InputDataError(
+            f"{job.inputs.report_file} is a report on {report.head[:12]}, not on {job.head[:12]}"
+        )
+    return report
+
 
 # What the recomputation produces; a report's other findings of these steps are kept.
 RECOMPUTED_RULES = {
@@ -58,18 +102,16 @@ NO_RUN = RunFacts(
 )
 
 
-def check_commits(report: Report, options: ActionOptions, ctx: Context) -> None:
-    where = f"{options.report_file}"
-    if report.head != options.head:
-        raise InputDataError(
-            f"{where} is a report on {report.head[:12]}, not on {options.head[:12]}"
-        )
+def check_commits(report: Report, job: Job, ctx: Context) -> None:
+    where = f"{job.inputs.report_file}"
+    if report.head != job.head:
+        raise InputDataError(f"{where} is a report on {report.head[:12]}, not on {job.head[:12]}")
     if ctx.commits.merge_base != report.merge_base:
         raise InputDataError(
             f"{where} names the merge base {report.merge_base[:12]}, but git computes "
             f"{ctx.commits.merge_base[:12]} for {report.base[:12]}..{report.head[:12]}"
         )
-    base = options.base
+    base = job.base
     known = bool(base) and ctx.repo.has_commit(base or "")
     if base and base != report.base and not (known and ctx.repo.is_ancestor(report.base, base)):
         raise InputDataError(
@@ -78,15 +120,15 @@ def check_commits(report: Report, options: ActionOptions, ctx: Context) -> None:
         )
 
 
-def recheck_context(report: Report, options: ActionOptions, today: date) -> Context:
+def recheck_context(report: Report, job: Job, today: date) -> Context:
     """The gate's context for the report's commits, built as the judge phase builds it: from
     git once, the agent decision from the inputs or else the base's planegate.yml."""
     opts = GateOptions(
-        root=Path(options.working_directory),
+        root=Path(job.working_directory),
         base=report.base,
         head=report.head,
-        config_path=options.config,
-        author=options.author or "the patch author",
+        config_path=job.inputs.config,
+        author=job.author or "the patch author",
         today=today,
     )
     try:
@@ -96,7 +138,7 @@ def recheck_context(report: Report, options: ActionOptions, today: date) -> Cont
             f"the report's commits cannot be re-verified in this checkout: {error.message}",
             "check out the pull request's head with fetch-depth: 0 before posting its report",
         ) from None
-    return ctx.with_agent(agent_of(options, ctx.cfg))
+    return ctx.with_agent(agent_of(job, ctx.cfg))
 
 
 def _recomputed(ctx: Context) -> dict[Step, StepResult]:
@@ -117,10 +159,10 @@ def _merge(reported: StepResult, mine: StepResult) -> StepResult:
     return StepResult(reported.step, mine.findings + kept, (note, *mine.notes))
 
 
-def recheck(report: Report, options: ActionOptions, today: date | None = None) -> Report:
+def recheck(report: Report, job: Job, today: date | None = None) -> Report:
     """The report with its commits verified and its git-only steps recomputed."""
-    ctx = recheck_context(report, options, today or date.today())
-    check_commits(report, options, ctx)
+    ctx = recheck_context(report, job, today or date.today())
+    check_commits(report, job, ctx)
     mine = _recomputed(ctx)
     steps = []
     for result in report.steps:

@@ -1,4 +1,4 @@
-"""What `init` and `lock` say after running the suite traced (runner/discover.py)."""
+"""What `init` and `lock` say after running the suite traced (init/discover.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 from planegate.config import evidence
 from planegate.config import load as config_mod
 from planegate.config.planemap import PlaneMap
-from planegate.config.propose import Proposal
 from planegate.config.protection import Protection
-from planegate.runner import discover, ini
+from planegate.init import discover
+from planegate.init.propose import Proposal
+from planegate.runner import ini
 from planegate.runner.session import RunResult
 
 SHOWN = 20

@@ -4,7 +4,7 @@ The collection is the gate's: the same child and plugin, the gate-written ini fr
 checkout's pytest configuration (`testpaths`, `python_files`, `addopts`...), plugin autoload
 off with only the named plugins loaded, the same minimal environment, nodeids relative to the
 repository root. The first collection of an init is also discovery's traced run
-(runner/discover.py), so the suite runs once and gives both the nodeids to classify and the
+(init/discover.py), so the suite runs once and gives both the nodeids to classify and the
 files the tests read; it runs with `--continue-on-collection-errors`, so one module that does
 not import leaves the others' reads in. Later collections (checking a split) are collect-only.
 """
@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from planegate.config.init_suite import collecting_config
-from planegate.config.propose import CollectedItem, Collection
 from planegate.errors import ConfigError
-from planegate.runner import discover, spec, startup
+from planegate.init import discover
+from planegate.init.propose import CollectedItem, Collection
+from planegate.init.suite import collecting_config
+from planegate.runner import spec, startup
 from planegate.runner.child import kinds
 from planegate.runner.session import RunResult
 
@@ -30,7 +31,7 @@ HINT = (
 
 @dataclass
 class Collector:
-    """`init_suite.Collect` for one checkout; keeps the traced run for discovery's notes."""
+    """`suite.Collect` for one checkout; keeps the traced run for discovery's notes."""
 
     root: Path
     plugins: tuple[str, ...]

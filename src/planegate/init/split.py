@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from planegate.config.propose_names import (
+from planegate.init.split_names import (
     alias_binding,
     always_carried,
     bound_names,

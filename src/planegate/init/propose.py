@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from planegate.config.planemap import test_kinds
-from planegate.config.propose_ast import index, split_nodeid
+from planegate.init.propose_ast import index, split_nodeid
 
 PROPERTY, FIXTURE, NODEIDS = "property", "fixture", "nodeids"
 
@@ -122,7 +122,7 @@ class Proposal:
     property_ids: list[str] = field(default_factory=list)
     fixture_ids: list[str] = field(default_factory=list)
     protected: list[str] = field(default_factory=list)
-    data: list[str] = field(default_factory=list)  # files tests read (runner/discover.py)
+    data: list[str] = field(default_factory=list)  # files tests read (init/discover.py)
     plugins: tuple[str, ...] = ()  # written to pytest.plugins when given
     notes: list[str] = field(default_factory=list)
     header: list[str] = field(default_factory=list)  # comment lines above the YAML

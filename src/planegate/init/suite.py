@@ -4,7 +4,7 @@ Collect (as the gate will), classify each nodeid (Hypothesis `@given` -> propert
 fixture), plan each file, and with `--split` move the property tests of mixed files into
 sibling `_props` files, checked by collecting again (a split that does not give back the same
 nodeids, each in its plane, is undone and the file is listed nodeid by nodeid). Collecting is
-the caller's (`runner/collection.py`): this module runs no project code.
+the caller's (`init/collect.py`): this module runs no project code.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planegate.config import load as config_mod
-from planegate.config.propose import (
+from planegate.init.propose import (
     FIXTURE,
     NODEIDS,
     PROPERTY,
@@ -25,8 +25,8 @@ from planegate.config.propose import (
     Proposal,
     plan_file,
 )
-from planegate.config.propose_ast import split_nodeid
-from planegate.config.propose_split import Split, props_path, split_source
+from planegate.init.propose_ast import split_nodeid
+from planegate.init.split import Split, props_path, split_source
 from planegate.progress import QUIET, Progress
 
 Collect = Callable[[tuple[str, ...]], Collection]  # targets (default: testpaths) -> collection
@@ -39,7 +39,7 @@ class InitOptions:
     targets: tuple[str, ...] = ()  # default: pytest's own (testpaths, else the root)
     plugins: tuple[str, ...] = ("hypothesis",)
     split: bool = False
-    trace: bool = True  # the collection is a traced run of the suite (runner/discover.py)
+    trace: bool = True  # the collection is a traced run of the suite (init/discover.py)
 
 
 def collecting_config(
