@@ -129,6 +129,9 @@ def test_a_fork_is_gated_without_a_token_and_posted_by_the_workflow_run(
         outputs = read_outputs(run_dir / "output.txt")
         assert outputs["check-run-url"] == check["html_url"]
         assert outputs["comment-url"] == comment["html_url"]
+        assert outputs["sarif-id"] == upload["id"]
+        log = json.loads(gzip.decompress(base64.b64decode(upload["sarif"])))
+        assert log["runs"][0]["automationDetails"] == {"id": "planegate/"}
         assert len(gh.requests_to("GET", r"/pulls/1$")) == 1  # the event file is re-read
 
 

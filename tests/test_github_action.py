@@ -127,6 +127,7 @@ def test_a_cheat_gets_a_failing_check_with_annotations_a_comment_summary_and_out
         "report-path": str(tmp_path / "planegate-report.json"),
         "check-run-url": run["html_url"],
         "comment-url": comment["html_url"],
+        "sarif-id": "",
     }
     written = json.loads(Path(outputs["report-path"]).read_text())
     assert written["exit_code"] == 3 and len(written["steps"][1]["findings"]) == 3

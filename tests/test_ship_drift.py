@@ -42,6 +42,7 @@ OUTPUTS = {
     "report-path",
     "check-run-url",
     "comment-url",
+    "sarif-id",
     "digest-path",
 }
 

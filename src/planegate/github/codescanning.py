@@ -25,11 +25,15 @@ def encode(text: str) -> str:
     return base64.b64encode(gzip.compress(text.encode("utf-8"), mtime=0)).decode("ascii")
 
 
-def payload(report: Report, *, commit_sha: str, ref: str) -> dict[str, object]:
+def payload(
+    report: Report, *, commit_sha: str, ref: str, category: str = sarif.DEFAULT_CATEGORY
+) -> dict[str, object]:
+    """`category` is the check's name: two planegate checks in one repository keep their own
+    alerts (code scanning closes an alert only when the same category no longer reports it)."""
     return {
         "commit_sha": commit_sha,
         "ref": ref,
-        "sarif": encode(sarif.render(report)),
+        "sarif": encode(sarif.render(report, category=category)),
         "tool_name": TOOL_NAME,
     }
 
@@ -43,7 +47,7 @@ def upload(repo: Repository | None, dest: Destination, report: Report, posted: P
     if not dest.ref or not dest.ref.startswith("refs/"):
         problem = f"sarif: no full ref to file the upload under (got {dest.ref!r})"
         return dataclasses.replace(posted, warnings=(*posted.warnings, problem))
-    body = payload(report, commit_sha=dest.sha, ref=dest.ref)
+    body = payload(report, commit_sha=dest.sha, ref=dest.ref, category=dest.check_name)
     try:
         _, data = repo.requester.requestJsonAndCheck(
             "POST", f"{repo.url}/code-scanning/sarifs", input=body

@@ -227,6 +227,7 @@ def write_summary_and_outputs(
                 "report-path": dest.report_path if outcome.report is not None else "",
                 "check-run-url": (posted.check.html_url if posted.check else None) or "",
                 "comment-url": (posted.comment.html_url if posted.comment else None) or "",
+                "sarif-id": posted.sarif_id or "",
             },
         ),
     ]
