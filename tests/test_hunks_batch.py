@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from planegate.analysis.hunks import _split_parse, analyze_file, chunks
+from planegate.analysis.hunks import _split_parse, analyze_file, unchanged
 from planegate.analysis.hunks.batch import FileChange, analyze_files
-from planegate.analysis.hunks.model import ModuleNames, module_names
+from planegate.analysis.hunks.parsed_module import ModuleNames, module_names
 from test_hunks_rules import SKIP_CASES
 
 HONEST_HEAD = textwrap.dedent(
@@ -134,14 +134,14 @@ def _pairs() -> list[tuple[str, str]]:
 
 def test_blocks_around_the_change_are_cut_once_with_the_same_result() -> None:
     for base, head in _pairs():
-        whole = chunks._sparse(base, head, chunks._cut(base), chunks._cut(head))
-        assert chunks.sparsify(base, head) == whole, head
+        whole = unchanged._sparse(base, head, unchanged._cut(base), unchanged._cut(head))
+        assert unchanged.sparsify(base, head) == whole, head
 
 
 def test_the_shared_header_is_parsed_once_into_the_same_trees() -> None:
     split_once = False
     for base, head in _pairs():
-        sparse = chunks.sparsify(base, head)
+        sparse = unchanged.sparsify(base, head)
         split = None if sparse is None else _split_parse(sparse)
         if sparse is None or split is None:
             continue

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from planegate.analysis.hunks import analyze_file, is_test_file
-from planegate.analysis.hunks.chunks import blocks, sparsify
+from planegate.analysis.hunks.unchanged import blocks, sparsify
 from planegate.findings import Finding, Severity, Step
 from planegate.rules import RULES
 

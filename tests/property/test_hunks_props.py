@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planegate.analysis.hunks import analyze_file, compare_sources
-from planegate.analysis.hunks.context import Context
+from planegate.analysis.hunks.placement import Context
 from planegate.findings import Finding
 
 PROPERTY_SETTINGS = settings(derandomize=True, max_examples=100, deadline=None, database=None)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from planegate.findings import Step
 from planegate.rules import evidence, hunks, inventory, ledger, planes
-from planegate.rules.model import Rule
+from planegate.rules.rule_type import Rule
 
 __all__ = ["RULES", "Rule", "catalogue_markdown"]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from planegate.findings import Step
-from planegate.rules.model import Rule
+from planegate.rules.rule_type import Rule
 
 RULES: tuple[Rule, ...] = (
     Rule(

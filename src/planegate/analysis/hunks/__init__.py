@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from planegate.analysis.hunks import rules_conftest, rules_hypothesis, rules_loosened, rules_tests
-from planegate.analysis.hunks.chunks import Sparse, sparsify
-from planegate.analysis.hunks.collect import class_facts, function_facts
-from planegate.analysis.hunks.context import Context, Scope
 from planegate.analysis.hunks.facts import EMPTY, Facts
 from planegate.analysis.hunks.fallback import line_check
-from planegate.analysis.hunks.model import (
+from planegate.analysis.hunks.item_facts import class_facts, function_facts
+from planegate.analysis.hunks.modfacts import ModuleFacts, module_facts
+from planegate.analysis.hunks.pairing import pair_functions
+from planegate.analysis.hunks.parsed_module import (
     FuncInfo,
     Module,
     ModuleNames,
@@ -25,8 +25,8 @@ from planegate.analysis.hunks.model import (
     module_statements,
     parse_module,
 )
-from planegate.analysis.hunks.modfacts import ModuleFacts, module_facts
-from planegate.analysis.hunks.pairing import pair_functions
+from planegate.analysis.hunks.placement import Context, Scope
+from planegate.analysis.hunks.unchanged import Sparse, sparsify
 from planegate.findings import Finding
 
 __all__ = ["analyze_file", "is_conftest", "is_test_file"]

@@ -20,7 +20,7 @@ from planegate.analysis.hunks.facts import (
 )
 from planegate.analysis.hunks.keys import Flat, flat, key, tree
 from planegate.analysis.hunks.marks import SKIP_CALLS, skip_mark
-from planegate.analysis.hunks.model import FuncNode, Module, last_part, short
+from planegate.analysis.hunks.parsed_module import FuncNode, Module, last_part, short
 from planegate.analysis.hunks.projections import PART_TAKERS, subjects
 from planegate.analysis.hunks.strategies import is_strategy
 from planegate.analysis.hunks.tolerance import TOLERANCE_KEYWORDS, TOLERANCES, tolerance

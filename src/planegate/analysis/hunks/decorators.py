@@ -9,7 +9,7 @@ from planegate.analysis.hunks.calls import CallReader
 from planegate.analysis.hunks.facts import Example, Params, Skip
 from planegate.analysis.hunks.keys import key
 from planegate.analysis.hunks.marks import skip_key, skip_mark
-from planegate.analysis.hunks.model import Module, last_part, short, truth
+from planegate.analysis.hunks.parsed_module import Module, last_part, short, truth
 
 
 @dataclass

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
-from planegate.analysis.hunks.model import short
+from planegate.analysis.hunks.parsed_module import short
 
 
 class Param(NamedTuple):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from planegate.analysis.hunks.context import Context, plural
+from planegate.analysis.hunks.placement import Context, plural
 from planegate.findings import Finding, Severity
 
 _SKIP = re.compile(

@@ -6,7 +6,7 @@ import ast
 
 from planegate.analysis.hunks.facts import Skip
 from planegate.analysis.hunks.keys import key
-from planegate.analysis.hunks.model import Module
+from planegate.analysis.hunks.parsed_module import Module
 
 SKIP_MARKS = frozenset({"skip", "skipif", "xfail"})
 UNITTEST_SKIPS = frozenset({"skip", "skipIf", "skipUnless", "expectedFailure"})

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from planegate.analysis.hunks.facts import Skip
 from planegate.analysis.hunks.keys import key, walk
 from planegate.analysis.hunks.marks import SKIP_CALLS, pytestmark_skips, skip_mark
-from planegate.analysis.hunks.model import Module, last_part, module_statements, short
+from planegate.analysis.hunks.parsed_module import Module, last_part, module_statements, short
 from planegate.analysis.hunks.strategies import is_strategy
 
 

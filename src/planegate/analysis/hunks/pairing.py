@@ -6,7 +6,7 @@ import difflib
 from typing import NamedTuple
 
 from planegate.analysis.hunks.keys import tokens
-from planegate.analysis.hunks.model import FuncInfo, local_names
+from planegate.analysis.hunks.parsed_module import FuncInfo, local_names
 
 RENAME_RATIO = 0.6
 # Past this many candidate pairs the quadratic similarity search only uses quick_ratio.

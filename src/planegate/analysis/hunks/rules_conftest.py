@@ -3,11 +3,11 @@ patch (PG520-PG523, PG525)."""
 
 from __future__ import annotations
 
-from planegate.analysis.hunks.context import Context
 from planegate.analysis.hunks.facts import Facts
 from planegate.analysis.hunks.keys import key
-from planegate.analysis.hunks.model import FuncInfo
 from planegate.analysis.hunks.modfacts import Entry
+from planegate.analysis.hunks.parsed_module import FuncInfo
+from planegate.analysis.hunks.placement import Context
 from planegate.findings import Finding, Severity
 
 

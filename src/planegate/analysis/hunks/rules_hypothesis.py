@@ -8,10 +8,10 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from planegate.analysis.hunks.context import Context, Scope, fmt, plural
 from planegate.analysis.hunks.facts import Facts
 from planegate.analysis.hunks.keys import key
-from planegate.analysis.hunks.model import Module, number, short
+from planegate.analysis.hunks.parsed_module import Module, number, short
+from planegate.analysis.hunks.placement import Context, Scope, fmt, plural
 from planegate.analysis.hunks.strategies import strategy_name
 from planegate.findings import Finding
 

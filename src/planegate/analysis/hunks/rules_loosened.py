@@ -4,8 +4,8 @@ a type. The assert count and the assert's shape stay, so review reads them as ch
 
 from __future__ import annotations
 
-from planegate.analysis.hunks.context import Scope
 from planegate.analysis.hunks.facts import Facts, Projection, Weak
+from planegate.analysis.hunks.placement import Scope
 from planegate.findings import Finding
 
 PARTS = {

@@ -7,10 +7,10 @@ import builtins
 import difflib
 from collections.abc import Iterable, Sequence
 
-from planegate.analysis.hunks.context import Context, Scope, fmt, plural
 from planegate.analysis.hunks.facts import Assertion, Facts, Params, Raises, Skip, Tolerance
 from planegate.analysis.hunks.keys import contains
-from planegate.analysis.hunks.model import FuncInfo, short
+from planegate.analysis.hunks.parsed_module import FuncInfo, short
+from planegate.analysis.hunks.placement import Context, Scope, fmt, plural
 from planegate.findings import Finding, Severity
 
 BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})

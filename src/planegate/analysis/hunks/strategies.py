@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from planegate.analysis.hunks.model import Module, last_part
+from planegate.analysis.hunks.parsed_module import Module, last_part
 
 
 def strategy_name(module: Module, node: ast.AST) -> str | None:

@@ -6,7 +6,7 @@ import ast
 from collections.abc import Callable
 
 from planegate.analysis.hunks.facts import Param, Tolerance
-from planegate.analysis.hunks.model import number
+from planegate.analysis.hunks.parsed_module import number
 
 TOLERANCE_KEYWORDS = frozenset(
     {"rel", "abs", "rel_tol", "abs_tol", "rtol", "atol", "places", "delta", "decimal"}

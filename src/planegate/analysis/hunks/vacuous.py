@@ -6,7 +6,7 @@ import ast
 from collections.abc import Callable
 
 from planegate.analysis.hunks.keys import walk
-from planegate.analysis.hunks.model import truth
+from planegate.analysis.hunks.parsed_module import truth
 
 # The assertion-call names that compare two values for equality (unittest, numpy, pandas).
 EQUALITY_CALLS = frozenset(

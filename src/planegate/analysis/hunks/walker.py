@@ -11,7 +11,7 @@ import ast
 from planegate.analysis.hunks.calls import CallReader, exception_names
 from planegate.analysis.hunks.facts import Skip
 from planegate.analysis.hunks.keys import walk
-from planegate.analysis.hunks.model import Module, last_part, short, truth
+from planegate.analysis.hunks.parsed_module import Module, last_part, short, truth
 
 SWALLOWED = frozenset({"AssertionError", "Exception", "BaseException"})
 STOPS = frozenset({ast.Return, ast.Raise})

@@ -7,7 +7,7 @@ import ast
 from planegate.analysis.hunks.decorators import read_decorators
 from planegate.analysis.hunks.facts import Facts
 from planegate.analysis.hunks.marks import pytestmark_skips
-from planegate.analysis.hunks.model import FuncNode, Module
+from planegate.analysis.hunks.parsed_module import FuncNode, Module
 from planegate.analysis.hunks.walker import Walker
 
 
