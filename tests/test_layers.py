@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "freeze": 2,
     "runner": 2,
     "steps": 2,
+    "signs": 2,
     "gate": 3,
     "github": 3,
     "commands": 4,

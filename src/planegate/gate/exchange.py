@@ -18,13 +18,14 @@ from typing import Any
 
 from planegate import loading
 from planegate.errors import InputDataError, ServiceUnavailable
-from planegate.gate import exchange_probes, exchange_signs
+from planegate.gate import exchange_probes
 from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
 from planegate.report import ShadowResult
 from planegate.runner import fixture_probe as probe
 from planegate.runner import session, traced
 from planegate.runner.rerun import Rerun
+from planegate.signs import wire as signs_wire
 
 SCHEMA = "planegate-run/1"
 FILE_NAME = "run.json"
@@ -50,7 +51,7 @@ def to_value(execution: Execution) -> dict[str, Any]:
         "on_base": None if execution.on_base is None else asdict(execution.on_base),
         "timings": dict(execution.timings),
         "answers": exchange_probes.to_dict(execution.answers),
-        "mains_signs": exchange_signs.to_dict(execution.mains_signs),
+        "mains_signs": signs_wire.to_dict(execution.mains_signs),
     }
 
 
@@ -154,7 +155,7 @@ def _execution(data: Any) -> Execution:
         on_base=_rerun(data.get("on_base")),
         timings={str(k): float(v) for k, v in (data.get("timings") or {}).items()},
         answers=exchange_probes.from_dict(data.get("answers")),
-        mains_signs=exchange_signs.from_dict(data.get("mains_signs")),
+        mains_signs=signs_wire.from_dict(data.get("mains_signs")),
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
 from planegate.errors import ConfigError
-from planegate.gate import canary_sample, flipped, merge, on_base_signs
+from planegate.gate import canary_sample, flipped, merge
 from planegate.gate.context import Commits, Context
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.digest_format import MainRun
@@ -25,8 +25,9 @@ from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
+from planegate.signs import on_main as signs_on_main
+from planegate.signs.compare import MainsSigns
 from planegate.steps import observed, on_base
-from planegate.steps.mains_signs import MainsSigns
 from planegate.vocabulary import SCORING_PLANES
 
 # outcomes the head shares with main's recorded run without a rerun of the base
@@ -102,7 +103,7 @@ def execute(
     with watch.time("triage"):
         labels = _triage(ctx, head_run, progress, on_base)
     with watch.time("base signs"):
-        signs = on_base_signs.observe(
+        signs = signs_on_main.observe(
             ctx,
             head_run,
             probed,

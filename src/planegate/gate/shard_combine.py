@@ -18,7 +18,7 @@ from planegate.runner import session
 from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.rerun import Rerun
-from planegate.steps.mains_signs import MainsSigns
+from planegate.signs.compare import MainsSigns
 
 T = TypeVar("T")
 

@@ -34,7 +34,7 @@ class MainRun:
 
 @dataclass(frozen=True)
 class RecordedSigns:
-    """What main's run showed of the observed signs (steps/mains_signs.py), so that a gate
+    """What main's run showed of the observed signs (signs/compare.py), so that a gate
     compares the head's signs with them instead of running the base: the repository files
     main's production code opened under each key (a nodeid, or a module outside any test),
     the harness changes of main's run (event, path, line, as `harness_sign` gives them), the

@@ -14,7 +14,8 @@ from planegate.findings import Finding, Step
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import decode
 from planegate.report import StepResult
-from planegate.steps import hunks_answers, hunks_started, observed
+from planegate.signs import findings as signs_findings
+from planegate.steps import hunks_answers, hunks_started
 from planegate.steps.hunks_started import OtherFile, StartedAnalysis
 from planegate.steps.inputs import GitFacts, RunFacts
 
@@ -59,7 +60,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
             findings += lint.added_findings(change.path, change.base, change.head, ctx.author)
     findings += started.findings()
     findings += _lint_base(ctx)
-    findings += observed.oracle_findings(ctx, run, data_paths.files)
+    findings += signs_findings.oracle_findings(ctx, run, data_paths.files)
     mirrored, answers_note = hunks_answers.check(ctx)
     findings += mirrored
     analysed = f"{len(started.test_files)} changed test files analysed"

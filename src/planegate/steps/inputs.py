@@ -22,8 +22,8 @@ from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.rerun import Rerun
 from planegate.runner.session import RunResult
+from planegate.signs.compare import MainsSigns
 from planegate.steps.hunks_started import StartedAnalysis
-from planegate.steps.mains_signs import MainsSigns
 
 
 class GitFacts(Protocol):

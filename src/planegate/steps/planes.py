@@ -13,10 +13,11 @@ from planegate.report import StepResult
 from planegate.runner import provenance, startup
 from planegate.runner.session import Outcome, RunResult, Tamper
 from planegate.runner.triage import repro_command
-from planegate.steps import on_base, planes_probes, signs_findings
+from planegate.signs import findings as signs_findings
+from planegate.signs.compare import MainsSigns
+from planegate.signs.lines import MainsLines
+from planegate.steps import on_base, planes_probes
 from planegate.steps.inputs import GitFacts, RunFacts
-from planegate.steps.mains_lines import MainsLines
-from planegate.steps.mains_signs import MainsSigns
 from planegate.vocabulary import SCORING_PLANES
 
 MAX_NOTES = 20
@@ -208,7 +209,7 @@ def _tamper_findings(
 ) -> list[Finding]:
     """PG107: what the child's audit hook, its integrity checks and the stream saw, in the
     scoring run and in the probe runs of the flipped tests (each sign once); PG112 for what
-    main's own code shows (steps/signs_findings.py)."""
+    main's own code shows (signs/findings.py)."""
     return [signs_findings.tamper_finding(t, owner, mains, signs) for t in dict.fromkeys(tampering)]
 
 

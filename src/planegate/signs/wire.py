@@ -1,4 +1,4 @@
-"""The base's side of the observed signs in `run.json` (steps/mains_signs.py): written by the
+"""The base's side of the observed signs in `run.json` (signs/compare.py): written by the
 run phase, checked and read back by the judge phase. An absent key reads as no base session,
 so every sign stays the patch's: an older or truncated run.json never excuses one."""
 
@@ -8,7 +8,7 @@ from dataclasses import asdict
 from typing import Any
 
 from planegate.runner.session import Tamper
-from planegate.steps.mains_signs import MainsSigns
+from planegate.signs.compare import MainsSigns
 
 
 def to_dict(signs: MainsSigns) -> dict[str, Any]:
