@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "steps": 2,
     "signs": 2,
     "gate": 3,
+    "shards": 3,
     "github": 3,
     "commands": 4,
     "demo": 4,

@@ -20,15 +20,16 @@ from planegate.config import manifest as fixtures
 from planegate.errors import PlanegateError
 from planegate.findings import Finding, Severity, Step
 from planegate.freeze import ledger
-from planegate.gate import exchange, shard_evidence
+from planegate.gate import exchange
 from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
-from planegate.gate.slicing import Shard
 from planegate.github import event as event_mod
 from planegate.repo import digest_format as digest_mod
 from planegate.report import Report, StepResult, json_load, json_report
 from planegate.runner import fixture_probe as probe
 from planegate.runner import session
+from planegate.shards import evidence as shard_evidence
+from planegate.shards.slicing import Shard
 
 NODE = "tests/fix/test_label.py::test_label_golden"
 SHA = "ab" * 20

@@ -53,7 +53,7 @@ class Execution:
 
 @dataclass(frozen=True)
 class Within:
-    """One shard's part of the run (gate/shard_run.py): the base's nodeids it runs, those
+    """One shard's part of the run (shards/run.py): the base's nodeids it runs, those
     the other shards run (deselected here), and whether the shadow lane runs in it."""
 
     assigned: frozenset[str]

@@ -1,5 +1,5 @@
 """The shards' executions folded into the one execution an unsharded run would have given
-(pure: gate/shard_merge.py checks the shards first).
+(pure: shards/merge.py checks the shards first).
 
 A nodeid of the base inventory is taken from the shard it was assigned to, whatever another
 shard's file says about it; a nodeid only the head collects ran in every shard, and its worst

@@ -1,5 +1,5 @@
 """`gate --shard K/N`: one shard's slice of the scoring tests run against the patch, and the
-evidence the merge needs (gate/shard_merge.py). docs/runner.md#sharding says what runs where.
+evidence the merge needs (shards/merge.py). docs/runner.md#sharding says what runs where.
 
 Every shard builds the whole context from git and collects the head's whole suite (pytest
 deselects the other shards' nodeids), so its own report judges its slice with every step;
@@ -21,10 +21,10 @@ from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import DigestCheck, check_digest
 from planegate.gate.execute import Execution, Within, collect_inventory, execute
 from planegate.gate.judge import judge
-from planegate.gate.shard_evidence import Evidence, config_of, sliceable, sliced
-from planegate.gate.slicing import Shard, slice_of
 from planegate.progress import QUIET, Progress
 from planegate.report import Report, json_report
+from planegate.shards.evidence import Evidence, config_of, sliceable, sliced
+from planegate.shards.slicing import Shard, slice_of
 
 
 def run(options: GateOptions, shard: Shard, progress: Progress = QUIET) -> tuple[Evidence, Report]:

@@ -4,7 +4,7 @@ writes and `gate --merge` reads back.
 It is written after project code ran, so the merge reads it as untrusted data: its size and
 shape are checked (the envelope against `schemas/shard.schema.json`, the execution as it is
 converted, like `run.json`), and its commits, configuration and slice against git and the
-other shards (gate/shard_merge.py).
+other shards (shards/merge.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from planegate.errors import InputDataError
 from planegate.gate import exchange
 from planegate.gate.context import Commits, Context
 from planegate.gate.execute import Execution
-from planegate.gate.slicing import Shard
+from planegate.shards.slicing import Shard
 
 SCHEMA = "planegate-shard/1"
 HINT = "an evidence file is written by `planegate gate --shard K/N --evidence PATH`"
