@@ -19,6 +19,7 @@ LAYERS: dict[str, int] = {
     "loading": 0,
     "untrusted": 0,
     "schemas": 0,
+    "wire": 0,
     "repo": 1,
     "config": 1,
     "report": 1,

@@ -19,7 +19,7 @@ from planegate.config import load as config_load
 from planegate.config import manifest as fixtures
 from planegate.errors import PlanegateError
 from planegate.findings import Finding, Severity, Step
-from planegate.freeze import ledger
+from planegate.freeze import ledger, sweep_wire
 from planegate.gate import exchange
 from planegate.gate.context import Commits
 from planegate.gate.execute import Execution
@@ -103,6 +103,11 @@ SEEDS: dict[str, bytes] = {
     "run": _run_seed(),
     "report": _report_seed(),
     "shard": _shard_seed(),
+    "sweep": sweep_wire.to_json(
+        sweep_wire.SweepResult(
+            SHA, (json.dumps(freeze_obj(nodeid=NODE, review_by=None)),), (), None
+        )
+    ).encode(),
     "event": json.dumps(EVENT).encode(),
 }
 # The documented exits of each input (docs/exit-codes.md): 78 for the configuration, 65 for data.
@@ -133,6 +138,7 @@ _LOADERS: dict[str, Callable[[bytes], object]] = {
     "run": lambda data: exchange.from_json(data, "run.json"),
     "report": lambda data: json_load.load_report(data, "planegate-report.json"),
     "shard": lambda data: shard_evidence.from_json(data, "planegate-shard-1.json"),
+    "sweep": lambda data: sweep_wire.from_json(data, "sweep.json"),
 }
 
 

@@ -7,14 +7,13 @@ single-container run wants; the composite action runs them in two containers (DE
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planegate import exitcodes, loading
+from planegate import exitcodes
 from planegate.config.from_git import load_config
 from planegate.config.load import Config
 from planegate.errors import InputDataError, InternalError, ServiceUnavailable, UsageError
@@ -108,12 +107,9 @@ def run_phase(environ: Mapping[str, str], progress: Progress) -> int:
     execution = execute(
         ctx,
         progress,
-        collect_base=digest.inventory is None,
         base_inventory=digest.inventory,
         main=digest.main_run,
     )
-    if execution.base_inventory is None and digest.inventory is not None:
-        execution = replace(execution, base_inventory=digest.inventory)
     exchange.write(folder, execution)
     print(f"planegate: run phase done: {len(execution.head_run.collected)} nodeids -> {folder}")
     return exitcodes.PASS
@@ -155,12 +151,13 @@ def evaluate(options: ActionOptions, environ: Mapping[str, str], progress: Progr
         execution, report = pipeline.execute_and_judge(ctx, progress)
         return _placed(report, ctx, execution)
     analysis = pipeline.start_analysis(ctx)  # it runs while phase 1's data are read
-    execution = exchange.read(exchange_folder(environ))
+    digest = check_digest(ctx)
+    execution = exchange.read(exchange_folder(environ), digest.inventory)
     if execution.commits != ctx.commits:
         raise InputDataError(
             f"{exchange.FILE_NAME}: made for commits {execution.commits}, not {ctx.commits}"
         )
-    report = _placed(judge(ctx, execution, check_digest(ctx), analysis), ctx, execution)
+    report = _placed(judge(ctx, execution, digest, analysis), ctx, execution)
     run_exit = (environ.get("PLANEGATE_RUN_EXIT") or "0").strip()
     if report.exit_code == exitcodes.PASS and run_exit != "0":
         raise InternalError(f"the run phase exited {run_exit} but left a passing result")
@@ -212,29 +209,21 @@ def _digest(
 
 
 def _sweep_json(options: ActionOptions, progress: Progress) -> str:
-    from planegate.freeze import ledger, sweep_run
+    from planegate.freeze import sweep_run, sweep_wire
 
     root = Path(options.working_directory)
     outcome = sweep_run.sweep(
         sweep_run.SweepOptions(root=root, commit=options.head, config_path=options.config),
         progress,
     )
-    return json.dumps(
-        {
-            "schema": "planegate-sweep/1",
-            "commit": outcome.commit,
-            "proposals": [ledger.render_event(p.event) for p in outcome.proposals],
-            "base_broken": list(outcome.base_broken),
-            "trouble": outcome.trouble,
-        }
-    )
+    return sweep_wire.to_json(sweep_wire.of_outcome(outcome))
 
 
 def _sweep(
     options: ActionOptions, environ: Mapping[str, str], phase: str, progress: Progress
 ) -> Report:
     """A sweep's proposals as a report: a person appends them to the ledger, never the action."""
-    from planegate.freeze import ledger
+    from planegate.freeze import ledger, sweep_wire
 
     commit = GitRepo(Path(options.working_directory)).resolve(options.head)
     if phase == "all":
@@ -247,12 +236,9 @@ def _sweep(
         except FileNotFoundError:
             raise InputDataError(f"{path}: missing: the run phase left no sweep") from None
         source = str(path)
-    try:
-        data = loading.json_value(loading.utf8_text(text))
-        proposals, broken = list(data["proposals"]), [str(n) for n in data["base_broken"]]
-        claimed, trouble = str(data["commit"]), data["trouble"]
-    except (loading.Problem, KeyError, TypeError) as error:
-        raise InputDataError(f"{source}: not a sweep result ({error})") from None
+    result = sweep_wire.from_json(text, source)
+    proposals, broken = result.proposals, result.base_broken
+    claimed, trouble = result.commit, result.trouble
     if claimed != commit:
         raise InputDataError(f"{source}: made for {claimed[:12]}, not {commit[:12]}")
     if trouble:

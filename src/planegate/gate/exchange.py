@@ -12,11 +12,12 @@ import contextlib
 import json
 import os
 import secrets
-from dataclasses import asdict
+from collections.abc import Mapping
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from planegate import loading
+from planegate import loading, wire
 from planegate.errors import InputDataError, ServiceUnavailable
 from planegate.gate import exchange_probes
 from planegate.gate.context import Commits
@@ -26,6 +27,7 @@ from planegate.runner import fixture_probe as probe
 from planegate.runner import session, traced
 from planegate.runner.rerun import Rerun
 from planegate.signs import wire as signs_wire
+from planegate.wire import strings
 
 SCHEMA = "planegate-run/1"
 FILE_NAME = "run.json"
@@ -87,7 +89,9 @@ def write_file(folder: Path, name: str, text: str) -> Path:
     return folder / name
 
 
-def read(folder: Path) -> Execution:
+def read(folder: Path, vouched: Mapping[str, list[str]] | None = None) -> Execution:
+    """The run phase's execution; the base inventory main's digest vouches for (`vouched`)
+    replaces the one the file says: the file was written after project code ran."""
     path = folder / FILE_NAME
     try:
         if path.stat().st_size > loading.RUN.max_bytes:
@@ -99,13 +103,13 @@ def read(folder: Path) -> Execution:
         ) from None
     except OSError as error:
         raise InputDataError(f"{path}: cannot be read: {error.strerror}") from None
-    return from_json(data, str(path))
+    execution = from_json(data, str(path))
+    return execution if vouched is None else replace(execution, base_inventory=vouched)
 
 
 def from_json(text: str | bytes, source: str) -> Execution:
-    # src/planegate/schemas/run.schema.json documents the shape; it is checked as the values
-    # are converted (a schema validator takes seconds on a run of 50,000 tests)
-    return from_value(loading.load_json(text, source, limits=loading.RUN), source)
+    # checked as the values are converted (wire.RUN: its schema documents the shape)
+    return from_value(wire.RUN.load(text, source), source)
 
 
 def from_value(data: Any, source: str) -> Execution:
@@ -117,12 +121,6 @@ def from_value(data: Any, source: str) -> Execution:
         raise InputDataError(message) from None
 
 
-def _strings(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise TypeError("expected a list of strings")
-    return tuple(value)
-
-
 def _execution(data: Any) -> Execution:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError(f"schema is not {SCHEMA!r}")
@@ -132,17 +130,17 @@ def _execution(data: Any) -> Execution:
         head=str(raw["head"]),
         merge_base=str(raw["merge_base"]),
         merged=str(raw["merged"]),
-        conflicts=_strings(raw["conflicts"]),
+        conflicts=strings(raw["conflicts"]),
     )
     inventory = data["base_inventory"]
     if inventory is not None:
-        inventory = {str(plane): list(_strings(ids)) for plane, ids in inventory.items()}
+        inventory = {str(plane): list(strings(ids)) for plane, ids in inventory.items()}
     shadow = tuple(
         ShadowResult(str(s["nodeid"]), str(s["outcome"]), str(s["owner"])) for s in data["shadow"]
     )
     probed = probe.ProbeResult(
-        _strings(data["probed"]["probed"]),
-        tuple((str(n), _strings(files)) for n, files in data["probed"]["survivors"]),
+        strings(data["probed"]["probed"]),
+        tuple((str(n), strings(files)) for n, files in data["probed"]["survivors"]),
     )
     return Execution(
         commits=commits,
@@ -150,7 +148,7 @@ def _execution(data: Any) -> Execution:
         base_inventory=inventory,
         shadow=shadow,
         probed=probed,
-        overlay_notes=_strings(data["overlay_notes"]),
+        overlay_notes=strings(data["overlay_notes"]),
         triage={str(n): (str(pair[0]), str(pair[1])) for n, pair in data["triage"].items()},
         on_base=_rerun(data.get("on_base")),
         timings={str(k): float(v) for k, v in (data.get("timings") or {}).items()},
@@ -176,7 +174,7 @@ def _rerun(value: Any) -> Rerun | None:
         runs=int(value["runs"]),
         outcomes=_outcomes(value["outcomes"]),
         failures={str(k): int(v) for k, v in value["failures"].items()},
-        collected=_strings(value["collected"]),
+        collected=strings(value["collected"]),
         closed=bool(value["closed"]),
         problem=str(value["problem"]),
         refused=str(value.get("refused", "")),
@@ -187,8 +185,8 @@ def _run_result(run: dict[str, Any]) -> session.RunResult:
     outcomes = _outcomes(run["outcomes"])
     status = run["exit_status"]
     return session.RunResult(
-        collected=_strings(run["collected"]),
-        selected=_strings(run["selected"]),
+        collected=strings(run["collected"]),
+        selected=strings(run["selected"]),
         outcomes=outcomes,
         collect_errors=tuple((str(a), str(b)) for a, b in run["collect_errors"]),
         closed=bool(run["closed"]),
@@ -197,15 +195,15 @@ def _run_result(run: dict[str, Any]) -> session.RunResult:
         output=str(run["output"]),
         canary_problem=None if run["canary_problem"] is None else str(run["canary_problem"]),
         stray_lines=int(run["stray_lines"]),
-        notes=_strings(run["notes"]),
-        unfinished=_strings(run["unfinished"]),
+        notes=strings(run["notes"]),
+        unfinished=strings(run["unfinished"]),
         examples={str(k): int(v) for k, v in run["examples"].items()},
         tampering=tuple(
             session.Tamper(str(t["event"]), str(t["path"]), int(t["line"]))
             for t in run["tampering"]
         ),
         reads={
-            str(key): traced.Reads(_strings(r["test"]), _strings(r["prod"]))
+            str(key): traced.Reads(strings(r["test"]), strings(r["prod"]))
             for key, r in run["reads"].items()
         },
         extra=_extra(run.get("extra", {})),

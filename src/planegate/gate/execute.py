@@ -69,19 +69,19 @@ def execute(
     ctx: Context,
     progress: Progress = QUIET,
     *,
-    collect_base: bool = True,
     base_inventory: Mapping[str, list[str]] | None = None,
     main: MainRun | None = None,
     within: Within | None = None,
 ) -> Execution:
-    """Run main's evidence against the patch (the base's collection, when asked for, running
-    alongside), then one session on the base over the scoring tests that did not pass. With
-    main's run from the digest (`main`, for `base_inventory`) the base's outcomes are known;
-    `within` keeps every part to one shard's slice."""
+    """Run main's evidence against the patch, then one session on the base over the scoring
+    tests that did not pass. The base inventory is decided here, once: `base_inventory` when
+    the caller has one (main's digest vouches for it, or a shard's slices were cut from it),
+    else the base's collection, running alongside. With main's run from the digest (`main`)
+    the base's outcomes are known; `within` keeps every part to one shard's slice."""
     if ctx.commits.conflicts:
         return unmerged(ctx)
     watch = Stopwatch()
-    with collecting_base(ctx, collect_base, progress) as base_collection:
+    with collecting_base(ctx, base_inventory is None, progress) as base_collection:
         progress.step("planes", "running main's evidence against the patch")
         files = None if within is None else {file_of(n) for n in within.assigned}
         with (
@@ -93,8 +93,9 @@ def execute(
             shadow = _shadow(ctx, progress) if within is None or within.shadow else ()
         with watch.time("base collection (alongside)"):
             base_collected = base_collection()
-    collected = None if base_collected is None else ctx.plane_map.inventory(base_collected)
-    expected = [n for p in SCORING_PLANES for n in (base_inventory or collected or {}).get(p, [])]
+    if base_inventory is None and base_collected is not None:
+        base_inventory = ctx.plane_map.inventory(base_collected)
+    expected = [n for p in SCORING_PLANES for n in (base_inventory or {}).get(p, [])]
     own_run = head_run if within is None else within.own(head_run)
     if within is not None:
         expected = [n for n in expected if n in within.assigned]
@@ -114,7 +115,7 @@ def execute(
     return Execution(
         ctx.commits,
         head_run,
-        collected,
+        base_inventory,
         shadow,
         probed,
         overlay_notes,

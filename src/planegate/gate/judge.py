@@ -35,7 +35,7 @@ def judge(
     (it reads git only, so it can run beside the execution)."""
     if ctx.commits.conflicts:
         return merge.conflict_report(ctx, digest.source)
-    base_inventory = digest.inventory or execution.base_inventory
+    base_inventory = execution.base_inventory
     if base_inventory is None:
         raise InternalError("no inventory of the base: neither a digest nor a collection")
     run = RunFacts(

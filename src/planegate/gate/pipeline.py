@@ -72,7 +72,6 @@ def execute_and_judge(
     execution = execute(
         ctx,
         progress,
-        collect_base=digest.inventory is None,
         base_inventory=digest.inventory,
         main=digest.main_run,
     )

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from planegate import loading
+from planegate import wire
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 
@@ -131,13 +131,7 @@ def _run_of(data: Mapping[str, Any] | None) -> MainRun | None:
 
 
 def from_json(text: str | bytes, source: str) -> Digest:
-    data = loading.load_json(
-        text,
-        source,
-        limits=loading.DIGEST,
-        schema="digest",
-        hint="regenerate it with `planegate digest` on main",
-    )
+    data = wire.DIGEST.load(text, source)
     digest = Digest(
         commit=data["commit"],
         files=dict(data["files"]),

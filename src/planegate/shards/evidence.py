@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planegate import loading, schemas
+from planegate import loading, schemas, wire
 from planegate.errors import InputDataError
 from planegate.gate import exchange
 from planegate.gate.context import Commits, Context
@@ -98,7 +98,7 @@ def read(path: Path) -> Evidence:
 
 
 def from_json(text: str | bytes, source: str) -> Evidence:
-    data = loading.load_json(text, source, limits=loading.SHARD, schema="shard", hint=HINT)
+    data = wire.SHARD.load(text, source)
     wrong = schemas.problem(data["report"], "report")
     if wrong is not None:
         raise InputDataError(f"{source}: report.{wrong}", HINT)

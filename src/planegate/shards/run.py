@@ -40,13 +40,11 @@ def run(options: GateOptions, shard: Shard, progress: Progress = QUIET) -> tuple
     execution = execute(
         ctx,
         progress,
-        collect_base=False,
         base_inventory=inventory,
         main=digest.main_run,
         within=within,
     )
-    execution = replace(execution, base_inventory=inventory)
-    report = judge(ctx, own_view(execution, within), replace(digest, inventory=None))
+    report = judge(ctx, own_view(execution, within), digest)
     report = replace(report, notes=(*report.notes, _note(shard, assigned, nodeids)))
     timings = {**report.timings, "total": round(time.perf_counter() - start, 3)}
     report = replace(report, timings=timings)

@@ -9,6 +9,7 @@ from typing import Any
 
 from planegate.runner.session import Tamper
 from planegate.signs.compare import MainsSigns
+from planegate.wire import strings
 
 
 def to_dict(signs: MainsSigns) -> dict[str, Any]:
@@ -28,19 +29,13 @@ def from_dict(data: Any) -> MainsSigns:
     if not isinstance(traced, bool):
         raise TypeError("mains_signs.traced: expected a boolean")
     return MainsSigns(
-        survivors=_strings(data["survivors"]),
-        caught=_strings(data["caught"]),
-        prod_reads={str(key): _strings(paths) for key, paths in reads.items()},
+        survivors=strings(data["survivors"]),
+        caught=strings(data["caught"]),
+        prod_reads={str(key): strings(paths) for key, paths in reads.items()},
         harness=tuple(
             Tamper(str(t["event"]), str(t["path"]), int(t["line"])) for t in data["harness"]
         ),
         traced=traced,
-        problems=_strings(data["problems"]),
+        problems=strings(data["problems"]),
         recorded=data.get("recorded") is True,
     )
-
-
-def _strings(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise TypeError("expected a list of strings")
-    return tuple(value)
