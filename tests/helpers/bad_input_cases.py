@@ -21,8 +21,6 @@ from planegate.errors import PlanegateError
 from planegate.findings import Finding, Severity, Step
 from planegate.freeze import ledger, sweep_wire
 from planegate.gate import exchange
-from planegate.gate.context import Commits
-from planegate.gate.execute import Execution
 from planegate.github import event as event_mod
 from planegate.repo import digest_format as digest_mod
 from planegate.report import Report, StepResult, json_load, json_report
@@ -30,6 +28,7 @@ from planegate.runner import fixture_probe as probe
 from planegate.runner import session
 from planegate.shards import evidence as shard_evidence
 from planegate.shards.slicing import Shard
+from planegate.steps.inputs import Commits, Execution
 
 NODE = "tests/fix/test_label.py::test_label_golden"
 SHA = "ab" * 20

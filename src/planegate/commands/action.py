@@ -20,13 +20,14 @@ from planegate.errors import InputDataError, InternalError, ServiceUnavailable, 
 from planegate.gate import context, exchange, pipeline
 from planegate.gate.context import Context, DigestInput, GateOptions
 from planegate.gate.digest_check import build_digest, check_digest, compute_digest
-from planegate.gate.execute import Execution, execute
+from planegate.gate.execute import execute
 from planegate.gate.judge import judge
 from planegate.progress import Progress
 from planegate.repo import digest_format as digest_mod
 from planegate.repo.git import GitRepo
 from planegate.repo.snapshot import snapshot
 from planegate.report import Report
+from planegate.steps.inputs import Execution
 
 if TYPE_CHECKING:
     from planegate.github.inputs import ActionOptions

@@ -13,23 +13,21 @@ import json
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from planegate import loading, wire
 from planegate.errors import InputDataError, ServiceUnavailable
 from planegate.gate import exchange_probes
-from planegate.gate.context import Commits
-from planegate.gate.execute import Execution
-from planegate.report import ShadowResult
-from planegate.runner import fixture_probe as probe
-from planegate.runner import session, traced
+from planegate.runner import session
+from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.rerun import Rerun
 from planegate.signs import wire as signs_wire
-from planegate.wire import strings
+from planegate.steps.inputs import Execution
+from planegate.wire import records
 
-SCHEMA = "planegate-run/1"
+SCHEMA = wire.RUN.name
 FILE_NAME = "run.json"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -40,21 +38,7 @@ def to_json(execution: Execution) -> str:
 
 def to_value(execution: Execution) -> dict[str, Any]:
     """The execution as a JSON value (also a shard's evidence holds it)."""
-    run = asdict(execution.head_run)
-    return {
-        "schema": SCHEMA,
-        "commits": asdict(execution.commits),
-        "head_run": run,
-        "base_inventory": execution.base_inventory,
-        "shadow": [asdict(item) for item in execution.shadow],
-        "probed": asdict(execution.probed),
-        "overlay_notes": list(execution.overlay_notes),
-        "triage": {nodeid: list(pair) for nodeid, pair in execution.triage.items()},
-        "on_base": None if execution.on_base is None else asdict(execution.on_base),
-        "timings": dict(execution.timings),
-        "answers": exchange_probes.to_dict(execution.answers),
-        "mains_signs": signs_wire.to_dict(execution.mains_signs),
-    }
+    return {"schema": SCHEMA, **records.encode(execution)}
 
 
 def write(folder: Path, execution: Execution) -> Path:
@@ -121,97 +105,25 @@ def from_value(data: Any, source: str) -> Execution:
         raise InputDataError(message) from None
 
 
+# keys an older run.json may lack (or hold null for): each reads as its field's default, which
+# excuses nothing (no base session, no probes); every other key must be there
+OPTIONAL: records.Optional = {
+    Execution: frozenset({"on_base", "timings", "answers", "mains_signs"}),
+    session.RunResult: frozenset({"extra"}),
+    Rerun: frozenset({"refused"}),
+    **signs_wire.OPTIONAL,
+}
+
+
 def _execution(data: Any) -> Execution:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError(f"schema is not {SCHEMA!r}")
-    raw = data["commits"]
-    commits = Commits(
-        base_tip=str(raw["base_tip"]),
-        head=str(raw["head"]),
-        merge_base=str(raw["merge_base"]),
-        merged=str(raw["merged"]),
-        conflicts=strings(raw["conflicts"]),
-    )
-    inventory = data["base_inventory"]
-    if inventory is not None:
-        inventory = {str(plane): list(strings(ids)) for plane, ids in inventory.items()}
-    shadow = tuple(
-        ShadowResult(str(s["nodeid"]), str(s["outcome"]), str(s["owner"])) for s in data["shadow"]
-    )
-    probed = probe.ProbeResult(
-        strings(data["probed"]["probed"]),
-        tuple((str(n), strings(files)) for n, files in data["probed"]["survivors"]),
-    )
-    return Execution(
-        commits=commits,
-        head_run=_run_result(data["head_run"]),
-        base_inventory=inventory,
-        shadow=shadow,
-        probed=probed,
-        overlay_notes=strings(data["overlay_notes"]),
-        triage={str(n): (str(pair[0]), str(pair[1])) for n, pair in data["triage"].items()},
-        on_base=_rerun(data.get("on_base")),
-        timings={str(k): float(v) for k, v in (data.get("timings") or {}).items()},
-        answers=exchange_probes.from_dict(data.get("answers")),
-        mains_signs=signs_wire.from_dict(data.get("mains_signs")),
-    )
-
-
-def _outcomes(value: Any) -> dict[str, session.Outcome]:
-    return {
-        str(nodeid): session.Outcome(
-            str(o["nodeid"]), str(o["outcome"]), str(o["message"]), float(o["duration"])
-        )
-        for nodeid, o in value.items()
-    }
-
-
-def _rerun(value: Any) -> Rerun | None:
-    if value is None:
-        return None
-    return Rerun(
-        commit=str(value["commit"]),
-        runs=int(value["runs"]),
-        outcomes=_outcomes(value["outcomes"]),
-        failures={str(k): int(v) for k, v in value["failures"].items()},
-        collected=strings(value["collected"]),
-        closed=bool(value["closed"]),
-        problem=str(value["problem"]),
-        refused=str(value.get("refused", "")),
-    )
-
-
-def _run_result(run: dict[str, Any]) -> session.RunResult:
-    outcomes = _outcomes(run["outcomes"])
-    status = run["exit_status"]
-    return session.RunResult(
-        collected=strings(run["collected"]),
-        selected=strings(run["selected"]),
-        outcomes=outcomes,
-        collect_errors=tuple((str(a), str(b)) for a, b in run["collect_errors"]),
-        closed=bool(run["closed"]),
-        exit_status=None if status is None else int(status),
-        timed_out=bool(run["timed_out"]),
-        output=str(run["output"]),
-        canary_problem=None if run["canary_problem"] is None else str(run["canary_problem"]),
-        stray_lines=int(run["stray_lines"]),
-        notes=strings(run["notes"]),
-        unfinished=strings(run["unfinished"]),
-        examples={str(k): int(v) for k, v in run["examples"].items()},
-        tampering=tuple(
-            session.Tamper(str(t["event"]), str(t["path"]), int(t["line"]))
-            for t in run["tampering"]
-        ),
-        reads={
-            str(key): traced.Reads(strings(r["test"]), strings(r["prod"]))
-            for key, r in run["reads"].items()
-        },
-        extra=_extra(run.get("extra", {})),
-    )
+    hooks: records.Hooks = {AnswerProbes: exchange_probes.from_dict, Mapping[str, Any]: _extra}
+    return records.decode(Execution, data, hooks=hooks, optional=OPTIONAL)
 
 
 def _extra(value: Any) -> dict[str, Any]:
     """The child's extra records by kind (imports, repeat): objects, checked for shape only."""
     if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
-        raise TypeError("extra: expected an object of objects")
+        raise TypeError("expected an object of objects")
     return {str(kind): dict(record) for kind, record in value.items()}

@@ -7,14 +7,14 @@ import contextlib
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
 from planegate.errors import ConfigError
 from planegate.gate import canary_sample, flipped, merge
-from planegate.gate.context import Commits, Context
+from planegate.gate.context import Context
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.digest_format import MainRun
 from planegate.repo.git import GitRepo
@@ -26,29 +26,12 @@ from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
 from planegate.signs import on_main as signs_on_main
-from planegate.signs.compare import MainsSigns
 from planegate.steps import observed, on_base
+from planegate.steps.inputs import Commits, Execution
 from planegate.vocabulary import SCORING_PLANES
 
 # outcomes the head shares with main's recorded run without a rerun of the base
 AS_ON_MAIN = frozenset({"skipped", "xfailed", "deselected"})
-
-
-@dataclass(frozen=True)
-class Execution:
-    """What running the suite produced: the only part that executes project code."""
-
-    commits: Commits
-    head_run: session.RunResult
-    base_inventory: Mapping[str, list[str]] | None
-    shadow: tuple[ShadowResult, ...]
-    probed: probe.ProbeResult
-    overlay_notes: tuple[str, ...]
-    triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
-    on_base: Rerun | None = None  # the base's outcomes of the scoring tests not passing on head
-    timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part
-    answers: AnswerProbes = field(default_factory=AnswerProbes)  # the flipped tests' probes
-    mains_signs: MainsSigns = field(default_factory=MainsSigns)  # the base's side of the signs
 
 
 @dataclass(frozen=True)

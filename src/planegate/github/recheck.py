@@ -29,7 +29,7 @@ from planegate.github.inputs import ActionOptions, agent_of
 from planegate.report import Report, StepResult
 from planegate.runner.session import RunResult
 from planegate.steps import evidence, hunks, ledger
-from planegate.steps.inputs import RunFacts, StepCheck
+from planegate.steps.inputs import Commits, RunFacts, StepCheck
 
 # What the recomputation produces; a report's other findings of these steps are kept.
 RECOMPUTED_RULES = {
@@ -44,6 +44,7 @@ RECOMPUTED: dict[Step, StepCheck] = {
 RECOMPUTED_STEPS = tuple(RECOMPUTED)
 # No run in the posting job: no digest findings, and no suite to measure the frozen share by.
 NO_RUN = RunFacts(
+    commits=Commits("", "", ""),
     head_run=RunResult(
         collected=(),
         selected=(),

@@ -12,13 +12,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from planegate.gate.context import Commits
-from planegate.gate.execute import Execution
 from planegate.runner import session
 from planegate.runner.answer_probes import AnswerProbes
 from planegate.runner.fixture_probe import ProbeResult
 from planegate.runner.rerun import Rerun
 from planegate.signs.compare import MainsSigns
+from planegate.steps.inputs import Commits, Execution
 
 T = TypeVar("T")
 

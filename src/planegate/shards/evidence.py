@@ -19,9 +19,9 @@ from typing import Any
 from planegate import loading, schemas, wire
 from planegate.errors import InputDataError
 from planegate.gate import exchange
-from planegate.gate.context import Commits, Context
-from planegate.gate.execute import Execution
+from planegate.gate.context import Context
 from planegate.shards.slicing import Shard
+from planegate.steps.inputs import Commits, Execution
 
 SCHEMA = "planegate-shard/1"
 HINT = "an evidence file is written by `planegate gate --shard K/N --evidence PATH`"

@@ -19,12 +19,13 @@ from planegate.config.planemap import file_of
 from planegate.gate import context
 from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import DigestCheck, check_digest
-from planegate.gate.execute import Execution, Within, collect_inventory, execute
+from planegate.gate.execute import Within, collect_inventory, execute
 from planegate.gate.judge import judge
 from planegate.progress import QUIET, Progress
 from planegate.report import Report, json_report
 from planegate.shards.evidence import Evidence, config_of, sliceable, sliced
 from planegate.shards.slicing import Shard, slice_of
+from planegate.steps.inputs import Execution
 
 
 def run(options: GateOptions, shard: Shard, progress: Progress = QUIET) -> tuple[Evidence, Report]:

@@ -4,38 +4,22 @@ so every sign stays the patch's: an older or truncated run.json never excuses on
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
-from planegate.runner.session import Tamper
 from planegate.signs.compare import MainsSigns
-from planegate.wire import strings
+from planegate.wire import records
+
+# a run.json from before `recorded` reads as signs the base's sessions showed
+OPTIONAL = {MainsSigns: frozenset({"recorded"})}
 
 
 def to_dict(signs: MainsSigns) -> dict[str, Any]:
-    return asdict(signs)
+    encoded: dict[str, Any] = records.encode(signs)
+    return encoded
 
 
 def from_dict(data: Any) -> MainsSigns:
     """Raises KeyError, TypeError or ValueError on a malformed object."""
     if data is None:
         return MainsSigns()
-    if not isinstance(data, dict):
-        raise TypeError("mains_signs: expected an object")
-    reads = data["prod_reads"]
-    if not isinstance(reads, dict):
-        raise TypeError("mains_signs.prod_reads: expected an object")
-    traced = data["traced"]
-    if not isinstance(traced, bool):
-        raise TypeError("mains_signs.traced: expected a boolean")
-    return MainsSigns(
-        survivors=strings(data["survivors"]),
-        caught=strings(data["caught"]),
-        prod_reads={str(key): strings(paths) for key, paths in reads.items()},
-        harness=tuple(
-            Tamper(str(t["event"]), str(t["path"]), int(t["line"])) for t in data["harness"]
-        ),
-        traced=traced,
-        problems=strings(data["problems"]),
-        recorded=data.get("recorded") is True,
-    )
+    return records.decode(MainsSigns, data, optional=OPTIONAL)

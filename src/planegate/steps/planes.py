@@ -63,7 +63,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
 
 def _expected(plane_map: PlaneMap, run: RunFacts) -> dict[str, str]:
     """nodeid -> plane: the base's scoring nodeids, and the head's new ones."""
-    expected: dict[str, str] = {n: p for p in SCORING_PLANES for n in run.base_inventory.get(p, [])}
+    expected: dict[str, str] = {n: p for p in SCORING_PLANES for n in run.inventory.get(p, [])}
     for nodeid in run.head_run.collected:
         plane = plane_map.plane_of(nodeid)
         if plane in SCORING_PLANES:
