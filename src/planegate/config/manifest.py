@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -59,7 +58,7 @@ def render(manifest: Manifest) -> str:
             for path, entry in sorted(manifest.entries.items())
         },
     }
-    return json.dumps(data, indent=2) + "\n"
+    return wire.MANIFEST.dump(data)
 
 
 def verify(manifest: Manifest, actual: Mapping[str, str | None]) -> list[Mismatch]:

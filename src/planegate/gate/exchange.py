@@ -9,7 +9,6 @@ no symlink followed); in the action nothing else can write the folder (docs/secu
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import secrets
 from collections.abc import Mapping
@@ -33,7 +32,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def to_json(execution: Execution) -> str:
-    return json.dumps(to_value(execution)) + "\n"
+    return wire.RUN.dump(to_value(execution))
 
 
 def to_value(execution: Execution) -> dict[str, Any]:

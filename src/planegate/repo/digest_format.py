@@ -4,7 +4,6 @@ what main's own run of its scoring tests saw (the tests that did not pass, in wh
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,7 +87,7 @@ def to_json(digest: Digest) -> str:
         if digest.run.signs is not None:
             run["signs"] = _signs_json(digest.run.signs)
         data["run"] = run
-    return json.dumps(data, indent=2) + "\n"
+    return wire.DIGEST.dump(data)
 
 
 def _signs_json(signs: RecordedSigns) -> dict[str, Any]:

@@ -10,7 +10,6 @@ other shards (shards/merge.py).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,8 +22,8 @@ from planegate.gate.context import Context
 from planegate.shards.slicing import Shard
 from planegate.steps.inputs import Commits, Execution
 
-SCHEMA = "planegate-shard/1"
-HINT = "an evidence file is written by `planegate gate --shard K/N --evidence PATH`"
+SCHEMA = wire.SHARD.name
+HINT = wire.SHARD.hint
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ def to_json(evidence: Evidence) -> str:
         "execution": exchange.to_value(evidence.execution),
         "timings": dict(evidence.timings),
     }
-    return json.dumps(data) + "\n"
+    return wire.SHARD.dump(data)
 
 
 def read(path: Path) -> Evidence:

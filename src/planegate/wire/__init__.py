@@ -28,6 +28,7 @@ class Format:
     limits: loading.Limits
     hint: str | None = None
     validated: bool = True  # False: checked while its values are converted (see above)
+    indent: int | None = None  # how it is written: one line, or indented for people to read
 
     def load(
         self, data: bytes | str, source: str, error: loading.ErrorClass = InputDataError
@@ -43,8 +44,8 @@ class Format:
         )
 
     def dump(self, value: Any) -> str:
-        """`value` as this format's text: one line of JSON and a newline."""
-        return json.dumps(value) + "\n"
+        """`value` as this format's text, ending with a newline."""
+        return json.dumps(value, indent=self.indent) + "\n"
 
 
 RUN = Format("planegate-run/1", "run", loading.RUN, validated=False)
@@ -61,12 +62,20 @@ SWEEP = Format(
     "the sweep's run phase writes it (`planegate action`, mode sweep)",
 )
 DIGEST = Format(
-    "main's digest", "digest", loading.DIGEST, "regenerate it with `planegate digest` on main"
+    "main's digest",
+    "digest",
+    loading.DIGEST,
+    "regenerate it with `planegate digest` on main",
+    indent=2,
 )
 MANIFEST = Format(
-    "the fixture manifest", "manifest", loading.MANIFEST, "regenerate it with `planegate lock`"
+    "the fixture manifest",
+    "manifest",
+    loading.MANIFEST,
+    "regenerate it with `planegate lock`",
+    indent=2,
 )
-REPORT = Format("the JSON report", "report", loading.REPORT)
+REPORT = Format("the JSON report", "report", loading.REPORT, indent=2)
 FORMATS = (RUN, SHARD, SWEEP, DIGEST, MANIFEST, REPORT)
 
 
