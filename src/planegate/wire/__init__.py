@@ -58,7 +58,7 @@ SHARD = Format(
 SWEEP = Format(
     "planegate-sweep/1",
     "sweep",
-    loading.RUN,
+    loading.Limits(),
     "the sweep's run phase writes it (`planegate action`, mode sweep)",
 )
 DIGEST = Format(
