@@ -72,6 +72,7 @@ def _mains_signs(parts: Sequence[Part]) -> MainsSigns:
         harness=_once(t for s in signs for t in s.harness),
         traced=any(s.traced for s in signs),
         problems=_once(p for s in signs for p in s.problems),
+        recorded=any(s.recorded for s in signs),
     )
 
 
