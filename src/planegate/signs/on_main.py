@@ -34,7 +34,7 @@ from planegate.signs.record import passing, write_all
 from planegate.steps.inputs import GitFacts
 
 
-class Context(GitFacts, Protocol):
+class OnMain(GitFacts, Protocol):
     """The gate's context, as far as the base's sessions need it: git's facts, and how the
     base's tests run (its ini options, the environment, its symlinks for the overlay)."""
 
@@ -47,7 +47,7 @@ class Context(GitFacts, Protocol):
 
 
 def observe(
-    ctx: Context,
+    ctx: OnMain,
     head_run: RunResult,
     probed: probe.ProbeResult,
     tampering: Iterable[Tamper] = (),
@@ -89,7 +89,7 @@ def observe(
 
 
 def _recorded(
-    ctx: Context, probed: probe.ProbeResult, main: RecordedSigns, progress: Progress
+    ctx: OnMain, probed: probe.ProbeResult, main: RecordedSigns, progress: Progress
 ) -> MainsSigns:
     """Main's signs from its run in the digest: nothing runs on the base. A fixture survivor
     main's probe caught is the patch's; one that survived on main too runs once more on the
@@ -145,7 +145,7 @@ def _traced(
 
 
 def _perturbed(
-    ctx: Context, sessions: Sessions, probed: probe.ProbeResult, found: MainsSigns
+    ctx: OnMain, sessions: Sessions, probed: probe.ProbeResult, found: MainsSigns
 ) -> MainsSigns:
     """The survivors again on the base with the same byte of the same files changed; those
     that survive there too, once more on both trees with every byte of their files changed.
@@ -171,7 +171,7 @@ def _perturbed(
     return replace(found, survivors=tuple(both), caught=caught)
 
 
-def _on_head(ctx: Context, nodeids: list[str], files: list[str]) -> frozenset[str] | None:
+def _on_head(ctx: OnMain, nodeids: list[str], files: list[str]) -> frozenset[str] | None:
     """The same tests in a new export of the head's tree, overlaid as for its scoring run."""
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = overlay.apply(
