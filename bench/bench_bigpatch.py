@@ -51,7 +51,7 @@ from planegate import loading
 from planegate.gate import context, pipeline
 from planegate.runner.session import RunResult
 from planegate.steps import evidence, hunks, inventory
-from planegate.steps.inputs import RunFacts
+from planegate.steps.inputs import Commits, RunFacts
 
 GOAL_SECONDS = 2.0
 PER_PADDING_FILE = 50  # tests in each unchanged file that makes up the 50,000
@@ -183,7 +183,7 @@ def gate_once(root: Path, listed: Listed) -> tuple[Phases, str]:
     ctx, ready = timed(phases, "context", lambda: pipeline.build_context(options))
     collected = tuple(nodeid for ids in listed.values() for nodeid in ids)
     head_run = RunResult(collected, collected, {}, (), True, 0, False, "")
-    run = RunFacts(head_run=head_run, base_inventory=listed)
+    run = RunFacts(Commits("", "", ""), head_run=head_run, base_inventory=listed)
     # As the pipeline does: the hunk analysis starts first and runs beside the rest.
     started = timed(phases, "start", lambda: pipeline.start_analysis(ctx, ready))
     run = dataclasses.replace(run, hunk_analysis=started)

@@ -10,7 +10,7 @@ import pytest
 
 from helpers.repo_helper import TestRepo
 from planegate.cli import main
-from planegate.steps.mains_lines import MainsLines, patch_lines
+from planegate.signs.lines import MainsLines, patch_lines
 
 NAMING = (
     "import sys\n\n\ndef add(a, b):\n"

@@ -20,13 +20,14 @@ import pytest
 
 from helpers.answers_support import Project
 from helpers.repo_helper import run_cli
-from planegate.gate import exchange_signs, on_base_signs
 from planegate.gate.context import Context
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.runner.session import RunResult, Tamper
 from planegate.runner.traced import Reads
-from planegate.steps import mains_signs
-from planegate.steps.mains_signs import MainsSigns
+from planegate.signs import compare
+from planegate.signs import on_main as signs_on_main
+from planegate.signs import wire as signs_wire
+from planegate.signs.compare import MainsSigns
 
 HEADER = "tests/fix/test_elf.py::test_header_class"
 BAD_MAGIC = "tests/fix/test_elf.py::test_bad_magic"
@@ -236,23 +237,23 @@ def test_a_tree_module_named_like_the_dependency_is_not_the_dependency(project: 
 
 def test_harness_signs_are_compared_without_checkpoint_or_tree_folder() -> None:
     event = "harness changed: import finder F for /tmp/tmpab_cd123/tree/src (after collection)"
-    sign = mains_signs.harness_sign(Tamper(event, "/site/six.py", 3))
+    sign = compare.harness_sign(Tamper(event, "/site/six.py", 3))
     assert sign == Tamper("harness changed: import finder F for <tree>/src", "/site/six.py", 3)
-    assert mains_signs.harness_sign(Tamper("sys._getframe called", "a.py", 1)) is None
+    assert compare.harness_sign(Tamper("sys._getframe called", "a.py", 1)) is None
     seen = Tamper("harness changed: sys.meta_path changed: F (when t.py::b reported its call)")
-    assert mains_signs.harness_anchors([seen], ("t.py::a", "t.py::b", "t.py::c")) == (
+    assert compare.harness_anchors([seen], ("t.py::a", "t.py::b", "t.py::c")) == (
         "t.py::a",
         "t.py::b",
     )
     copy = Tamper("harness changed: x (when t.py::b[a@b]@2 reported its call)")
-    assert mains_signs.harness_anchors([copy], ("t.py::b[a@b]",)) == ("t.py::b[a@b]",)
+    assert compare.harness_anchors([copy], ("t.py::b[a@b]",)) == ("t.py::b[a@b]",)
     last = Tamper("harness changed: sys.meta_path changed: F (at the end of the session)")
-    assert mains_signs.harness_anchors([last], ("t.py::a", "t.py::b")) == ("t.py::b",)
+    assert compare.harness_anchors([last], ("t.py::a", "t.py::b")) == ("t.py::b",)
     base = MainsSigns(harness=(Tamper("harness changed: sys.meta_path changed: F"),), traced=True)
-    assert mains_signs.mains_harness(seen, base)
-    assert not mains_signs.mains_harness(seen, MainsSigns(harness=base.harness))  # not traced
+    assert compare.mains_harness(seen, base)
+    assert not compare.mains_harness(seen, MainsSigns(harness=base.harness))  # not traced
     elsewhere = Tamper(seen.event, "sixlike.py", 4)
-    assert not mains_signs.mains_harness(elsewhere, base)
+    assert not compare.mains_harness(elsewhere, base)
 
 
 def test_an_oracle_read_is_mains_only_under_every_key_the_head_shows() -> None:
@@ -261,16 +262,16 @@ def test_an_oracle_read_is_mains_only_under_every_key_the_head_shows() -> None:
         "t.py::b": Reads(test=("data/in.bin",), prod=("data/in.bin",)),
         "t.py::c": Reads(test=("data/gold.txt",)),
     }
-    assert mains_signs.oracle_reads(head) == {
+    assert compare.oracle_reads(head) == {
         "t.py::a": ("data/in.bin",),
         "t.py::b": ("data/in.bin",),
     }
     partly = MainsSigns(prod_reads={"t.py::a": ("data/in.bin",)}, traced=True)
-    assert not mains_signs.mains_read("data/in.bin", head, partly)
+    assert not compare.mains_read("data/in.bin", head, partly)
     both = MainsSigns(prod_reads=dict.fromkeys(("t.py::a", "t.py::b"), ("data/in.bin",)))
-    assert not mains_signs.mains_read("data/in.bin", head, both)  # the session did not close
+    assert not compare.mains_read("data/in.bin", head, both)  # the session did not close
     closed = MainsSigns(prod_reads=both.prod_reads, traced=True)
-    assert mains_signs.mains_read("data/in.bin", head, closed)
+    assert compare.mains_read("data/in.bin", head, closed)
 
 
 def test_the_base_signs_survive_the_exchange_between_the_action_phases() -> None:
@@ -282,11 +283,11 @@ def test_the_base_signs_survive_the_exchange_between_the_action_phases() -> None
         traced=True,
         problems=("p",),
     )
-    written = json.loads(json.dumps(exchange_signs.to_dict(signs)))
-    assert exchange_signs.from_dict(written) == signs
-    assert exchange_signs.from_dict(None) == MainsSigns()  # an older run.json: no excuse
+    written = json.loads(json.dumps(signs_wire.to_dict(signs)))
+    assert signs_wire.from_dict(written) == signs
+    assert signs_wire.from_dict(None) == MainsSigns()  # an older run.json: no excuse
     with pytest.raises(TypeError):
-        exchange_signs.from_dict({**written, "traced": "yes"})
+        signs_wire.from_dict({**written, "traced": "yes"})
 
 
 def test_nothing_runs_on_the_base_when_the_head_shows_no_sign() -> None:
@@ -303,7 +304,7 @@ def test_nothing_runs_on_the_base_when_the_head_shows_no_sign() -> None:
         reads={"t.py::a": Reads(test=("data/gold.txt",), prod=())},
     )
     no_context = cast(Context, object())  # touching it would raise: no tree is exported
-    assert on_base_signs.observe(no_context, run, ProbeResult(("t.py::a",))) == MainsSigns()
+    assert signs_on_main.observe(no_context, run, ProbeResult(("t.py::a",))) == MainsSigns()
 
 
 def test_main_s_signs_survive_sharding(project: Project, tmp_path: Path) -> None:

@@ -7,11 +7,10 @@ from pathlib import Path
 
 from helpers.seed_project import CORE, findings, gate_json, seed_project
 from planegate.gate import exchange
-from planegate.gate.context import Commits
-from planegate.gate.execute import Execution
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.runner.session import RunResult
 from planegate.runner.traced import Reads
+from planegate.steps.inputs import Commits, Execution
 
 BAD_LABEL = CORE.replace("f'n={n}'", "f'N={n}'")
 ORACLE = CORE.replace(

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import jsonschema
 import pytest
 
 from helpers.bad_input_cases import SEEDS
-from planegate import schemas
+from planegate import schemas, wire
 
+SCHEMAS = Path(schemas.__file__).parent
 FORMATS = {
     "digest": "digest",
     "manifest": "manifest",
     "report": "report",
     "run": "run",
     "shard": "shard",
+    "sweep": "sweep",
 }
 
 
@@ -23,6 +26,11 @@ FORMATS = {
 def test_each_schema_is_valid_and_accepts_what_planegate_writes(name: str) -> None:
     jsonschema.Draft202012Validator.check_schema(schemas._validator(name).schema)
     assert schemas.problem(json.loads(SEEDS[FORMATS[name]]), name) is None
+
+
+def test_every_schema_is_one_format_of_the_codec() -> None:
+    shipped = {path.name.removesuffix(".schema.json") for path in SCHEMAS.glob("*.schema.json")}
+    assert sorted(f.schema for f in wire.FORMATS) == sorted(shipped) == sorted(FORMATS)
 
 
 def test_a_problem_names_the_key_path_and_quotes_data_keys() -> None:

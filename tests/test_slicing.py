@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planegate.gate.slicing import Shard, items_of, parse_shard, slice_of, slices
+from planegate.shards.slicing import Shard, items_of, parse_shard, slice_of, slices
 
 FILES = st.sampled_from([f"tests/t{i}.py" for i in range(8)])
 NODEIDS = st.lists(

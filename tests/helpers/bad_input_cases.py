@@ -19,16 +19,16 @@ from planegate.config import load as config_load
 from planegate.config import manifest as fixtures
 from planegate.errors import PlanegateError
 from planegate.findings import Finding, Severity, Step
-from planegate.freeze import ledger
-from planegate.gate import exchange, shard_evidence
-from planegate.gate.context import Commits
-from planegate.gate.execute import Execution
-from planegate.gate.slicing import Shard
+from planegate.freeze import ledger, sweep_wire
+from planegate.gate import exchange
 from planegate.github import event as event_mod
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.repo import digest_format as digest_mod
 from planegate.report import Report, StepResult, json_load, json_report
 from planegate.runner import session
+from planegate.shards import evidence as shard_evidence
+from planegate.shards.slicing import Shard
+from planegate.steps.inputs import Commits, Execution
 
 NODE = "tests/fix/test_label.py::test_label_golden"
 SHA = "ab" * 20
@@ -100,6 +100,11 @@ SEEDS: dict[str, bytes] = {
     "run": _run_seed(),
     "report": _report_seed(),
     "shard": _shard_seed(),
+    "sweep": sweep_wire.to_json(
+        sweep_wire.SweepResult(
+            SHA, (json.dumps(freeze_obj(nodeid=NODE, review_by=None)),), (), None
+        )
+    ).encode(),
     "event": json.dumps(EVENT).encode(),
 }
 # The documented exits of each input (docs/exit-codes.md): 78 for the configuration, 65 for data.
@@ -130,6 +135,7 @@ _LOADERS: dict[str, Callable[[bytes], object]] = {
     "run": lambda data: exchange.from_json(data, "run.json"),
     "report": lambda data: json_load.load_report(data, "planegate-report.json"),
     "shard": lambda data: shard_evidence.from_json(data, "planegate-shard-1.json"),
+    "sweep": lambda data: sweep_wire.from_json(data, "sweep.json"),
 }
 
 

@@ -43,8 +43,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _shard(options: GateOptions, args: argparse.Namespace, progress: Progress) -> Report:
-    from planegate.gate import exchange, shard_evidence, shard_run
-    from planegate.gate.slicing import parse_shard
+    from planegate.gate import exchange
+    from planegate.shards import evidence as shard_evidence
+    from planegate.shards import run as shard_run
+    from planegate.shards.slicing import parse_shard
 
     if args.shard is None or args.evidence is None:
         raise UsageError("planegate gate: --shard K/N and --evidence PATH go together")
@@ -60,7 +62,8 @@ def _shard(options: GateOptions, args: argparse.Namespace, progress: Progress) -
 
 
 def _merge(options: GateOptions, args: argparse.Namespace, progress: Progress) -> Report:
-    from planegate.gate import shard_evidence, shard_merge
+    from planegate.shards import evidence as shard_evidence
+    from planegate.shards import merge as shard_merge
 
     files = [shard_merge.Named(str(p), shard_evidence.read(p)) for p in args.merge]
     return shard_merge.run(options, files, progress)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from planegate import loading
+from planegate import wire
 
 MANIFEST_VERSION = 1
 
@@ -42,13 +41,7 @@ class Mismatch:
 
 def parse(text: str | bytes, source: str) -> Manifest:
     """A manifest's locks; bad bytes, JSON or shape raise InputDataError (exit 65)."""
-    data = loading.load_json(
-        text,
-        source,
-        limits=loading.MANIFEST,
-        schema="manifest",
-        hint="regenerate it with `planegate lock`",
-    )
+    data = wire.MANIFEST.load(text, source)
     entries = {
         path: Entry(note.get("frozen_at", ""), note.get("covers", ""))
         for path, note in (data.get("entries") or {}).items()
@@ -65,7 +58,7 @@ def render(manifest: Manifest) -> str:
             for path, entry in sorted(manifest.entries.items())
         },
     }
-    return json.dumps(data, indent=2) + "\n"
+    return wire.MANIFEST.dump(data)
 
 
 def verify(manifest: Manifest, actual: Mapping[str, str | None]) -> list[Mismatch]:

@@ -19,6 +19,7 @@ from planegate.repo.git import GitRepo
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot, snapshot
 from planegate.runner import ini
+from planegate.steps.inputs import Commits
 
 
 @dataclass(frozen=True)
@@ -43,18 +44,6 @@ class GateOptions:
     today: date = field(default_factory=date.today)
     environ: Mapping[str, str] | None = None
     digest: DigestInput | None = None  # main's digest in memory; read before `digest_file`
-
-
-@dataclass(frozen=True)
-class Commits:
-    """The base's tip (evidence, configuration, digest), the patch's head, their merge base,
-    and the tree of the head merged onto the tip (empty when the merge conflicts)."""
-
-    base_tip: str
-    head: str
-    merge_base: str
-    merged: str = ""
-    conflicts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -9,49 +9,35 @@ no symlink followed); in the action nothing else can write the folder (docs/secu
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import secrets
-from dataclasses import asdict
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from planegate import loading
+from planegate import loading, wire
 from planegate.errors import InputDataError, ServiceUnavailable
-from planegate.gate import exchange_signs
-from planegate.gate.context import Commits
-from planegate.gate.execute import Execution
-from planegate.probes import registry
-from planegate.probes.context import Found
-from planegate.report import ShadowResult
-from planegate.runner import session, traced
+from planegate.probes.answers import wire as answers_wire
+from planegate.probes.answers.wire import AnswerProbes
+from planegate.runner import session
 from planegate.runner.rerun import Rerun
+from planegate.signs import wire as signs_wire
+from planegate.steps.inputs import Execution
+from planegate.wire import records
 
-SCHEMA = "planegate-run/1"
+SCHEMA = wire.RUN.name
 FILE_NAME = "run.json"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def to_json(execution: Execution) -> str:
-    return json.dumps(to_value(execution)) + "\n"
+    return wire.RUN.dump(to_value(execution))
 
 
 def to_value(execution: Execution) -> dict[str, Any]:
     """The execution as a JSON value (also a shard's evidence holds it)."""
-    run = asdict(execution.head_run)
-    return {
-        "schema": SCHEMA,
-        "commits": asdict(execution.commits),
-        "head_run": run,
-        "base_inventory": execution.base_inventory,
-        "shadow": [asdict(item) for item in execution.shadow],
-        "overlay_notes": list(execution.overlay_notes),
-        "triage": {nodeid: list(pair) for nodeid, pair in execution.triage.items()},
-        "on_base": None if execution.on_base is None else asdict(execution.on_base),
-        "timings": dict(execution.timings),
-        "mains_signs": exchange_signs.to_dict(execution.mains_signs),
-        **registry.to_wire(Found(execution.answers, execution.probed)),
-    }
+    return {"schema": SCHEMA, **records.encode(execution)}
 
 
 def write(folder: Path, execution: Execution) -> Path:
@@ -86,7 +72,9 @@ def write_file(folder: Path, name: str, text: str) -> Path:
     return folder / name
 
 
-def read(folder: Path) -> Execution:
+def read(folder: Path, vouched: Mapping[str, list[str]] | None = None) -> Execution:
+    """The run phase's execution; the base inventory main's digest vouches for (`vouched`)
+    replaces the one the file says: the file was written after project code ran."""
     path = folder / FILE_NAME
     try:
         if path.stat().st_size > loading.RUN.max_bytes:
@@ -98,13 +86,13 @@ def read(folder: Path) -> Execution:
         ) from None
     except OSError as error:
         raise InputDataError(f"{path}: cannot be read: {error.strerror}") from None
-    return from_json(data, str(path))
+    execution = from_json(data, str(path))
+    return execution if vouched is None else replace(execution, base_inventory=vouched)
 
 
 def from_json(text: str | bytes, source: str) -> Execution:
-    # src/planegate/schemas/run.schema.json documents the shape; it is checked as the values
-    # are converted (a schema validator takes seconds on a run of 50,000 tests)
-    return from_value(loading.load_json(text, source, limits=loading.RUN), source)
+    # checked as the values are converted (wire.RUN: its schema documents the shape)
+    return from_value(wire.RUN.load(text, source), source)
 
 
 def from_value(data: Any, source: str) -> Execution:
@@ -116,100 +104,25 @@ def from_value(data: Any, source: str) -> Execution:
         raise InputDataError(message) from None
 
 
-def _strings(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise TypeError("expected a list of strings")
-    return tuple(value)
+# keys an older run.json may lack (or hold null for): each reads as its field's default, which
+# excuses nothing (no base session, no probes); every other key must be there
+OPTIONAL: records.Optional = {
+    Execution: frozenset({"on_base", "timings", "answers", "mains_signs"}),
+    session.RunResult: frozenset({"extra"}),
+    Rerun: frozenset({"refused"}),
+    **signs_wire.OPTIONAL,
+}
 
 
 def _execution(data: Any) -> Execution:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError(f"schema is not {SCHEMA!r}")
-    raw = data["commits"]
-    commits = Commits(
-        base_tip=str(raw["base_tip"]),
-        head=str(raw["head"]),
-        merge_base=str(raw["merge_base"]),
-        merged=str(raw["merged"]),
-        conflicts=_strings(raw["conflicts"]),
-    )
-    inventory = data["base_inventory"]
-    if inventory is not None:
-        inventory = {str(plane): list(_strings(ids)) for plane, ids in inventory.items()}
-    shadow = tuple(
-        ShadowResult(str(s["nodeid"]), str(s["outcome"]), str(s["owner"])) for s in data["shadow"]
-    )
-    probes = registry.from_wire(data)
-    return Execution(
-        commits=commits,
-        head_run=_run_result(data["head_run"]),
-        base_inventory=inventory,
-        shadow=shadow,
-        probed=probes.fixture,
-        overlay_notes=_strings(data["overlay_notes"]),
-        triage={str(n): (str(pair[0]), str(pair[1])) for n, pair in data["triage"].items()},
-        on_base=_rerun(data.get("on_base")),
-        timings={str(k): float(v) for k, v in (data.get("timings") or {}).items()},
-        answers=probes.answers,
-        mains_signs=exchange_signs.from_dict(data.get("mains_signs")),
-    )
-
-
-def _outcomes(value: Any) -> dict[str, session.Outcome]:
-    return {
-        str(nodeid): session.Outcome(
-            str(o["nodeid"]), str(o["outcome"]), str(o["message"]), float(o["duration"])
-        )
-        for nodeid, o in value.items()
-    }
-
-
-def _rerun(value: Any) -> Rerun | None:
-    if value is None:
-        return None
-    return Rerun(
-        commit=str(value["commit"]),
-        runs=int(value["runs"]),
-        outcomes=_outcomes(value["outcomes"]),
-        failures={str(k): int(v) for k, v in value["failures"].items()},
-        collected=_strings(value["collected"]),
-        closed=bool(value["closed"]),
-        problem=str(value["problem"]),
-        refused=str(value.get("refused", "")),
-    )
-
-
-def _run_result(run: dict[str, Any]) -> session.RunResult:
-    outcomes = _outcomes(run["outcomes"])
-    status = run["exit_status"]
-    return session.RunResult(
-        collected=_strings(run["collected"]),
-        selected=_strings(run["selected"]),
-        outcomes=outcomes,
-        collect_errors=tuple((str(a), str(b)) for a, b in run["collect_errors"]),
-        closed=bool(run["closed"]),
-        exit_status=None if status is None else int(status),
-        timed_out=bool(run["timed_out"]),
-        output=str(run["output"]),
-        canary_problem=None if run["canary_problem"] is None else str(run["canary_problem"]),
-        stray_lines=int(run["stray_lines"]),
-        notes=_strings(run["notes"]),
-        unfinished=_strings(run["unfinished"]),
-        examples={str(k): int(v) for k, v in run["examples"].items()},
-        tampering=tuple(
-            session.Tamper(str(t["event"]), str(t["path"]), int(t["line"]))
-            for t in run["tampering"]
-        ),
-        reads={
-            str(key): traced.Reads(_strings(r["test"]), _strings(r["prod"]))
-            for key, r in run["reads"].items()
-        },
-        extra=_extra(run.get("extra", {})),
-    )
+    hooks: records.Hooks = {AnswerProbes: answers_wire.from_dict, Mapping[str, Any]: _extra}
+    return records.decode(Execution, data, hooks=hooks, optional=OPTIONAL)
 
 
 def _extra(value: Any) -> dict[str, Any]:
     """The child's extra records by kind (imports, repeat): objects, checked for shape only."""
     if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
-        raise TypeError("extra: expected an object of objects")
+        raise TypeError("expected an object of objects")
     return {str(kind): dict(record) for kind, record in value.items()}

@@ -7,14 +7,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.errors import ConfigError
-from planegate.gate import flipped, merge, on_base_signs
-from planegate.gate.context import Commits, Context
+from planegate.gate import flipped, merge
+from planegate.gate.context import Context
 from planegate.probes import registry
 from planegate.probes.answers.wire import AnswerProbes
 from planegate.probes.context import HeadRun
@@ -27,8 +27,9 @@ from planegate.runner import overlay, session, startup, triage
 from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
+from planegate.signs import on_main as signs_on_main
 from planegate.steps import observed, on_base
-from planegate.steps.mains_signs import MainsSigns
+from planegate.steps.inputs import Commits, Execution
 from planegate.vocabulary import SCORING_PLANES
 
 # outcomes the head shares with main's recorded run without a rerun of the base
@@ -36,25 +37,8 @@ AS_ON_MAIN = frozenset({"skipped", "xfailed", "deselected"})
 
 
 @dataclass(frozen=True)
-class Execution:
-    """What running the suite produced: the only part that executes project code."""
-
-    commits: Commits
-    head_run: session.RunResult
-    base_inventory: Mapping[str, list[str]] | None
-    shadow: tuple[ShadowResult, ...]
-    probed: ProbeResult
-    overlay_notes: tuple[str, ...]
-    triage: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # nodeid: label, repro
-    on_base: Rerun | None = None  # the base's outcomes of the scoring tests not passing on head
-    timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part
-    answers: AnswerProbes = field(default_factory=AnswerProbes)  # the flipped tests' probes
-    mains_signs: MainsSigns = field(default_factory=MainsSigns)  # the base's side of the signs
-
-
-@dataclass(frozen=True)
 class Within:
-    """One shard's part of the run (gate/shard_run.py): the base's nodeids it runs, those
+    """One shard's part of the run (shards/run.py): the base's nodeids it runs, those
     the other shards run (deselected here), and whether the shadow lane runs in it."""
 
     assigned: frozenset[str]
@@ -70,19 +54,19 @@ def execute(
     ctx: Context,
     progress: Progress = QUIET,
     *,
-    collect_base: bool = True,
     base_inventory: Mapping[str, list[str]] | None = None,
     main: MainRun | None = None,
     within: Within | None = None,
 ) -> Execution:
-    """Run main's evidence against the patch (the base's collection, when asked for, running
-    alongside), then one session on the base over the scoring tests that did not pass. With
-    main's run from the digest (`main`, for `base_inventory`) the base's outcomes are known;
-    `within` keeps every part to one shard's slice."""
+    """Run main's evidence against the patch, then one session on the base over the scoring
+    tests that did not pass. The base inventory is decided here, once: `base_inventory` when
+    the caller has one (main's digest vouches for it, or a shard's slices were cut from it),
+    else the base's collection, running alongside. With main's run from the digest (`main`)
+    the base's outcomes are known; `within` keeps every part to one shard's slice."""
     if ctx.commits.conflicts:
         return unmerged(ctx)
     watch = Stopwatch()
-    with collecting_base(ctx, collect_base, progress) as base_collection:
+    with collecting_base(ctx, base_inventory is None, progress) as base_collection:
         progress.step("planes", "running main's evidence against the patch")
         files = None if within is None else {file_of(n) for n in within.assigned}
         with (
@@ -94,8 +78,9 @@ def execute(
             shadow = _shadow(ctx, progress) if within is None or within.shadow else ()
         with watch.time("base collection (alongside)"):
             base_collected = base_collection()
-    collected = None if base_collected is None else ctx.plane_map.inventory(base_collected)
-    expected = [n for p in SCORING_PLANES for n in (base_inventory or collected or {}).get(p, [])]
+    if base_inventory is None and base_collected is not None:
+        base_inventory = ctx.plane_map.inventory(base_collected)
+    expected = [n for p in SCORING_PLANES for n in (base_inventory or {}).get(p, [])]
     own_run = head_run if within is None else within.own(head_run)
     if within is not None:
         expected = [n for n in expected if n in within.assigned]
@@ -104,7 +89,7 @@ def execute(
     with watch.time("triage"):
         labels = _triage(ctx, head_run, progress, on_base)
     with watch.time("base signs"):
-        signs = on_base_signs.observe(
+        signs = signs_on_main.observe(
             ctx,
             head_run,
             probed,
@@ -115,7 +100,7 @@ def execute(
     return Execution(
         ctx.commits,
         head_run,
-        collected,
+        base_inventory,
         shadow,
         probed,
         overlay_notes,

@@ -116,7 +116,7 @@ def started(
 ) -> Iterator[Pending]:
     """The base's run of the test files the patch can flip, started now; with main's run from
     the digest (and the inventory it vouches for) nothing runs. `files`: a shard's test
-    files (gate/shard_run.py), the only ones whose tests it can flip."""
+    files (shards/run.py), the only ones whose tests it can flip."""
     started_at = time.monotonic()
     if main is not None and inventory is not None:
         yield Pending(from_main(main, inventory))

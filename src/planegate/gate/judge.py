@@ -8,12 +8,11 @@ from planegate.errors import InternalError
 from planegate.gate import merge
 from planegate.gate.context import Context
 from planegate.gate.digest_check import DigestCheck
-from planegate.gate.execute import Execution
 from planegate.progress import Stopwatch
 from planegate.report import Report, StepResult
 from planegate.steps import evidence, hunks, inventory, ledger, planes
 from planegate.steps.hunks_started import StartedAnalysis
-from planegate.steps.inputs import RunFacts, StepCheck
+from planegate.steps.inputs import Execution, RunFacts, StepCheck
 
 # DESIGN §4's order: the exit code is that of the first step that failed
 STEPS: tuple[StepCheck, ...] = (
@@ -35,20 +34,9 @@ def judge(
     (it reads git only, so it can run beside the execution)."""
     if ctx.commits.conflicts:
         return merge.conflict_report(ctx, digest.source)
-    base_inventory = digest.inventory or execution.base_inventory
-    if base_inventory is None:
+    if execution.base_inventory is None:
         raise InternalError("no inventory of the base: neither a digest nor a collection")
-    run = RunFacts(
-        head_run=execution.head_run,
-        base_inventory=base_inventory,
-        probed=execution.probed,
-        overlay_notes=execution.overlay_notes,
-        triage=execution.triage,
-        digest_findings=digest.findings,
-        on_base=execution.on_base,
-        answers=execution.answers,
-        mains_signs=execution.mains_signs,
-    )
+    run = RunFacts.of(execution, digest_findings=digest.findings)
     watch = Stopwatch()
     if analysis is None:
         with watch.time("hunk analysis started"):

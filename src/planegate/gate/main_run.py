@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from planegate.config.planemap import PlaneMap, file_of
-from planegate.gate import main_signs
 from planegate.gate.context import protection_at
 from planegate.gate.execute import nothing_collected
 from planegate.progress import Progress
@@ -27,6 +26,7 @@ from planegate.repo.snapshot import Snapshot
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
+from planegate.signs import record as signs_record
 from planegate.vocabulary import SCORING_PLANES
 
 MESSAGE_CHARS = 2000  # the schema's bound on a stored reason
@@ -61,7 +61,7 @@ def run_main(
 ) -> Ran:
     """One session of main's suite at the snapshot's commit: its collection is the inventory,
     its outcomes are main's run (frozen tests deselected, as every gate does), traced as the
-    gate's head run is, then main's fixture probe (gate/main_signs.py)."""
+    gate's head run is, then main's fixture probe (signs/record.py)."""
     progress.step("main's run", "running the base's tests once for the digest")
     cfg = plane_map.config
     protection, found = protection_at(snap, cfg, dict.fromkeys(frozen, ""))
@@ -76,7 +76,7 @@ def run_main(
             why = result.canary_problem or "the run did not close"
             return Ran(inventory, None, f"main's run is not recorded: {why}")
         progress.step("main's run", "the fixture probe on main's tree")
-        signs = main_signs.probe_on_main(sessions, snap, plane_map, result)
+        signs = signs_record.probe_on_main(sessions, snap, plane_map, result)
     return Ran(inventory, replace(summarise(result, plane_map, fingerprint()), signs=signs))
 
 

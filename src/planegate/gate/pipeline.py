@@ -9,12 +9,13 @@ from planegate.analysis.hunks.processes import Workers
 from planegate.gate import context
 from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import check_digest
-from planegate.gate.execute import Execution, execute
+from planegate.gate.execute import execute
 from planegate.gate.judge import judge
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.report import Report
 from planegate.steps import hunks
 from planegate.steps.hunks_started import StartedAnalysis
+from planegate.steps.inputs import Execution
 
 
 def run(options: GateOptions, progress: Progress = QUIET) -> Report:
@@ -72,7 +73,6 @@ def execute_and_judge(
     execution = execute(
         ctx,
         progress,
-        collect_base=digest.inventory is None,
         base_inventory=digest.inventory,
         main=digest.main_run,
     )

@@ -5,7 +5,6 @@ judges with main's digest artifact."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 
 from planegate import exitcodes
@@ -13,7 +12,7 @@ from planegate.errors import InputDataError, InternalError, UsageError
 from planegate.gate import context, exchange, pipeline
 from planegate.gate.context import Context, DigestInput, GateOptions
 from planegate.gate.digest_check import check_digest
-from planegate.gate.execute import Execution, execute
+from planegate.gate.execute import execute
 from planegate.gate.judge import judge
 from planegate.github.inputs import FetchedDigest, Job, agent_of
 from planegate.github.locate import place_failures
@@ -21,6 +20,7 @@ from planegate.modes.base import exchange_folder, main_digest_folder, phase_of
 from planegate.progress import Progress
 from planegate.repo import digest_format as digest_mod
 from planegate.report import Report
+from planegate.steps.inputs import Execution
 
 
 class GateMode:
@@ -32,15 +32,7 @@ class GateMode:
     def run(self, job: Job, folder: Path, environ: Mapping[str, str], progress: Progress) -> int:
         ctx = gate_context(job, fetched_digest(environ), agent=True)
         digest = check_digest(ctx)
-        execution = execute(
-            ctx,
-            progress,
-            collect_base=digest.inventory is None,
-            base_inventory=digest.inventory,
-            main=digest.main_run,
-        )
-        if execution.base_inventory is None and digest.inventory is not None:
-            execution = replace(execution, base_inventory=digest.inventory)
+        execution = execute(ctx, progress, base_inventory=digest.inventory, main=digest.main_run)
         exchange.write(folder, execution)
         print(f"planegate: run phase done: {len(execution.head_run.collected)} nodeids -> {folder}")
         return exitcodes.PASS
@@ -58,12 +50,13 @@ class GateMode:
             execution, report = pipeline.execute_and_judge(ctx, progress)
             return _placed(report, ctx, execution)
         analysis = pipeline.start_analysis(ctx)  # it runs while the run phase's data are read
-        execution = exchange.read(exchange_folder(environ))
+        digest_check = check_digest(ctx)
+        execution = exchange.read(exchange_folder(environ), digest_check.inventory)
         if execution.commits != ctx.commits:
             raise InputDataError(
                 f"{exchange.FILE_NAME}: made for commits {execution.commits}, not {ctx.commits}"
             )
-        report = _placed(judge(ctx, execution, check_digest(ctx), analysis), ctx, execution)
+        report = _placed(judge(ctx, execution, digest_check, analysis), ctx, execution)
         run_exit = (environ.get("PLANEGATE_RUN_EXIT") or "0").strip()
         if report.exit_code == exitcodes.PASS and run_exit != "0":
             raise InternalError(f"the run phase exited {run_exit} but left a passing result")

@@ -33,7 +33,7 @@ from planegate.report import Report, StepResult
 from planegate.report.json_load import load_report
 from planegate.runner.session import RunResult
 from planegate.steps import evidence, hunks, ledger
-from planegate.steps.inputs import RunFacts, StepCheck
+from planegate.steps.inputs import Commits, RunFacts, StepCheck
 
 
 class ReportMode:
@@ -88,6 +88,7 @@ RECOMPUTED: dict[Step, StepCheck] = {
 RECOMPUTED_STEPS = tuple(RECOMPUTED)
 # No run in the posting job: no digest findings, and no suite to measure the frozen share by.
 NO_RUN = RunFacts(
+    commits=Commits("", "", ""),
     head_run=RunResult(
         collected=(),
         selected=(),

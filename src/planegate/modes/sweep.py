@@ -4,11 +4,10 @@ action)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from planegate import exitcodes, loading
+from planegate import exitcodes
 from planegate.errors import InputDataError, ServiceUnavailable
 from planegate.gate import exchange
 from planegate.github.inputs import FetchedDigest, Job
@@ -56,34 +55,23 @@ SWEEP = SweepMode()
 
 
 def _sweep_json(job: Job, progress: Progress) -> str:
-    from planegate.freeze import ledger, sweep_run
+    from planegate.freeze import sweep_run, sweep_wire
 
     root = Path(job.working_directory)
     outcome = sweep_run.sweep(
         sweep_run.SweepOptions(root=root, commit=job.head, config_path=job.inputs.config),
         progress,
     )
-    return json.dumps(
-        {
-            "schema": "planegate-sweep/1",
-            "commit": outcome.commit,
-            "proposals": [ledger.render_event(p.event) for p in outcome.proposals],
-            "base_broken": list(outcome.base_broken),
-            "trouble": outcome.trouble,
-        }
-    )
+    return sweep_wire.to_json(sweep_wire.of_outcome(outcome))
 
 
 def _proposals(text: str | bytes, source: str, commit: str, folder: Path) -> Report:
     """The sweep's proposals, checked and written to `folder`, as a report."""
-    from planegate.freeze import ledger
+    from planegate.freeze import ledger, sweep_wire
 
-    try:
-        data = loading.json_value(loading.utf8_text(text))
-        proposals, broken = list(data["proposals"]), [str(n) for n in data["base_broken"]]
-        claimed, trouble = str(data["commit"]), data["trouble"]
-    except (loading.Problem, KeyError, TypeError) as error:
-        raise InputDataError(f"{source}: not a sweep result ({error})") from None
+    result = sweep_wire.from_json(text, source)
+    proposals, broken = result.proposals, result.base_broken
+    claimed, trouble = result.commit, result.trouble
     if claimed != commit:
         raise InputDataError(f"{source}: made for {claimed[:12]}, not {commit[:12]}")
     if trouble:

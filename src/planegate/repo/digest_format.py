@@ -4,12 +4,11 @@ what main's own run of its scoring tests saw (the tests that did not pass, in wh
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from planegate import loading
+from planegate import wire
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 
@@ -34,7 +33,7 @@ class MainRun:
 
 @dataclass(frozen=True)
 class RecordedSigns:
-    """What main's run showed of the observed signs (steps/mains_signs.py), so that a gate
+    """What main's run showed of the observed signs (signs/compare.py), so that a gate
     compares the head's signs with them instead of running the base: the repository files
     main's production code opened under each key (a nodeid, or a module outside any test),
     the harness changes of main's run (event, path, line, as `harness_sign` gives them), the
@@ -88,7 +87,7 @@ def to_json(digest: Digest) -> str:
         if digest.run.signs is not None:
             run["signs"] = _signs_json(digest.run.signs)
         data["run"] = run
-    return json.dumps(data, indent=2) + "\n"
+    return wire.DIGEST.dump(data)
 
 
 def _signs_json(signs: RecordedSigns) -> dict[str, Any]:
@@ -131,13 +130,7 @@ def _run_of(data: Mapping[str, Any] | None) -> MainRun | None:
 
 
 def from_json(text: str | bytes, source: str) -> Digest:
-    data = loading.load_json(
-        text,
-        source,
-        limits=loading.DIGEST,
-        schema="digest",
-        hint="regenerate it with `planegate digest` on main",
-    )
+    data = wire.DIGEST.load(text, source)
     digest = Digest(
         commit=data["commit"],
         files=dict(data["files"]),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from planegate import loading
+from planegate import wire
 from planegate.findings import Finding, Severity, Step
 from planegate.report import ProbeRecord, Report, ShadowResult, StepResult
 
@@ -66,5 +66,5 @@ def report_from_dict(data: Mapping[str, Any]) -> Report:
 
 def load_report(text: str | bytes, where: str) -> Report:
     """schema_version is pinned by the schema: a report of another version is refused."""
-    data = loading.load_json(text, where, limits=loading.REPORT, schema="report")
+    data = wire.REPORT.load(text, where)
     return report_from_dict(data)

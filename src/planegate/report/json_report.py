@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from planegate import untrusted
+from planegate import untrusted, wire
 from planegate.findings import Finding
 from planegate.report import SCHEMA_VERSION, Report
 from planegate.rules import RULES
@@ -80,4 +79,4 @@ def to_dict(report: Report) -> dict[str, Any]:
 
 
 def render(report: Report) -> str:
-    return json.dumps(to_dict(report), indent=2, sort_keys=False) + "\n"
+    return wire.REPORT.dump(to_dict(report))

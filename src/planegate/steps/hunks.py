@@ -15,7 +15,8 @@ from planegate.probes import registry
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import decode
 from planegate.report import StepResult
-from planegate.steps import hunks_started, observed
+from planegate.signs import findings as signs_findings
+from planegate.steps import hunks_started
 from planegate.steps.hunks_started import OtherFile, StartedAnalysis
 from planegate.steps.inputs import GitFacts, RunFacts
 
@@ -60,7 +61,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
             findings += lint.added_findings(change.path, change.base, change.head, ctx.author)
     findings += started.findings()
     findings += _lint_base(ctx)
-    findings += observed.oracle_findings(ctx, run, data_paths.files)
+    findings += signs_findings.oracle_findings(ctx, run, data_paths.files)
     probes = registry.reported(Step.HUNKS, ctx, run)
     findings += probes.findings
     analysed = f"{len(started.test_files)} changed test files analysed"

@@ -34,7 +34,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
         # the child died before collection finished: the planes step reports it (PG103)
         return StepResult(Step.INVENTORY, (), ("the head's collection did not finish",))
     # vanished nodeids are judged only on a finished run: else the run's own failure (PG103) says
-    base_ids = tuple(n for ids in run.base_inventory.values() for n in ids if finished(head_run))
+    base_ids = tuple(n for ids in run.inventory.values() for n in ids if finished(head_run))
     sources = _sources(ctx, {file_of(n) for n in head_run.collected})
     inventory_input = InventoryInput(head_run.collected, base_ids, sources)
     findings = inventory_findings(ctx.plane_map, inventory_input, owner)
@@ -100,7 +100,7 @@ def _head_plane_changes(ctx: GitFacts, run: RunFacts, owner: str) -> list[Findin
     except ConfigError:
         return []  # an unreadable head configuration is an evidence finding already
     head_map = PlaneMap(head_cfg, ctx.plane_map.frozen)
-    base_planes = {n: plane for plane, ids in run.base_inventory.items() for n in ids}
+    base_planes = {n: plane for plane, ids in run.inventory.items() for n in ids}
     head_planes = {n: head_map.plane_of(n) for n in run.head_run.collected if n in base_planes}
     return plane_changes(base_planes, head_planes, owner)
 

@@ -1,18 +1,15 @@
 """What the traced run (runner/child/reads.py) showed of evidence: files main's scoring tests read.
 
-- PG308 (evidence, exit 3): a file read from the test side by a scoring test, changed by the
-  patch, and not protected (not locked, named by no pattern, not default evidence): the test
-  now compares against the patch's bytes. The gate reruns those tests with main's bytes for
-  the planes step (gate/execute.py).
-- PG562 (hunks, exit 5): production code opened a file the test side reads — the oracle —
-  whatever the path's spelling; a warning when main's production code opened the same file
-  in the same test on the base (steps/mains_signs.py). Production code opening a locked file
-  no test reads (an input) is a warning for the reviewer.
+PG308 (evidence, exit 3): a file read from the test side by a scoring test, changed by the
+patch, and not protected (not locked, named by no pattern, not default evidence): the test now
+compares against the patch's bytes. The gate reruns those tests with main's bytes for the
+planes step (gate/execute.py). Production code opening what the test side reads (PG562) is an
+observed sign: signs/findings.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from planegate.config import evidence
 from planegate.config.imports import parent
@@ -20,11 +17,9 @@ from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.runner.session import RunResult
 from planegate.steps.inputs import GitFacts, RunFacts
-from planegate.steps.mains_signs import mains_read
 from planegate.vocabulary import SCORING_PLANES
 
 SHOWN = 3
-ORACLE = "which main's tests read as their expected values"
 
 
 def readers(ctx: GitFacts, run: RunResult, wanted: Callable[[str], bool]) -> dict[str, list[str]]:
@@ -101,40 +96,6 @@ def evidence_findings(ctx: GitFacts, run: RunFacts) -> list[Finding]:
                 owner=ctx.who.of_plane(plane, path),
                 plane=plane,
                 nodeid=tests[0],
-            )
-        )
-    return findings
-
-
-def oracle_findings(ctx: GitFacts, run: RunFacts, locked: Iterable[str]) -> list[Finding]:
-    """PG562: production code opened what the test side reads (an error, unless main's
-    production code opened it under the same test on the base: then a warning for the
-    fixture plane's owner) or a locked file (a warning: inputs are read by production code by
-    design)."""
-    reads = run.head_run.reads
-    test_side = {path for r in reads.values() for path in r.test}
-    prod = sorted({path for r in reads.values() for path in r.prod})
-    locked_set = set(locked)
-    findings = []
-    for path in prod:
-        owner = ctx.author
-        if path in test_side and mains_read(path, reads, run.mains_signs):
-            severity, why = Severity.WARNING, f"{ORACLE}; main's production code opens it too"
-            owner = ctx.who.of_plane("fixture", path)
-        elif path in test_side:
-            severity, why = Severity.ERROR, ORACLE
-        elif path in locked_set:
-            severity, why = Severity.WARNING, "a locked file (fine for an input; not for answers)"
-        else:
-            continue
-        findings.append(
-            Finding(
-                "PG562",
-                Step.HUNKS,
-                severity,
-                f"production code reads the oracle: it opened {path}, {why}",
-                path=path,
-                owner=owner,
             )
         )
     return findings

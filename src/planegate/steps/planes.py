@@ -15,10 +15,11 @@ from planegate.runner import startup
 from planegate.runner.child import provenance
 from planegate.runner.session import Outcome, RunResult, Tamper
 from planegate.runner.triage import repro_command
-from planegate.steps import on_base, signs_findings
+from planegate.signs import findings as signs_findings
+from planegate.signs.compare import MainsSigns
+from planegate.signs.lines import MainsLines
+from planegate.steps import on_base
 from planegate.steps.inputs import GitFacts, RunFacts
-from planegate.steps.mains_lines import MainsLines
-from planegate.steps.mains_signs import MainsSigns
 from planegate.vocabulary import SCORING_PLANES
 
 MAX_NOTES = 20
@@ -63,7 +64,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
 
 def _expected(plane_map: PlaneMap, run: RunFacts) -> dict[str, str]:
     """nodeid -> plane: the base's scoring nodeids, and the head's new ones."""
-    expected: dict[str, str] = {n: p for p in SCORING_PLANES for n in run.base_inventory.get(p, [])}
+    expected: dict[str, str] = {n: p for p in SCORING_PLANES for n in run.inventory.get(p, [])}
     for nodeid in run.head_run.collected:
         plane = plane_map.plane_of(nodeid)
         if plane in SCORING_PLANES:
@@ -209,7 +210,7 @@ def _tamper_findings(
 ) -> list[Finding]:
     """PG107: what the child's audit hook, its integrity checks and the stream saw, in the
     scoring run and in the probe runs of the flipped tests (each sign once); PG112 for what
-    main's own code shows (steps/signs_findings.py)."""
+    main's own code shows (signs/findings.py)."""
     return [signs_findings.tamper_finding(t, owner, mains, signs) for t in dict.fromkeys(tampering)]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from planegate.report import ProbeRecord
 from planegate.runner.session import Tamper
+from planegate.wire import strings as _strings
 
 
 @dataclass(frozen=True)
@@ -81,12 +82,6 @@ def from_dict(data: Any) -> AnswerProbes:
             for t in data.get("tampering") or ()
         ),
     )
-
-
-def _strings(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise TypeError("expected a list of strings")
-    return tuple(value)
 
 
 def _pairs(value: Any) -> tuple[tuple[str, str], ...]:

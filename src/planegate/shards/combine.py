@@ -1,5 +1,5 @@
 """The shards' executions folded into the one execution an unsharded run would have given
-(pure: gate/shard_merge.py checks the shards first).
+(pure: shards/merge.py checks the shards first).
 
 A nodeid of the base inventory is taken from the shard it was assigned to, whatever another
 shard's file says about it; a nodeid only the head collects ran in every shard, and its worst
@@ -12,13 +12,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from planegate.gate.context import Commits
-from planegate.gate.execute import Execution
 from planegate.probes.answers.wire import AnswerProbes
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.runner import session
 from planegate.runner.rerun import Rerun
-from planegate.steps.mains_signs import MainsSigns
+from planegate.signs.compare import MainsSigns
+from planegate.steps.inputs import Commits, Execution
 
 T = TypeVar("T")
 
@@ -73,6 +72,7 @@ def _mains_signs(parts: Sequence[Part]) -> MainsSigns:
         harness=_once(t for s in signs for t in s.harness),
         traced=any(s.traced for s in signs),
         problems=_once(p for s in signs for p in s.problems),
+        recorded=any(s.recorded for s in signs),
     )
 
 

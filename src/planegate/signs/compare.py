@@ -4,7 +4,7 @@ Three signs of the planes and hunks steps are observed, not read from a line: a 
 that survives its perturbed data (PG106), production code opening a file main's tests read
 (PG562), and a harness binding that changed during the run with no line of the tree behind
 the change (PG107 from the integrity checks' snapshot comparisons). Before the patch is
-blamed, the gate looks at the same tests on the base's own tree (gate/on_base_signs.py runs
+blamed, the gate looks at the same tests on the base's own tree (signs/on_main.py runs
 those sessions); this module holds what they saw and the comparisons, as pure functions.
 
 - A fixture test that also survives the same perturbation of the same files on the base, and
@@ -39,7 +39,7 @@ _COPY = re.compile(r"@\d+$")
 
 @dataclass(frozen=True)
 class MainsSigns:
-    """What main showed (gate/on_base_signs.py: main's run in the digest, or the base's
+    """What main showed (signs/on_main.py: main's run in the digest, or the base's
     sessions); empty when nothing was looked at."""
 
     survivors: tuple[str, ...] = ()  # fixture survivors that are main's state

@@ -1,11 +1,11 @@
 """Main's side of the observed signs, recorded once in main's run by `planegate digest`.
 
-A gate looks at the patch's observed signs (steps/mains_signs.py) against main's: what main's
+A gate looks at the patch's observed signs (signs/compare.py) against main's: what main's
 production code opens under each test, which harness changes main's run shows, and which
 fixture tests survive their perturbed data on main. Main's run in the digest is traced as the
 gate's head run is, and is followed by the fixture probe on main's tree (every candidate the
 probe would pick, no budget: once per push to main): a gate whose digest holds them compares
-with them and runs nothing on the base for its signs (gate/on_base_signs.py).
+with them and runs nothing on the base for its signs (signs/on_main.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from planegate.repo.digest_format import RecordedSigns
 from planegate.repo.snapshot import Reader, Snapshot
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
-from planegate.steps import mains_signs
+from planegate.signs import compare
 
 
 def recorded(
@@ -31,7 +31,7 @@ def recorded(
     harness = {
         (sign.event, sign.path, sign.line)
         for tamper in result.tampering
-        if (sign := mains_signs.harness_sign(tamper)) is not None
+        if (sign := compare.harness_sign(tamper)) is not None
     }
     return RecordedSigns(
         prod_reads={key: reads.prod for key, reads in sorted(result.reads.items()) if reads.prod},

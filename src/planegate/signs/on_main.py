@@ -1,4 +1,4 @@
-"""The base's side of the observed signs (steps/mains_signs.py): before the patch is blamed
+"""The base's side of the observed signs (signs/compare.py): before the patch is blamed
 for a sign main's own code could show, the same tests run on the base's exported tree under
 the same conditions.
 
@@ -16,12 +16,11 @@ something to compare:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from typing import Any, Protocol
 
 from planegate.config.planemap import data_files
-from planegate.gate.context import Context
-from planegate.gate.main_signs import passing, write_all
 from planegate.probes.fixture import plan as probe
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.progress import QUIET, Progress
@@ -30,12 +29,26 @@ from planegate.runner import overlay
 from planegate.runner.session import RunResult, Tamper
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
-from planegate.steps import mains_signs
-from planegate.steps.mains_signs import MainsSigns
+from planegate.signs import compare
+from planegate.signs.compare import MainsSigns
+from planegate.signs.record import passing, write_all
+from planegate.steps.inputs import GitFacts
+
+
+class OnMain(GitFacts, Protocol):
+    """The gate's context, as far as the base's sessions need it: git's facts, and how the
+    base's tests run (its ini options, the environment, its symlinks for the overlay)."""
+
+    @property
+    def base_ini(self) -> dict[str, Any]: ...
+    @property
+    def environ(self) -> Mapping[str, str] | None: ...
+    @property
+    def base_links(self) -> frozenset[str]: ...
 
 
 def observe(
-    ctx: Context,
+    ctx: OnMain,
     head_run: RunResult,
     probed: ProbeResult,
     tampering: Iterable[Tamper] = (),
@@ -54,10 +67,10 @@ def observe(
     signs = [*head_run.tampering, *tampering]
     opened = {path for r in head_run.reads.values() for path in r.prod}
     locked = data_files(ctx.cfg, opened) if opened else []
-    oracle = mains_signs.oracle_reads(head_run.reads, locked)
-    harness = [t for t in signs if mains_signs.harness_sign(t) is not None]
+    oracle = compare.oracle_reads(head_run.reads, locked)
+    harness = [t for t in signs if compare.harness_sign(t) is not None]
     traced = (
-        sorted({*mains_signs.oracle_tests(oracle), *_anchors(harness, head_run)})
+        sorted({*compare.oracle_tests(oracle), *_anchors(harness, head_run)})
         if oracle or harness
         else None
     )
@@ -77,7 +90,7 @@ def observe(
 
 
 def _recorded(
-    ctx: Context, probed: ProbeResult, main: RecordedSigns, progress: Progress
+    ctx: OnMain, probed: ProbeResult, main: RecordedSigns, progress: Progress
 ) -> MainsSigns:
     """Main's signs from its run in the digest: nothing runs on the base. A fixture survivor
     main's probe caught is the patch's; one that survived on main too runs once more on the
@@ -107,7 +120,7 @@ def _recorded(
 
 
 def _anchors(harness: list[Tamper], head_run: RunResult) -> tuple[str, ...]:
-    return mains_signs.harness_anchors(harness, head_run.selected)
+    return compare.harness_anchors(harness, head_run.selected)
 
 
 def _traced(
@@ -125,15 +138,15 @@ def _traced(
         return MainsSigns(problems=(_why("traced", result),))
     harness = tuple(
         dict.fromkeys(
-            sign for t in result.tampering if (sign := mains_signs.harness_sign(t)) is not None
+            sign for t in result.tampering if (sign := compare.harness_sign(t)) is not None
         )
     )
-    reads = mains_signs.base_prod_reads(result.reads, oracle)
+    reads = compare.base_prod_reads(result.reads, oracle)
     return MainsSigns(prod_reads=reads, harness=harness, traced=True)
 
 
 def _perturbed(
-    ctx: Context, sessions: Sessions, probed: ProbeResult, found: MainsSigns
+    ctx: OnMain, sessions: Sessions, probed: ProbeResult, found: MainsSigns
 ) -> MainsSigns:
     """The survivors again on the base with the same byte of the same files changed; those
     that survive there too, once more on both trees with every byte of their files changed.
@@ -159,7 +172,7 @@ def _perturbed(
     return replace(found, survivors=tuple(both), caught=caught)
 
 
-def _on_head(ctx: Context, nodeids: list[str], files: list[str]) -> frozenset[str] | None:
+def _on_head(ctx: OnMain, nodeids: list[str], files: list[str]) -> frozenset[str] | None:
     """The same tests in a new export of the head's tree, overlaid as for its scoring run."""
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = overlay.apply(

@@ -19,12 +19,12 @@ from planegate.errors import InputDataError
 from planegate.gate import context, pipeline
 from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import DigestCheck, check_digest
-from planegate.gate.execute import Execution
 from planegate.gate.judge import judge
-from planegate.gate.shard_combine import Part, combine
-from planegate.gate.shard_evidence import Evidence, config_of, sliceable, sliced
 from planegate.progress import QUIET, Progress
 from planegate.report import Report
+from planegate.shards.combine import Part, combine
+from planegate.shards.evidence import Evidence, config_of, sliceable, sliced
+from planegate.steps.inputs import Execution
 
 SHOWN = 3
 

@@ -4,27 +4,26 @@ writes and `gate --merge` reads back.
 It is written after project code ran, so the merge reads it as untrusted data: its size and
 shape are checked (the envelope against `schemas/shard.schema.json`, the execution as it is
 converted, like `run.json`), and its commits, configuration and slice against git and the
-other shards (gate/shard_merge.py).
+other shards (shards/merge.py).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planegate import loading, schemas
+from planegate import loading, schemas, wire
 from planegate.errors import InputDataError
 from planegate.gate import exchange
-from planegate.gate.context import Commits, Context
-from planegate.gate.execute import Execution
-from planegate.gate.slicing import Shard
+from planegate.gate.context import Context
+from planegate.shards.slicing import Shard
+from planegate.steps.inputs import Commits, Execution
 
-SCHEMA = "planegate-shard/1"
-HINT = "an evidence file is written by `planegate gate --shard K/N --evidence PATH`"
+SCHEMA = wire.SHARD.name
+HINT = wire.SHARD.hint
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ def to_json(evidence: Evidence) -> str:
         "execution": exchange.to_value(evidence.execution),
         "timings": dict(evidence.timings),
     }
-    return json.dumps(data) + "\n"
+    return wire.SHARD.dump(data)
 
 
 def read(path: Path) -> Evidence:
@@ -98,7 +97,7 @@ def read(path: Path) -> Evidence:
 
 
 def from_json(text: str | bytes, source: str) -> Evidence:
-    data = loading.load_json(text, source, limits=loading.SHARD, schema="shard", hint=HINT)
+    data = wire.SHARD.load(text, source)
     wrong = schemas.problem(data["report"], "report")
     if wrong is not None:
         raise InputDataError(f"{source}: report.{wrong}", HINT)

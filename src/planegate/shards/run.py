@@ -1,5 +1,5 @@
 """`gate --shard K/N`: one shard's slice of the scoring tests run against the patch, and the
-evidence the merge needs (gate/shard_merge.py). docs/runner.md#sharding says what runs where.
+evidence the merge needs (shards/merge.py). docs/runner.md#sharding says what runs where.
 
 Every shard builds the whole context from git and collects the head's whole suite (pytest
 deselects the other shards' nodeids), so its own report judges its slice with every step;
@@ -19,12 +19,13 @@ from planegate.config.planemap import file_of
 from planegate.gate import context
 from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import DigestCheck, check_digest
-from planegate.gate.execute import Execution, Within, collect_inventory, execute
+from planegate.gate.execute import Within, collect_inventory, execute
 from planegate.gate.judge import judge
-from planegate.gate.shard_evidence import Evidence, config_of, sliceable, sliced
-from planegate.gate.slicing import Shard, slice_of
 from planegate.progress import QUIET, Progress
 from planegate.report import Report, json_report
+from planegate.shards.evidence import Evidence, config_of, sliceable, sliced
+from planegate.shards.slicing import Shard, slice_of
+from planegate.steps.inputs import Execution
 
 
 def run(options: GateOptions, shard: Shard, progress: Progress = QUIET) -> tuple[Evidence, Report]:
@@ -40,13 +41,11 @@ def run(options: GateOptions, shard: Shard, progress: Progress = QUIET) -> tuple
     execution = execute(
         ctx,
         progress,
-        collect_base=False,
         base_inventory=inventory,
         main=digest.main_run,
         within=within,
     )
-    execution = replace(execution, base_inventory=inventory)
-    report = judge(ctx, own_view(execution, within), replace(digest, inventory=None))
+    report = judge(ctx, own_view(execution, within), digest)
     report = replace(report, notes=(*report.notes, _note(shard, assigned, nodeids)))
     timings = {**report.timings, "total": round(time.perf_counter() - start, 3)}
     report = replace(report, timings=timings)

@@ -1,16 +1,25 @@
 """Findings of the observed signs, each weighed against what the base showed under the same
-conditions (steps/mains_signs.py): the patch is blamed only for what main does not show."""
+conditions (signs/compare.py): the patch is blamed only for what main does not show.
+
+PG562 (hunks, exit 5): production code opened a file the test side reads (the oracle), whatever
+the path's spelling; a warning when main's production code opened the same file in the same
+test on the base. Production code opening a locked file no test reads (an input) is a warning
+for the reviewer."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from planegate import untrusted
 from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.runner.session import Tamper
-from planegate.steps.inputs import GitFacts
-from planegate.steps.mains_lines import MainsLines
-from planegate.steps.mains_signs import MainsSigns, harness_sign, mains_harness
+from planegate.signs.compare import MainsSigns, harness_sign, mains_harness, mains_read
+from planegate.signs.lines import MainsLines
+from planegate.steps.inputs import GitFacts, RunFacts
+
+ORACLE = "which main's tests read as their expected values"
 
 
 def fixture_findings(
@@ -97,3 +106,37 @@ def _where(path: str | None, line: int | None) -> str:
     if path and line:
         return f" at {path}:{line}"
     return f" in {path}" if path else ""
+
+
+def oracle_findings(ctx: GitFacts, run: RunFacts, locked: Iterable[str]) -> list[Finding]:
+    """PG562: production code opened what the test side reads (an error, unless main's
+    production code opened it under the same test on the base: then a warning for the
+    fixture plane's owner) or a locked file (a warning: inputs are read by production code by
+    design)."""
+    reads = run.head_run.reads
+    test_side = {path for r in reads.values() for path in r.test}
+    prod = sorted({path for r in reads.values() for path in r.prod})
+    locked_set = set(locked)
+    findings = []
+    for path in prod:
+        owner = ctx.author
+        if path in test_side and mains_read(path, reads, run.mains_signs):
+            severity, why = Severity.WARNING, f"{ORACLE}; main's production code opens it too"
+            owner = ctx.who.of_plane("fixture", path)
+        elif path in test_side:
+            severity, why = Severity.ERROR, ORACLE
+        elif path in locked_set:
+            severity, why = Severity.WARNING, "a locked file (fine for an input; not for answers)"
+        else:
+            continue
+        findings.append(
+            Finding(
+                "PG562",
+                Step.HUNKS,
+                severity,
+                f"production code reads the oracle: it opened {path}, {why}",
+                path=path,
+                owner=owner,
+            )
+        )
+    return findings

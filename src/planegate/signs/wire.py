@@ -1,0 +1,25 @@
+"""The base's side of the observed signs in `run.json` (signs/compare.py): written by the
+run phase, checked and read back by the judge phase. An absent key reads as no base session,
+so every sign stays the patch's: an older or truncated run.json never excuses one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planegate.signs.compare import MainsSigns
+from planegate.wire import records
+
+# a run.json from before `recorded` reads as signs the base's sessions showed
+OPTIONAL = {MainsSigns: frozenset({"recorded"})}
+
+
+def to_dict(signs: MainsSigns) -> dict[str, Any]:
+    encoded: dict[str, Any] = records.encode(signs)
+    return encoded
+
+
+def from_dict(data: Any) -> MainsSigns:
+    """Raises KeyError, TypeError or ValueError on a malformed object."""
+    if data is None:
+        return MainsSigns()
+    return records.decode(MainsSigns, data, optional=OPTIONAL)

@@ -1,0 +1,86 @@
+"""Every JSON file planegate writes or reads back, as one `Format` each: its name, its schema
+beside the others in `schemas/NAME.schema.json`, its limits, and what to do when a file does
+not fit (`hint`). Reading goes through `Format.load` only: bad bytes, JSON or shape raise one
+line naming the file (and the line, or the key path) with the error's exit code, never a
+traceback. The decoders of each format's values (`strings` and the like) are shared here.
+
+`run.json` (and the execution a shard's evidence holds) is checked as its values are
+converted rather than by the schema validator, which takes seconds on a run of 50,000 tests:
+its schema documents the shape (`validated=False`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from planegate import loading
+from planegate.errors import InputDataError
+
+
+@dataclass(frozen=True)
+class Format:
+    """One JSON format: `schema` is the stem of its file in `schemas/`."""
+
+    name: str
+    schema: str
+    limits: loading.Limits
+    hint: str | None = None
+    validated: bool = True  # False: checked while its values are converted (see above)
+    indent: int | None = None  # how it is written: one line, or indented for people to read
+
+    def load(
+        self, data: bytes | str, source: str, error: loading.ErrorClass = InputDataError
+    ) -> Any:
+        """The file's JSON value, checked against the schema (when `validated`)."""
+        return loading.load_json(
+            data,
+            source,
+            error=error,
+            limits=self.limits,
+            hint=self.hint,
+            schema=self.schema if self.validated else None,
+        )
+
+    def dump(self, value: Any) -> str:
+        """`value` as this format's text, ending with a newline."""
+        return json.dumps(value, indent=self.indent) + "\n"
+
+
+RUN = Format("planegate-run/1", "run", loading.RUN, validated=False)
+SHARD = Format(
+    "planegate-shard/1",
+    "shard",
+    loading.SHARD,
+    "an evidence file is written by `planegate gate --shard K/N --evidence PATH`",
+)
+SWEEP = Format(
+    "planegate-sweep/1",
+    "sweep",
+    loading.Limits(),
+    "the sweep's run phase writes it (`planegate action`, mode sweep)",
+)
+DIGEST = Format(
+    "main's digest",
+    "digest",
+    loading.DIGEST,
+    "regenerate it with `planegate digest` on main",
+    indent=2,
+)
+MANIFEST = Format(
+    "the fixture manifest",
+    "manifest",
+    loading.MANIFEST,
+    "regenerate it with `planegate lock`",
+    indent=2,
+)
+REPORT = Format("the JSON report", "report", loading.REPORT, indent=2)
+FORMATS = (RUN, SHARD, SWEEP, DIGEST, MANIFEST, REPORT)
+
+
+def strings(value: Any) -> tuple[str, ...]:
+    """A JSON list of strings, as a tuple; raises TypeError on anything else."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TypeError("expected a list of strings")
+    return tuple(value)
