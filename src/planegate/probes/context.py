@@ -14,12 +14,12 @@ from typing import Any, Protocol
 from planegate.analysis.hunks import is_test_file
 from planegate.config.planemap import file_of
 from planegate.findings import Finding
+from planegate.gitfacts import GitFacts
 from planegate.probes.answers.wire import AnswerProbes
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.report import ProbeRecord
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
-from planegate.steps.inputs import GitFacts
 from planegate.vocabulary import SCORING_PLANES
 
 
@@ -32,6 +32,16 @@ class ProbeContext(GitFacts, Protocol):
     def base_ini(self) -> Mapping[str, Any]: ...  # the base's pytest ini options
     @property
     def environ(self) -> Mapping[str, str] | None: ...  # the environment the children are cut from
+
+
+class ProbeRun(Protocol):
+    """What the probes read back of the run when the steps report (the steps' `RunFacts`
+    satisfies it): their own findings, carried by the execution."""
+
+    @property
+    def answers(self) -> AnswerProbes: ...
+    @property
+    def probed(self) -> ProbeResult: ...
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from planegate.findings import Step
+from planegate.gitfacts import GitFacts
 from planegate.probes.answers import findings as answers_findings
 from planegate.probes.answers import plan as answers_plan
 from planegate.probes.answers import run as answers_run
@@ -20,11 +21,10 @@ from planegate.probes.answers import wire as answers_wire
 from planegate.probes.canaries import findings as canary_findings
 from planegate.probes.canaries import plan as canary_plan
 from planegate.probes.canaries import run as canary_run
-from planegate.probes.context import Found, HeadRun, Planned, ProbeContext, Reported
+from planegate.probes.context import Found, HeadRun, Planned, ProbeContext, ProbeRun, Reported
 from planegate.probes.fixture import run as fixture_run
 from planegate.probes.fixture import wire as fixture_wire
 from planegate.probes.in_code import findings as in_code
-from planegate.steps.inputs import GitFacts, RunFacts
 
 
 class Probe(Protocol):
@@ -50,7 +50,7 @@ class Probe(Protocol):
         malformed)."""
         ...
 
-    def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
+    def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
         """Its findings and notes for `step` (none for a step it has nothing to say in)."""
         ...
 
@@ -72,7 +72,7 @@ class Answers:
     def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
         return replace(found, answers=answers_wire.from_dict(data.get("answers")))
 
-    def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
+    def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
         if step is not Step.PLANES:
             return Reported()
         found = answers_findings.findings(ctx, run.answers)
@@ -97,7 +97,7 @@ class Canaries:
     def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
         return found
 
-    def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
+    def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
         if step is not Step.PLANES:
             return Reported()
         return Reported(tuple(canary_findings.findings(ctx, run.answers)))
@@ -121,7 +121,7 @@ class Fixture:
     def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
         return replace(found, fixture=fixture_wire.from_dict(data["probed"]))
 
-    def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
+    def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
         if step is not Step.PLANES or not run.probed.probed:
             return Reported()
         return Reported(
@@ -146,7 +146,7 @@ class InCode:
     def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
         return found
 
-    def report(self, step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
+    def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
         if step is not Step.HUNKS:
             return Reported()
         found, note = in_code.check(ctx)
@@ -187,7 +187,7 @@ def from_wire(data: Mapping[str, Any]) -> Found:
     return found
 
 
-def reported(step: Step, ctx: GitFacts, run: RunFacts) -> Reported:
+def reported(step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
     """Every probe's findings and notes for `step`, in order."""
     parts = [probe.report(step, ctx, run) for probe in PROBES]
     return Reported(

@@ -9,15 +9,16 @@ for the reviewer."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol
 
 from planegate import untrusted
 from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
+from planegate.gitfacts import GitFacts
 from planegate.probes.fixture.wire import ProbeResult
-from planegate.runner.session import Tamper
+from planegate.runner.session import RunResult, Tamper
 from planegate.signs.compare import MainsSigns, harness_sign, mains_harness, mains_read
 from planegate.signs.lines import MainsLines
-from planegate.steps.inputs import GitFacts, RunFacts
 
 ORACLE = "which main's tests read as their expected values"
 
@@ -108,7 +109,16 @@ def _where(path: str | None, line: int | None) -> str:
     return f" in {path}" if path else ""
 
 
-def oracle_findings(ctx: GitFacts, run: RunFacts, locked: Iterable[str]) -> list[Finding]:
+class SignsRun(Protocol):
+    """What the signs' findings read of the run (the steps' `RunFacts` satisfies it)."""
+
+    @property
+    def head_run(self) -> RunResult: ...
+    @property
+    def mains_signs(self) -> MainsSigns: ...
+
+
+def oracle_findings(ctx: GitFacts, run: SignsRun, locked: Iterable[str]) -> list[Finding]:
     """PG562: production code opened what the test side reads (an error, unless main's
     production code opened it under the same test on the base: then a warning for the
     fixture plane's owner) or a locked file (a warning: inputs are read by production code by

@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from planegate.config.planemap import data_files
+from planegate.gitfacts import GitFacts
 from planegate.probes.fixture import plan as probe
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.progress import QUIET, Progress
@@ -32,7 +33,6 @@ from planegate.runner.traced import TraceSpec
 from planegate.signs import compare
 from planegate.signs.compare import MainsSigns
 from planegate.signs.record import passing, write_all
-from planegate.steps.inputs import GitFacts
 
 
 class OnMain(GitFacts, Protocol):

@@ -14,11 +14,12 @@ from planegate.config.owners import Owners
 from planegate.config.planemap import PlaneMap, data_files
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
+from planegate.gitfacts import GitFacts
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
 from planegate.steps import observed
-from planegate.steps.inputs import GitFacts, RunFacts
+from planegate.steps.inputs import RunFacts
 
 # Unicode control, format (zero-width, direction overrides), line and paragraph separators.
 _HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp"})

@@ -11,6 +11,7 @@ from planegate.analysis.hunks.processes import Workers
 from planegate.config.load import Config
 from planegate.config.planemap import data_files
 from planegate.findings import Finding, Step
+from planegate.gitfacts import GitFacts
 from planegate.probes import registry
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import decode
@@ -18,7 +19,7 @@ from planegate.report import StepResult
 from planegate.signs import findings as signs_findings
 from planegate.steps import hunks_started
 from planegate.steps.hunks_started import OtherFile, StartedAnalysis
-from planegate.steps.inputs import GitFacts, RunFacts
+from planegate.steps.inputs import RunFacts
 
 ASYNC_PLUGINS = {"asyncio", "pytest_asyncio", "pytest-asyncio", "anyio", "trio", "pytest_trio"}
 

@@ -11,58 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from datetime import date
-from typing import Any, Protocol
+from typing import Any
 
-from planegate.config.evidence import DefaultEvidence
-from planegate.config.load import Config
-from planegate.config.owners import Owners
-from planegate.config.planemap import PlaneMap
-from planegate.config.protection import Protection
 from planegate.findings import Finding
+from planegate.gitfacts import GitFacts
 from planegate.probes.answers.wire import AnswerProbes
 from planegate.probes.fixture.wire import ProbeResult
-from planegate.repo.git import GitRepo
-from planegate.repo.gitdiff import Change
-from planegate.repo.snapshot import Snapshot
 from planegate.report import ShadowResult, StepResult
 from planegate.runner.rerun import Rerun
 from planegate.runner.session import RunResult
 from planegate.signs.compare import MainsSigns
 from planegate.steps.hunks_started import StartedAnalysis
-
-
-class GitFacts(Protocol):
-    """Facts taken from git, never from running project code (the gate's Context)."""
-
-    @property
-    def repo(self) -> GitRepo: ...
-    @property
-    def base(self) -> Snapshot: ...  # the merge base
-    @property
-    def head(self) -> Snapshot: ...
-    @property
-    def cfg(self) -> Config: ...  # the base's configuration
-    @property
-    def who(self) -> Owners: ...
-    @property
-    def plane_map(self) -> PlaneMap: ...
-    @property
-    def protection(self) -> Protection: ...
-    @property
-    def evidence(self) -> DefaultEvidence: ...  # the base's evidence beyond the patterns
-    @property
-    def changes(self) -> tuple[Change, ...]: ...  # git's diff from the base to the head
-    @property
-    def ledger_base(self) -> str | None: ...
-    @property
-    def ledger_head(self) -> str | None: ...
-    @property
-    def agent(self) -> bool: ...
-    @property
-    def author(self) -> str: ...
-    @property
-    def today(self) -> date: ...
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,10 @@ from planegate.config.planemap import (
 )
 from planegate.errors import ConfigError
 from planegate.findings import Finding, Severity, Step
+from planegate.gitfacts import GitFacts
 from planegate.report import StepResult
 from planegate.steps import on_base
-from planegate.steps.inputs import GitFacts, RunFacts, finished
+from planegate.steps.inputs import RunFacts, finished
 from planegate.vocabulary import SCORING_PLANES
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from planegate.findings import Step
 from planegate.freeze import ledger
+from planegate.gitfacts import GitFacts
 from planegate.report import StepResult
-from planegate.steps.inputs import GitFacts, RunFacts, finished
+from planegate.steps.inputs import RunFacts, finished
 
 
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:

@@ -15,8 +15,9 @@ from planegate.config import evidence
 from planegate.config.imports import parent
 from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
+from planegate.gitfacts import GitFacts
 from planegate.runner.session import RunResult
-from planegate.steps.inputs import GitFacts, RunFacts
+from planegate.steps.inputs import RunFacts
 from planegate.vocabulary import SCORING_PLANES
 
 SHOWN = 3

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from planegate import untrusted
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.findings import Finding, Severity, Step
+from planegate.gitfacts import GitFacts
 from planegate.probes import registry
 from planegate.report import StepResult
 from planegate.runner import startup
@@ -19,7 +20,7 @@ from planegate.signs import findings as signs_findings
 from planegate.signs.compare import MainsSigns
 from planegate.signs.lines import MainsLines
 from planegate.steps import on_base
-from planegate.steps.inputs import GitFacts, RunFacts
+from planegate.steps.inputs import RunFacts
 from planegate.vocabulary import SCORING_PLANES
 
 MAX_NOTES = 20

@@ -13,10 +13,10 @@ import re
 from planegate import sourcesize, untrusted
 from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
+from planegate.gitfacts import GitFacts
 from planegate.probes.answers import plan as kinds
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure
 from planegate.probes.canaries.plan import KINDS as CANARIES
-from planegate.steps.inputs import GitFacts
 
 RULE = {
     kinds.FRESH: "PG120",

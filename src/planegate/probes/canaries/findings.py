@@ -6,9 +6,9 @@ from __future__ import annotations
 from planegate import untrusted
 from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
+from planegate.gitfacts import GitFacts
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure
 from planegate.probes.canaries import plan as mutants
-from planegate.steps.inputs import GitFacts
 
 RULE = {mutants.LIED: "PG125", mutants.UNTESTED: "PG126", mutants.UNCLOSED: "PG127"}
 

@@ -12,9 +12,9 @@ from planegate import sourcesize, untrusted
 from planegate.analysis.hunks import is_test_file
 from planegate.config.planemap import data_files
 from planegate.findings import Finding, Severity, Step
+from planegate.gitfacts import GitFacts
 from planegate.probes.in_code import scan as answers
 from planegate.probes.in_code.expected import Expectations
-from planegate.steps.inputs import GitFacts
 
 
 def check(ctx: GitFacts) -> tuple[list[Finding], str | None]:
