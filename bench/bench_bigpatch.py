@@ -51,7 +51,7 @@ from planegate import loading
 from planegate.gate import context, pipeline
 from planegate.runner.session import RunResult
 from planegate.steps import evidence, hunks, inventory
-from planegate.steps.inputs import Commits, RunFacts
+from planegate.steps.run_facts import Commits, RunFacts
 
 GOAL_SECONDS = 2.0
 PER_PADDING_FILE = 50  # tests in each unchanged file that makes up the 50,000

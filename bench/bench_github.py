@@ -37,7 +37,7 @@ from helpers.fake_github import FakeGitHub, running
 from helpers.github_support import action_env, demo_shop
 from planegate.cli import main as planegate_main
 from planegate.gate.digest_check import build_digest
-from planegate.github.checks import PER_REQUEST
+from planegate.github.check_runs import PER_REQUEST
 from planegate.repo import digest_format
 from planegate.repo import git as gitrepo
 

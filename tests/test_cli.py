@@ -101,7 +101,7 @@ def test_an_unknown_choice_keeps_the_list_of_choices(capsys: pytest.CaptureFixtu
 def test_help_ends_with_examples_exit_codes_and_where_the_docs_are(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from planegate import exitcodes, links
+    from planegate import exitcodes, urls
 
     with pytest.raises(SystemExit):
         main(["--help"])
@@ -110,8 +110,8 @@ def test_help_ends_with_examples_exit_codes_and_where_the_docs_are(
     assert "planegate gate --base main" in epilog
     for entry in exitcodes.EXIT_CODES:
         assert f"{entry.code:>3}  {entry.name} " in epilog
-    assert epilog.rstrip().endswith(f"documentation: {links.DOCS}")
-    assert links.DOCS.startswith("https://")
+    assert epilog.rstrip().endswith(f"documentation: {urls.DOCS}")
+    assert urls.DOCS.startswith("https://")
 
 
 def test_explain_points_at_a_url_not_a_checkout_path(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import re
 from pathlib import Path
+from types import ModuleType
 
 from planegate import exitcodes
 from planegate.rules import RULES, catalogue_markdown
@@ -53,3 +56,33 @@ def test_every_configuration_key_is_documented() -> None:
     assert "pytest.triage_runs" in keys
     missing = [key for key in keys if f"`{key}`" not in text]
     assert missing == []
+
+
+def _architecture() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("architecture", ROOT / "scripts/architecture.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_architecture_names_every_module_under_its_folder() -> None:
+    architecture = _architecture()
+    text = (ROOT / "docs/architecture.md").read_text("utf-8")
+    assert architecture.page_with(text, architecture.render()) == text, "run `make docs`"
+    assert "(no docstring)" not in text, "every module says what it is in its docstring"
+
+
+def test_architecture_has_a_row_for_every_folder() -> None:
+    text = (ROOT / "docs/architecture.md").read_text("utf-8").split(_architecture().BEGIN)[0]
+    first_cells = re.findall(r"^\| ([^|]+) \|", text, re.MULTILINE)
+    named = {folder for cell in first_cells for folder in re.findall(r"`([a-z_]+)/`", cell)}
+    package = ROOT / "src/planegate"
+    folders = {path.parent.name for path in package.glob("*/__init__.py")}
+    assert sorted(folders - named) == []
+
+
+def test_readme_links_work_on_the_package_index_page() -> None:
+    text = (ROOT / "README.md").read_text("utf-8")
+    relative = re.findall(r"\]\((?!https://|#)([^)]*)\)", text)
+    assert relative == []

@@ -18,7 +18,7 @@ from helpers.seed_project import (
     gate_json,
     seed_project,
 )
-from planegate.config import evidence, imports, planemap
+from planegate.config import default_evidence, imports, planemap
 from planegate.config import load as config_mod
 
 CONFIG = "version: 1\nplanes:\n  property: {}\n  fixture: {}\n"
@@ -26,10 +26,10 @@ CONFIG = "version: 1\nplanes:\n  property: {}\n  fixture: {}\n"
 
 def collect(
     files: dict[str, str], config: str = CONFIG, **kwargs: object
-) -> evidence.DefaultEvidence:
+) -> default_evidence.DefaultEvidence:
     cfg = config_mod.parse(config, "planegate.yml")
     encoded = {path: text.encode() for path, text in files.items()}
-    return evidence.collect(cfg, encoded, encoded.get, **kwargs)  # type: ignore[arg-type]
+    return default_evidence.collect(cfg, encoded, encoded.get, **kwargs)  # type: ignore[arg-type]
 
 
 def listing(nodeids: list[str]) -> str:

@@ -10,7 +10,7 @@ from github.Repository import Repository
 from helpers.fake_github import FakeGitHub, running
 from helpers.github_support import FAST, HEAD, finding, report_of
 from planegate.findings import Severity
-from planegate.github import checks
+from planegate.github import check_runs
 from planegate.github.client import make_github
 
 
@@ -24,10 +24,10 @@ def _repo(gh: FakeGitHub) -> Repository:
     return make_github(gh.api_url, "ghs_test_token", FAST).get_repo("octo/demo")
 
 
-def _post(gh: FakeGitHub, annotations: list[dict[str, object]]) -> checks.CheckOutcome:
-    return checks.post_check_run(
+def _post(gh: FakeGitHub, annotations: list[dict[str, object]]) -> check_runs.CheckOutcome:
+    return check_runs.post_check_run(
         _repo(gh),
-        checks.CheckRun(
+        check_runs.CheckRun(
             name="planegate",
             head_sha=HEAD,
             conclusion="failure",
@@ -41,7 +41,7 @@ def _post(gh: FakeGitHub, annotations: list[dict[str, object]]) -> checks.CheckO
 def test_120_annotations_take_three_requests_none_over_50(gh: FakeGitHub) -> None:
     severities = [Severity.NOTICE, Severity.WARNING, Severity.ERROR]
     findings = [finding(n, severity=severities[n % 3]) for n in range(1, 121)]
-    outcome = _post(gh, checks.annotations_for(findings))
+    outcome = _post(gh, check_runs.annotations_for(findings))
 
     assert outcome.posted and outcome.requests == 3 and outcome.annotations_posted == 120
     writes = gh.requests_to("POST", r"/check-runs$") + gh.requests_to("PATCH", r"/check-runs/\d+$")
@@ -93,13 +93,13 @@ def test_retries_give_up_as_a_value_not_an_exception(gh: FakeGitHub) -> None:
 
 
 def test_conclusion_is_only_success_or_failure() -> None:
-    assert checks.conclusion_of(report_of()) == "success"
-    assert checks.conclusion_of(report_of([finding()])) == "failure"
-    assert checks.conclusion_of(report_of([finding(severity=Severity.WARNING)])) == "success"
+    assert check_runs.conclusion_of(report_of()) == "success"
+    assert check_runs.conclusion_of(report_of([finding()])) == "failure"
+    assert check_runs.conclusion_of(report_of([finding(severity=Severity.WARNING)])) == "success"
     with pytest.raises(ValueError, match="neutral"):
-        checks.post_check_run(
+        check_runs.post_check_run(
             None,  # type: ignore[arg-type]  # the guard runs before the repository is used
-            checks.CheckRun(
+            check_runs.CheckRun(
                 name="planegate",
                 head_sha=HEAD,
                 conclusion="neutral",  # type: ignore[arg-type]  # the value the guard refuses
@@ -112,7 +112,7 @@ def test_conclusion_is_only_success_or_failure() -> None:
 def test_findings_without_a_file_are_not_annotations() -> None:
     located = finding(3, path="src/app.py")
     loose = finding(4, path=None)
-    annotations = checks.annotations_for([loose, located])
+    annotations = check_runs.annotations_for([loose, located])
     assert [a["path"] for a in annotations] == ["src/app.py"]
     assert annotations[0]["start_line"] == annotations[0]["end_line"] == 3
     assert "Fix: Revert the change" in annotations[0]["message"]

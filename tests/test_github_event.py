@@ -7,7 +7,7 @@ import pytest
 from helpers.fake_github import FakeGitHub
 from helpers.github_support import BASE, HEAD
 from planegate.errors import InputDataError, UsageError
-from planegate.github.event import is_agent, matches_any, parse_event
+from planegate.github.event_payload import is_agent, matches_any, parse_event
 
 
 def _fake() -> FakeGitHub:

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from planegate.errors import ConfigError
-from planegate.runner import ini
-from planegate.runner.ini import LINELIST, render
+from planegate.runner import pytest_ini
+from planegate.runner.pytest_ini import LINELIST, render
 
 # what an option item can hold: printable text, no line breaks of any kind
 ITEM = st.text(
@@ -56,7 +56,7 @@ def test_the_toml_addopts_with_a_marker_expression_is_three_arguments() -> None:
     text = render({"addopts": ["-m", "not property", "--strict-markers"], "xfail_strict": True})
     assert shlex.split(read_back(text)["addopts"]) == ["-m", "not property", "--strict-markers"]
     assert read_back(text)["xfail_strict"] == "true"
-    assert ini.testpaths({"testpaths": "tests 'my tests'"}) == ["tests", "my tests"]
+    assert pytest_ini.testpaths({"testpaths": "tests 'my tests'"}) == ["tests", "my tests"]
 
 
 def test_real_pytest_runs_with_the_rendered_marker_expression(tmp_path: Path) -> None:

@@ -20,6 +20,9 @@ LAYERS: dict[str, int] = {
     "untrusted": 0,
     "schemas": 0,
     "wire": 0,
+    "urls": 0,
+    "gitfacts": 1,
+    "pyimports": 0,
     "repo": 1,
     "config": 1,
     "report": 1,
@@ -164,3 +167,126 @@ def test_modules_and_functions_stay_small() -> None:
                 if length > MAX_FUNCTION_LINES:
                     too_big.append(f"{module}.{node.name}: {length} lines")
     assert too_big == []
+
+
+# Folders of one layer that import each other: each edge is a decision, named here. A new
+# one fails until it is added; one that no longer exists fails until it is removed.
+SAME_LAYER_EDGES: set[tuple[str, str]] = {
+    ("__main__", "cli"),
+    ("errors", "exitcodes"),
+    ("findings", "exitcodes"),
+    ("loading", "errors"),
+    ("loading", "schemas"),
+    ("rules", "findings"),
+    ("wire", "errors"),
+    ("wire", "loading"),
+    ("config", "repo"),  # the configuration is read from a commit
+    ("gitfacts", "config"),
+    ("gitfacts", "repo"),
+    # layer 2, in order: runner, then freeze, analysis; probes; signs; steps
+    ("freeze", "runner"),
+    ("probes", "analysis"),
+    ("probes", "runner"),
+    ("signs", "probes"),
+    ("signs", "runner"),
+    ("steps", "analysis"),
+    ("steps", "freeze"),
+    ("steps", "probes"),
+    ("steps", "runner"),
+    ("steps", "signs"),
+    ("shards", "gate"),  # a shard runs one slice of the gate
+    ("commands", "demo"),
+    ("commands", "modes"),  # `planegate action` hands the modes to github/
+}
+
+# Module names that repeat across capability packages on purpose: each capability has the
+# same shape, so the same name means the same job.
+SHAPE_NAMES = frozenset({"child", "plan", "run", "wire", "findings", "registry"})
+# Folders whose modules are named after a verb or a mode (the CLI's, the action's): their
+# `gate` is the gate's shell, not another gate.
+VERB_FOLDERS = frozenset({"commands", "modes"})
+
+
+def _folder_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Top-level folders (or root modules) and the others each one imports."""
+    folders: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        source = _layer(module)
+        edges = folders.setdefault(source, set())
+        edges |= {_layer(target) for target in targets} - {source, "__init__"}
+    folders.pop("__init__", None)
+    return folders
+
+
+def test_no_folder_cycles() -> None:
+    assert _cycles(_folder_graph(_graph())) == []
+
+
+def test_folder_cycle_is_found_across_modules_without_a_module_cycle() -> None:
+    graph = {"planegate.a.x": {"planegate.b.y"}, "planegate.b.z": {"planegate.a.w"}}
+    graph |= {"planegate.b.y": set(), "planegate.a.w": set()}
+    assert _cycles(_graph_of(graph)) == [["a", "b"]]
+
+
+def _graph_of(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    return _folder_graph(graph)
+
+
+def test_same_layer_edges_are_declared() -> None:
+    found = {
+        (source, target)
+        for source, targets in _folder_graph(_graph()).items()
+        for target in targets
+        if LAYERS[source] == LAYERS[target]
+    }
+    assert sorted(found - SAME_LAYER_EDGES) == [], "undeclared same-layer edges"
+    assert sorted(SAME_LAYER_EDGES - found) == [], "declared edges that no longer exist"
+
+
+def _one_edit_apart(first: str, second: str) -> bool:
+    """One insertion, deletion or substitution turns one name into the other."""
+    if first == second or abs(len(first) - len(second)) > 1:
+        return False
+    if len(first) == len(second):
+        return sum(a != b for a, b in zip(first, second, strict=True)) == 1
+    short, long = sorted((first, second), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def _names() -> dict[str, list[str]]:
+    """Each module's own name (a package's is its folder's) and the modules that carry it."""
+    names: dict[str, list[str]] = {}
+    for module in _modules():
+        name = module.rsplit(".", 1)[-1]
+        if name not in ("planegate", "__main__"):
+            names.setdefault(name, []).append(module)
+    return names
+
+
+def test_no_two_module_names_one_edit_apart() -> None:
+    names = sorted(_names())
+    close = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :] if _one_edit_apart(a, b)]
+    assert close == []
+
+
+def test_one_edit_apart_finds_a_plural_and_a_letter() -> None:
+    assert _one_edit_apart("main_signs", "mains_signs")
+    assert _one_edit_apart("check", "checks")
+    assert not _one_edit_apart("plan", "plan")
+    assert not _one_edit_apart("plan", "wire")
+
+
+def test_no_same_named_modules_in_neighbouring_layers() -> None:
+    clashes = []
+    for name, named in _names().items():
+        modules = [m for m in named if _layer(m) not in VERB_FOLDERS]
+        if name in SHAPE_NAMES:
+            continue
+        layers = {module: LAYERS[_layer(module)] for module in modules}
+        clashes += [
+            f"{name}: {a} / {b}"
+            for i, a in enumerate(modules)
+            for b in modules[i + 1 :]
+            if abs(layers[a] - layers[b]) == 1
+        ]
+    assert clashes == []

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from planegate.errors import UsageError
-from planegate.github.event import Event
+from planegate.github.event_payload import Event
 from planegate.github.inputs import MODE_NAMES, ActionInputs, Job, RunnerEnv
 from planegate.modes.registry import MODES
 from planegate.progress import QUIET

@@ -10,7 +10,7 @@ from planegate.gate import exchange
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.runner.session import RunResult
 from planegate.runner.traced import Reads
-from planegate.steps.inputs import Commits, Execution
+from planegate.steps.run_facts import Commits, Execution
 
 BAD_LABEL = CORE.replace("f'n={n}'", "f'N={n}'")
 ORACLE = CORE.replace(

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from planegate.probes import registry
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure
-from planegate.probes.context import Found, Planned
 from planegate.probes.fixture.wire import ProbeResult
+from planegate.probes.protocol import Found, Planned
 from planegate.report import ProbeRecord
 
 PROBES_DIR = Path(registry.__file__).resolve().parent

@@ -173,7 +173,7 @@ def test_symlinks_in_data_folders_are_locked_and_verified_as_links(
             "pytest.ini": "[pytest]\ntestpaths = tests\n",
             "calc/__init__.py": "",
             "calc/core.py": "def add(a, b):\n    return a + b\n",
-            "tests/fix/test_links.py": LINK_TEST,
+            "tests/fix/test_urls.py": LINK_TEST,
         }
     )
     data_with_links(repo.root)

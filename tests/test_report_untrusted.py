@@ -9,7 +9,7 @@ from pathlib import Path
 
 from planegate import untrusted
 from planegate.findings import Finding, Severity, Step
-from planegate.github.checks import annotations_for
+from planegate.github.check_runs import annotations_for
 from planegate.report import ProbeRecord, Report, ShadowResult, StepResult, json_report, sarif, text
 from planegate.report.markdown import MarkdownContext, render_comment
 from planegate.report.workflow_commands import finding_commands

@@ -65,7 +65,7 @@ def _reader(files: dict[str, str]) -> Callable[[str], bytes | None]:
 
 
 def test_base_options_follow_pytest_9_precedence_and_native_toml() -> None:
-    from planegate.runner.ini import base_options, render
+    from planegate.runner.pytest_ini import base_options, render
 
     toml = '[pytest]\ntestpaths = ["tests", "more"]\nxfail_strict = true\n'
     ini = "[pytest]\ntestpaths = ini_only\n"

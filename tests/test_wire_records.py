@@ -1,4 +1,4 @@
-"""wire/records.py: a frozen dataclass written as JSON and read back from its type hints."""
+"""wire/codec.py: a frozen dataclass written as JSON and read back from its type hints."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from planegate.wire import records
+from planegate.wire import codec
 
 
 @dataclass(frozen=True)
@@ -34,18 +34,18 @@ VALUE = Outer(("a", "b"), (("a", 1),), {"k": Inner("k", 1.5)}, None, True, ("z",
 
 def _written() -> dict[str, Any]:
     """VALUE as JSON gives it back (tuples are lists)."""
-    written: dict[str, Any] = json.loads(json.dumps(records.encode(VALUE)))
+    written: dict[str, Any] = json.loads(json.dumps(codec.encode(VALUE)))
     return written
 
 
 def test_a_record_reads_back_as_written() -> None:
-    assert records.decode(Outer, _written()) == VALUE
+    assert codec.decode(Outer, _written()) == VALUE
 
 
 def test_an_integer_reads_as_a_float_where_one_is_due() -> None:
     written = _written()
     written["by_name"]["k"]["seconds"] = 2
-    assert records.decode(Outer, written).by_name["k"].seconds == 2.0
+    assert codec.decode(Outer, written).by_name["k"].seconds == 2.0
 
 
 @pytest.mark.parametrize(
@@ -66,20 +66,20 @@ def test_a_value_that_does_not_fit_is_named_by_its_path(
     change: dict[str, object], message: str
 ) -> None:
     with pytest.raises(TypeError, match=message.replace("[", r"\[")):
-        records.decode(Outer, {**_written(), **change})
+        codec.decode(Outer, {**_written(), **change})
 
 
 def test_every_key_is_required_unless_named_optional() -> None:
     written = _written()
     del written["later"]
     with pytest.raises(KeyError, match="later"):
-        records.decode(Outer, written)
+        codec.decode(Outer, written)
     optional = {Outer: frozenset({"later", "inner"})}
-    read = records.decode(Outer, {**written, "inner": None}, optional=optional)
+    read = codec.decode(Outer, {**written, "inner": None}, optional=optional)
     assert (read.later, read.inner) == ((), Inner("x"))
 
 
 def test_a_hook_decodes_its_type() -> None:
     hooks = {Inner: lambda value: Inner(str(value).upper())}
-    read = records.decode(Outer, {**_written(), "by_name": {"k": "k"}}, hooks=hooks)
+    read = codec.decode(Outer, {**_written(), "by_name": {"k": "k"}}, hooks=hooks)
     assert read.by_name == {"k": Inner("K")}

@@ -10,7 +10,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from planegate import __version__, exitcodes, links, untrusted
+from planegate import __version__, exitcodes, untrusted, urls
 from planegate.commands import (
     action_entry,
     demo,
@@ -189,7 +189,7 @@ def epilog() -> str:
     lines += [f"  {command:<{width}}  {what}" for command, what in EXAMPLES]
     lines += ["", "exit codes:"]
     lines += [f"  {e.code:>3}  {e.name:<12} {e.meaning}" for e in exitcodes.EXIT_CODES]
-    lines += ["", f"documentation: {links.DOCS}"]
+    lines += ["", f"documentation: {urls.DOCS}"]
     return "\n".join(lines)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Protocol
 
-from planegate.config.evidence import DefaultEvidence
+from planegate.config.default_evidence import DefaultEvidence
 from planegate.config.load import Config
 from planegate.config.owners import Owners
 from planegate.config.planemap import PlaneMap

@@ -21,14 +21,14 @@ from planegate.errors import PlanegateError
 from planegate.findings import Finding, Severity, Step
 from planegate.freeze import ledger, sweep_wire
 from planegate.gate import exchange
-from planegate.github import event as event_mod
+from planegate.github import event_payload as event_mod
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.repo import digest_format as digest_mod
 from planegate.report import Report, StepResult, json_load, json_report
 from planegate.runner import session
-from planegate.shards import evidence as shard_evidence
+from planegate.shards import evidence_file as shard_evidence
 from planegate.shards.slicing import Shard
-from planegate.steps.inputs import Commits, Execution
+from planegate.steps.run_facts import Commits, Execution
 
 NODE = "tests/fix/test_label.py::test_label_golden"
 SHA = "ab" * 20

@@ -11,11 +11,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planegate.analysis.imports import imported_names
 from planegate.probes.answers import run as answers_run
 from planegate.probes.answers.child import probe_strict
 from planegate.probes.answers.child.strict_compare import Checker
 from planegate.probes.in_code.expected import canon
+from planegate.pyimports import imported_names
 
 SCALARS = st.one_of(
     st.integers(-1000, 1000),

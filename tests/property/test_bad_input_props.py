@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from helpers.bad_input_cases import EVENT, EXITS, SEEDS, SHA, one_safe_line, outcome, seed_value
 from planegate import loading
 from planegate.errors import PlanegateError
-from planegate.github import event as event_mod
+from planegate.github import event_payload as event_mod
 from planegate.loading import yamldoc
 
 TARGETS = sorted(SEEDS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planegate import exitcodes, links
+from planegate import exitcodes, urls
 from planegate.commands import json_output
 from planegate.errors import UsageError
 
@@ -16,7 +16,7 @@ def run(args: argparse.Namespace) -> int:
     if rule is None and exit_entry is None:
         raise UsageError(
             f"explain {what!r}: not a rule id (PG201) or an exit code",
-            f"see {links.doc('findings.md')} and {links.doc('exit-codes.md')}",
+            f"see {urls.doc('findings.md')} and {urls.doc('exit-codes.md')}",
         )
     if json_output.wanted(args):
         json_output.emit(
@@ -52,7 +52,7 @@ def _rule(what: str) -> dict[str, Any] | None:
         "why": rule.why,
         "fix": rule.how_to_fix,
         "agent_may_fix": rule.agent_may_fix,
-        "url": links.rule_help(rule.id),
+        "url": urls.rule_help(rule.id),
     }
 
 
@@ -65,5 +65,5 @@ def _exit(what: str) -> dict[str, Any] | None:
         "name": entry.name,
         "meaning": entry.meaning,
         "owner": entry.owner,
-        "url": links.doc("exit-codes.md"),
+        "url": urls.doc("exit-codes.md"),
     }

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _shard(options: GateOptions, args: argparse.Namespace, progress: Progress) -> Report:
     from planegate.gate import exchange
-    from planegate.shards import evidence as shard_evidence
+    from planegate.shards import evidence_file as shard_evidence
     from planegate.shards import run as shard_run
     from planegate.shards.slicing import parse_shard
 
@@ -62,7 +62,7 @@ def _shard(options: GateOptions, args: argparse.Namespace, progress: Progress) -
 
 
 def _merge(options: GateOptions, args: argparse.Namespace, progress: Progress) -> Report:
-    from planegate.shards import evidence as shard_evidence
+    from planegate.shards import evidence_file as shard_evidence
     from planegate.shards import merge as shard_merge
 
     files = [shard_merge.Named(str(p), shard_evidence.read(p)) for p in args.merge]

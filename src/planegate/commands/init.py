@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     collect = Collector(root, options.plugins, options.trace)
     proposal = suite.propose(options, collect, progress_of(args))
     if collect.traced is not None:
-        from planegate.init.observe import propose_data
+        from planegate.init.discovery_notes import propose_data
 
         propose_data(root, proposal, collect.traced)
     return emit_config(root, proposal.text, proposal.notes, args.write)

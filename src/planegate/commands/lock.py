@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         f"planegate: locked {len(hashes)} fixture data files in {cfg.manifest} "
         f"({len(changed)} new or changed)"
     )
-    from planegate.init.observe import lock_warnings
+    from planegate.init.discovery_notes import lock_warnings
 
     for warning in lock_warnings(root, cfg, hashes, trace=not getattr(args, "no_trace", False)):
         print(f"planegate: warning: {warning}", file=sys.stderr)

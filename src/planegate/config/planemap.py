@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from planegate import sourcesize
-from planegate.config.imports import statements
 from planegate.config.load import Config
 from planegate.config.pathmatch import PathPatterns
+from planegate.pyimports import statements
 from planegate.vocabulary import SCORING_PLANES, Plane
 
 UNCLASSIFIED = "unclassified"

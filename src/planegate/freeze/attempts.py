@@ -15,7 +15,7 @@ from planegate.config.load import Config
 from planegate.freeze import sweep as core
 from planegate.repo.git import GitRepo
 from planegate.repo.snapshot import snapshot
-from planegate.runner import ini, session
+from planegate.runner import pytest_ini, session
 
 
 def setup(
@@ -23,7 +23,7 @@ def setup(
 ) -> tuple[Config, dict[str, Any], set[str]]:
     snap = snapshot(repo, commit)
     cfg = load_config(repo, commit, config_path, set(snap.files))
-    return cfg, ini.base_options(snap.read), set(snap.files)
+    return cfg, pytest_ini.base_options(snap.read), set(snap.files)
 
 
 def problem(result: session.RunResult) -> str | None:

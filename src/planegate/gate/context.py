@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from planegate.config import evidence, owners
+from planegate.config import default_evidence, owners
 from planegate.config.from_git import load_config
 from planegate.config.load import Config
 from planegate.config.planemap import PlaneMap, file_of
@@ -18,8 +18,8 @@ from planegate.freeze import ledger
 from planegate.repo.git import GitRepo
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot, snapshot
-from planegate.runner import ini
-from planegate.steps.inputs import Commits
+from planegate.runner import pytest_ini
+from planegate.steps.run_facts import Commits
 
 
 @dataclass(frozen=True)
@@ -107,13 +107,13 @@ class Context:
         return self.protected.found[0]
 
     @property
-    def evidence(self) -> evidence.DefaultEvidence:
+    def evidence(self) -> default_evidence.DefaultEvidence:
         return self.protected.found[1]
 
     @cached_property
     def base_ini(self) -> dict[str, Any]:
         """The ini options pytest would pick at the base: every run of the gate uses them."""
-        return ini.base_options(self.base.read)
+        return pytest_ini.base_options(self.base.read)
 
     @cached_property
     def base_links(self) -> frozenset[str]:
@@ -136,22 +136,22 @@ class BaseEvidence:
         self._inputs = (snap, cfg, frozen)
 
     @cached_property
-    def found(self) -> tuple[Protection, evidence.DefaultEvidence]:
+    def found(self) -> tuple[Protection, default_evidence.DefaultEvidence]:
         return protection_at(*self._inputs)
 
 
 def protection_at(
     snap: Snapshot, cfg: Config, frozen: Mapping[str, str]
-) -> tuple[Protection, evidence.DefaultEvidence]:
+) -> tuple[Protection, default_evidence.DefaultEvidence]:
     """What is protected in one commit: the configured patterns, the frozen nodeids' files and
     the default evidence (listed nodeids' files, test helpers, `__init__.py` files)."""
     frozen_files = sorted({file_of(n) for n in frozen})
-    found = evidence.collect(
+    found = default_evidence.collect(
         cfg,
         snap.files,
         snap.read,
         frozen_files=frozen_files,
-        pythonpath=ini.pythonpath(ini.base_options(snap.read)),
+        pythonpath=pytest_ini.pythonpath(pytest_ini.base_options(snap.read)),
         read_many=snap.read_many,
     )
     return Protection(cfg, tuple(sorted({*frozen_files, *found.paths}))), found

@@ -21,7 +21,7 @@ from planegate.repo.digest_format import Digest, MainRun
 from planegate.repo.git import GitRepo
 from planegate.repo.hashing import bytes_sha256
 from planegate.repo.snapshot import Snapshot, snapshot
-from planegate.runner import ini
+from planegate.runner import pytest_ini
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def build_digest(
     cfg = load_config(repo, commit, config_path, set(snap.files))
     frozen = frozenset(ledger.frozen_nodeids(snap.text(cfg.ledger), cfg.ledger))
     plane_map = PlaneMap(cfg, frozen)
-    base_ini = ini.base_options(snap.read)
+    base_ini = pytest_ini.base_options(snap.read)
     if not run_tests:
         inventory = collect_inventory(repo, commit, base_ini, plane_map, progress)
         return compute_digest(snap, cfg, inventory)

@@ -23,8 +23,8 @@ from planegate.probes.answers.wire import AnswerProbes
 from planegate.runner import session
 from planegate.runner.rerun import Rerun
 from planegate.signs import wire as signs_wire
-from planegate.steps.inputs import Execution
-from planegate.wire import records
+from planegate.steps.run_facts import Execution
+from planegate.wire import codec
 
 SCHEMA = wire.RUN.name
 FILE_NAME = "run.json"
@@ -37,7 +37,7 @@ def to_json(execution: Execution) -> str:
 
 def to_value(execution: Execution) -> dict[str, Any]:
     """The execution as a JSON value (also a shard's evidence holds it)."""
-    return {"schema": SCHEMA, **records.encode(execution)}
+    return {"schema": SCHEMA, **codec.encode(execution)}
 
 
 def write(folder: Path, execution: Execution) -> Path:
@@ -106,7 +106,7 @@ def from_value(data: Any, source: str) -> Execution:
 
 # keys an older run.json may lack (or hold null for): each reads as its field's default, which
 # excuses nothing (no base session, no probes); every other key must be there
-OPTIONAL: records.Optional = {
+OPTIONAL: codec.Optional = {
     Execution: frozenset({"on_base", "timings", "answers", "mains_signs"}),
     session.RunResult: frozenset({"extra"}),
     Rerun: frozenset({"refused"}),
@@ -117,8 +117,8 @@ OPTIONAL: records.Optional = {
 def _execution(data: Any) -> Execution:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError(f"schema is not {SCHEMA!r}")
-    hooks: records.Hooks = {AnswerProbes: answers_wire.from_dict, Mapping[str, Any]: _extra}
-    return records.decode(Execution, data, hooks=hooks, optional=OPTIONAL)
+    hooks: codec.Hooks = {AnswerProbes: answers_wire.from_dict, Mapping[str, Any]: _extra}
+    return codec.decode(Execution, data, hooks=hooks, optional=OPTIONAL)
 
 
 def _extra(value: Any) -> dict[str, Any]:

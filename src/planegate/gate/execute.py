@@ -17,8 +17,8 @@ from planegate.gate import flipped, merge
 from planegate.gate.context import Context
 from planegate.probes import registry
 from planegate.probes.answers.wire import AnswerProbes
-from planegate.probes.context import HeadRun
 from planegate.probes.fixture.wire import ProbeResult
+from planegate.probes.protocol import HeadRun
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.digest_format import MainRun
 from planegate.repo.git import GitRepo
@@ -29,7 +29,7 @@ from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
 from planegate.signs import on_main as signs_on_main
 from planegate.steps import observed, on_base
-from planegate.steps.inputs import Commits, Execution
+from planegate.steps.run_facts import Commits, Execution
 from planegate.vocabulary import SCORING_PLANES
 
 # outcomes the head shares with main's recorded run without a rerun of the base

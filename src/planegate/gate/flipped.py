@@ -4,7 +4,7 @@
 When main's digest carries main's own run of its scoring tests, made at the base's tip in
 this environment (gate/main_run.py), the base's outcomes are read from it and nothing runs.
 Otherwise the base's run is cheap to decide and runs beside the head's: only the scoring test files
-whose imports reach a file the patch changes (analysis/imports.py) run on the base, in a
+whose imports reach a file the patch changes (pyimports.py) run on the base, in a
 thread of this process while the head's session runs in another child (a patch that
 changes no unprotected file runs nothing). A patch that changes a file Python does not
 import (data, a compiled module) runs every scoring test file on the base.
@@ -19,11 +19,11 @@ from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
 
-from planegate.analysis.imports import ImportGraph, touched_tests
 from planegate.config.planemap import file_of
 from planegate.gate.context import Context
 from planegate.probes.answers.plan import BASE_RUN
-from planegate.probes.context import BaseSide, changed_code, scoring_files
+from planegate.probes.protocol import BaseSide, changed_code, scoring_files
+from planegate.pyimports import ImportGraph, touched_tests_permissive
 from planegate.repo.digest_format import MainRun
 from planegate.report import ProbeRecord
 from planegate.runner.session import RunResult
@@ -59,7 +59,7 @@ def base_targets(ctx: Context, tree: Path) -> tuple[tuple[str, ...], str]:
         return tuple(tests), f"the patch changes {other[0]}, which Python does not import"
     files = frozenset(p for p in (*ctx.base.files, *ctx.head.files) if p.endswith(".py"))
     graph = ImportGraph(files, lambda path: _read(tree, path))
-    touched = touched_tests(graph, tests, changed)
+    touched = touched_tests_permissive(graph, tests, changed)
     return tuple(touched), f"{len(touched)} of {len(tests)} scoring test files import the change"
 
 

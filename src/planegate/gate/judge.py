@@ -12,7 +12,7 @@ from planegate.progress import Stopwatch
 from planegate.report import Report, StepResult
 from planegate.steps import evidence, hunks, inventory, ledger, planes
 from planegate.steps.hunks_started import StartedAnalysis
-from planegate.steps.inputs import Execution, RunFacts, StepCheck
+from planegate.steps.run_facts import Execution, RunFacts, StepCheck
 
 # DESIGN §4's order: the exit code is that of the first step that failed
 STEPS: tuple[StepCheck, ...] = (

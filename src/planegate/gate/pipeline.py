@@ -15,7 +15,7 @@ from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.report import Report
 from planegate.steps import hunks
 from planegate.steps.hunks_started import StartedAnalysis
-from planegate.steps.inputs import Execution
+from planegate.steps.run_facts import Execution
 
 
 def run(options: GateOptions, progress: Progress = QUIET) -> Report:

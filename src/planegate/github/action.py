@@ -26,7 +26,7 @@ from planegate.errors import InputDataError, PlanegateError, UsageError
 from planegate.findings import Finding
 from planegate.github import artifacts, codescanning
 from planegate.github.client import CALL_ERRORS, ClientSettings, describe, make_github
-from planegate.github.event import PullRequest
+from planegate.github.event_payload import PullRequest
 from planegate.github.inputs import (
     ActionInputs,
     FetchedDigest,

@@ -11,9 +11,9 @@ from typing import Literal
 
 from planegate.config.load import Config
 from planegate.errors import UsageError
-from planegate.github import checks, comments
+from planegate.github import check_runs, comments
 from planegate.github.artifacts import DEFAULT_NAME as DEFAULT_ARTIFACT
-from planegate.github.event import Event, PullRequest, is_agent, load_json, parse_event
+from planegate.github.event_payload import Event, PullRequest, is_agent, load_json, parse_event
 
 ModeName = Literal["gate", "digest", "sweep", "report"]
 MODE_NAMES: tuple[ModeName, ...] = ("gate", "digest", "sweep", "report")
@@ -36,7 +36,7 @@ class ActionInputs:
     comment: comments.CommentMode = "always"
     annotations: bool = True
     mention_owners: bool = False
-    check_name: str = checks.DEFAULT_NAME
+    check_name: str = check_runs.DEFAULT_NAME
     report_file: str | None = None  # `report` mode: the report to post; else a copy to write
     sarif: SarifMode = "off"
     ca_bundle: str | None = None  # PEM file of the CAs that sign GITHUB_API_URL's certificate
@@ -197,7 +197,7 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         comment=_choice(environ, "comment", comments.COMMENT_MODES, "always"),  # type: ignore[arg-type]
         annotations=_flag(environ, "annotations", True),
         mention_owners=_flag(environ, "mention-owners", False),
-        check_name=_input(environ, "check-name") or checks.DEFAULT_NAME,
+        check_name=_input(environ, "check-name") or check_runs.DEFAULT_NAME,
         report_file=_input(environ, "report-file"),
         sarif=_choice(environ, "sarif", SARIF_MODES, "off"),  # type: ignore[arg-type]
         ca_bundle=_input(environ, "ca-bundle"),

@@ -12,7 +12,7 @@ from github.Repository import Repository
 
 from planegate import exitcodes
 from planegate.findings import Finding
-from planegate.github import checks, comments, summary
+from planegate.github import check_runs, comments, summary
 from planegate.github.inputs import ActionInputs, RunnerEnv, head_of
 from planegate.report import Report
 from planegate.report.markdown import (
@@ -35,7 +35,7 @@ from planegate.report.workflow_commands import command, finding_commands
 class Posted:
     """What reached GitHub. `failed` lists posting failures that were not a read-only token."""
 
-    check: checks.CheckOutcome | None = None
+    check: check_runs.CheckOutcome | None = None
     comment: comments.CommentOutcome | None = None
     read_only: bool = False
     failed: tuple[str, ...] = ()
@@ -118,7 +118,7 @@ class Outcome:
 
 def _check_and_comment(
     dest: Destination, outcome: Outcome, ctx: MarkdownContext
-) -> tuple[checks.CheckRun, str]:
+) -> tuple[check_runs.CheckRun, str]:
     report = outcome.report
     if report is None:
         title = INTERNAL_ERROR_TITLE
@@ -128,21 +128,21 @@ def _check_and_comment(
             + "\n"
             + render_internal_error(outcome.error or "", ctx, limit=COMMENT_LIMIT - 40)
         )
-        conclusion: checks.Conclusion = "failure"
+        conclusion: check_runs.Conclusion = "failure"
         located: list[Finding] = []
     else:
         title = check_title(report)
         summary_text = render_check_summary(report, ctx)
         comment_text = render_comment(report, ctx)
-        conclusion = checks.conclusion_of(report)
+        conclusion = check_runs.conclusion_of(report)
         located = list(report.findings) if dest.annotations else []
-    check = checks.CheckRun(
+    check = check_runs.CheckRun(
         name=dest.check_name,
         head_sha=dest.sha,
         conclusion=conclusion,
         title=title,
         summary=summary_text,
-        annotations=checks.annotations_for(located),
+        annotations=check_runs.annotations_for(located),
         details_url=_details_url(dest),
         external_id=dest.run_id,
     )
@@ -153,7 +153,7 @@ def post(repo: Repository | None, dest: Destination, outcome: Outcome) -> Posted
     if repo is None:
         return Posted(read_only=True, notes=("no token: nothing was posted to GitHub",))
     check_run, comment_text = _check_and_comment(dest, outcome, _context(dest))
-    check = checks.post_check_run(repo, check_run)
+    check = check_runs.post_check_run(repo, check_run)
     failed: list[str] = []
     if not check.posted and not check.forbidden:
         failed.append(f"check run: {check.error}")

@@ -16,11 +16,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from planegate.config import evidence
-from planegate.config.imports import parent
+from planegate.config import default_evidence
 from planegate.config.load import Config
 from planegate.config.planemap import PlaneMap, file_of
-from planegate.runner import ini
+from planegate.pyimports import parent
+from planegate.runner import pytest_ini
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
@@ -69,12 +69,12 @@ def run(
     ini_options: Mapping[str, Any],
     targets: tuple[str, ...] = (),
     **changes: Any,
-) -> tuple[RunResult, evidence.DefaultEvidence]:
+) -> tuple[RunResult, default_evidence.DefaultEvidence]:
     """One run of the checkout's suite in a copy of it, traced unless `changes` say
     `trace=None`; paths of the copy in its output and collection errors read as `root`."""
     files = checkout_files(root)
-    found = evidence.collect(
-        cfg, files, lambda path: _read(root, path), pythonpath=ini.pythonpath(ini_options)
+    found = default_evidence.collect(
+        cfg, files, lambda path: _read(root, path), pythonpath=pytest_ini.pythonpath(ini_options)
     )
     options: dict[str, Any] = {"trace": TraceSpec(found.test_side, found.roots), **changes}
     with tempfile.TemporaryDirectory(prefix="planegate-discover-") as scratch:
@@ -86,7 +86,7 @@ def run(
 
 def checkout_ini(root: Path) -> dict[str, Any]:
     """The checkout's pytest options, as the gate reads them from a commit."""
-    return ini.base_options(lambda path: _read(root, path))
+    return pytest_ini.base_options(lambda path: _read(root, path))
 
 
 def _relocated(result: RunResult, tree: str, root: str) -> RunResult:

@@ -3,7 +3,7 @@
 A file whose tests are all of one kind goes into its plane's `paths`. A file that mixes
 kinds (or whose source defines tests of the other kind that are not collected, which the
 gate's mixed-file check would see) is listed nodeid by nodeid under each plane; as the file of
-listed nodeids it is evidence by default (config/evidence.py), protected as a whole, and the
+listed nodeids it is evidence by default (config/default_evidence.py), protected as a whole, and the
 gate reports it as a notice until it is split (docs/configuration.md).
 """
 

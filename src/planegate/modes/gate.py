@@ -20,7 +20,7 @@ from planegate.modes.base import exchange_folder, main_digest_folder, phase_of
 from planegate.progress import Progress
 from planegate.repo import digest_format as digest_mod
 from planegate.report import Report
-from planegate.steps.inputs import Execution
+from planegate.steps.run_facts import Execution
 
 
 class GateMode:

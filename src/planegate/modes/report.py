@@ -33,7 +33,7 @@ from planegate.report import Report, StepResult
 from planegate.report.json_load import load_report
 from planegate.runner.session import RunResult
 from planegate.steps import evidence, hunks, ledger
-from planegate.steps.inputs import Commits, RunFacts, StepCheck
+from planegate.steps.run_facts import Commits, RunFacts, StepCheck
 
 
 class ReportMode:

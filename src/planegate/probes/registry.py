@@ -21,10 +21,10 @@ from planegate.probes.answers import wire as answers_wire
 from planegate.probes.canaries import findings as canary_findings
 from planegate.probes.canaries import plan as canary_plan
 from planegate.probes.canaries import run as canary_run
-from planegate.probes.context import Found, HeadRun, Planned, ProbeContext, ProbeRun, Reported
 from planegate.probes.fixture import run as fixture_run
 from planegate.probes.fixture import wire as fixture_wire
 from planegate.probes.in_code import findings as in_code
+from planegate.probes.protocol import Found, HeadRun, Planned, ProbeContext, ProbeRun, Reported
 
 
 class Probe(Protocol):

@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Any
 
-from planegate import links, untrusted
+from planegate import untrusted, urls
 from planegate.findings import Finding, Severity
 from planegate.report import Report
 from planegate.rules import RULES, Rule
@@ -29,7 +29,7 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.why},
         "help": {"text": rule.how_to_fix, "markdown": rule.how_to_fix},
-        "helpUri": links.rule_help(rule.id),
+        "helpUri": urls.rule_help(rule.id),
         "defaultConfiguration": {"level": "error"},
         "properties": {"step": rule.step.value, "agent_may_fix": rule.agent_may_fix},
     }

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from planegate.runner import ini
+from planegate.runner import pytest_ini
 
 
 def package_roots(tree: Path, ini_options: Mapping[str, Any]) -> tuple[str, ...]:
@@ -21,7 +21,7 @@ def package_roots(tree: Path, ini_options: Mapping[str, Any]) -> tuple[str, ...]
     src = tree / "src"
     if src.is_dir() and not (src / "__init__.py").exists():
         candidates.append(src)
-    candidates += [tree / entry for entry in ini.pythonpath(ini_options)]
+    candidates += [tree / entry for entry in pytest_ini.pythonpath(ini_options)]
     candidates.append(tree)
     roots: list[str] = []
     for path in candidates:

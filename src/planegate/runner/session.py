@@ -24,7 +24,7 @@ from typing import Any
 
 from planegate.probes.canaries.wire import SampleSpec
 from planegate.progress import QUIET, Progress
-from planegate.runner import contain, ini, subtests, traced, treescan
+from planegate.runner import contain, pytest_ini, subtests, traced, treescan
 from planegate.runner import env as child_env
 from planegate.runner.child.main import SCRIPT
 from planegate.runner.roots import package_roots
@@ -161,7 +161,7 @@ def run(
 
 def _arguments(spec: RunSpec, scratch: Path, canary: _Canary) -> list[str]:
     ini_path = spec.tree / f".pytest-{secrets.token_hex(4)}.ini"
-    ini_path.write_text(ini.render(dict(spec.ini_options)), "utf-8")
+    ini_path.write_text(pytest_ini.render(dict(spec.ini_options)), "utf-8")
     args = [
         "-c",
         str(ini_path),
@@ -177,7 +177,7 @@ def _arguments(spec: RunSpec, scratch: Path, canary: _Canary) -> list[str]:
     args += list(spec.extra_args)  # the allowed plugins are registered by the child itself
     if spec.collect_only:
         args.append("--collect-only")
-    targets = list(spec.targets) or ini.testpaths(dict(spec.ini_options)) or ["."]
+    targets = list(spec.targets) or pytest_ini.testpaths(dict(spec.ini_options)) or ["."]
     if spec.canaries and not spec.collect_only:
         path = scratch / "tests" / f"{canary.module}.py"
         path.parent.mkdir()

@@ -14,7 +14,7 @@ from planegate.freeze import sweep as core
 from planegate.progress import QUIET, Progress
 from planegate.repo.git import GitRepo
 from planegate.repo.snapshot import snapshot
-from planegate.runner import ini
+from planegate.runner import pytest_ini
 from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions, pytest_args
 
@@ -65,7 +65,7 @@ def triage(
         return {}
     how = how or Reruns()
     if how.ini_options is None:
-        how = replace(how, ini_options=ini.base_options(snapshot(repo, base_commit).read))
+        how = replace(how, ini_options=pytest_ini.base_options(snapshot(repo, base_commit).read))
     runs = how.runs
     how.progress.step("triage", f"rerunning {len(nodeids)} failing tests {runs}x on head and base")
     head = _reruns(repo, head_commit, nodeids, cfg, how)

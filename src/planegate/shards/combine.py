@@ -17,7 +17,7 @@ from planegate.probes.fixture.wire import ProbeResult
 from planegate.runner import session
 from planegate.runner.rerun import Rerun
 from planegate.signs.compare import MainsSigns
-from planegate.steps.inputs import Commits, Execution
+from planegate.steps.run_facts import Commits, Execution
 
 T = TypeVar("T")
 

@@ -23,8 +23,8 @@ from planegate.gate.judge import judge
 from planegate.progress import QUIET, Progress
 from planegate.report import Report
 from planegate.shards.combine import Part, combine
-from planegate.shards.evidence import Evidence, config_of, sliceable, sliced
-from planegate.steps.inputs import Execution
+from planegate.shards.evidence_file import Evidence, config_of, sliceable, sliced
+from planegate.steps.run_facts import Execution
 
 SHOWN = 3
 

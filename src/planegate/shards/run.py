@@ -23,9 +23,9 @@ from planegate.gate.execute import Within, collect_inventory, execute
 from planegate.gate.judge import judge
 from planegate.progress import QUIET, Progress
 from planegate.report import Report, json_report
-from planegate.shards.evidence import Evidence, config_of, sliceable, sliced
+from planegate.shards.evidence_file import Evidence, config_of, sliceable, sliced
 from planegate.shards.slicing import Shard, slice_of
-from planegate.steps.inputs import Execution
+from planegate.steps.run_facts import Execution
 
 
 def run(options: GateOptions, shard: Shard, progress: Progress = QUIET) -> tuple[Evidence, Report]:

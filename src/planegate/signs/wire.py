@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from planegate.signs.compare import MainsSigns
-from planegate.wire import records
+from planegate.wire import codec
 
 # a run.json from before `recorded` reads as signs the base's sessions showed
 OPTIONAL = {MainsSigns: frozenset({"recorded"})}
 
 
 def to_dict(signs: MainsSigns) -> dict[str, Any]:
-    encoded: dict[str, Any] = records.encode(signs)
+    encoded: dict[str, Any] = codec.encode(signs)
     return encoded
 
 
@@ -22,4 +22,4 @@ def from_dict(data: Any) -> MainsSigns:
     """Raises KeyError, TypeError or ValueError on a malformed object."""
     if data is None:
         return MainsSigns()
-    return records.decode(MainsSigns, data, optional=OPTIONAL)
+    return codec.decode(MainsSigns, data, optional=OPTIONAL)

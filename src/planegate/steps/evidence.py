@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 
 from planegate.config import manifest as fixtures
 from planegate.config import protection as protect
-from planegate.config.evidence import DefaultEvidence
+from planegate.config.default_evidence import DefaultEvidence
 from planegate.config.load import Config
 from planegate.config.owners import Owners
 from planegate.config.planemap import PlaneMap, data_files
@@ -19,7 +19,7 @@ from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
 from planegate.steps import observed
-from planegate.steps.inputs import RunFacts
+from planegate.steps.run_facts import RunFacts
 
 # Unicode control, format (zero-width, direction overrides), line and paragraph separators.
 _HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp"})

@@ -19,7 +19,7 @@ from planegate.report import StepResult
 from planegate.signs import findings as signs_findings
 from planegate.steps import hunks_started
 from planegate.steps.hunks_started import OtherFile, StartedAnalysis
-from planegate.steps.inputs import RunFacts
+from planegate.steps.run_facts import RunFacts
 
 ASYNC_PLUGINS = {"asyncio", "pytest_asyncio", "pytest-asyncio", "anyio", "trio", "pytest_trio"}
 

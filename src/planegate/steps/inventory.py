@@ -21,7 +21,7 @@ from planegate.findings import Finding, Severity, Step
 from planegate.gitfacts import GitFacts
 from planegate.report import StepResult
 from planegate.steps import on_base
-from planegate.steps.inputs import RunFacts, finished
+from planegate.steps.run_facts import RunFacts, finished
 from planegate.vocabulary import SCORING_PLANES
 
 

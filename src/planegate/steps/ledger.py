@@ -6,7 +6,7 @@ from planegate.findings import Step
 from planegate.freeze import ledger
 from planegate.gitfacts import GitFacts
 from planegate.report import StepResult
-from planegate.steps.inputs import RunFacts, finished
+from planegate.steps.run_facts import RunFacts, finished
 
 
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:

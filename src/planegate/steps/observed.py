@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planegate.config import evidence
-from planegate.config.imports import parent
+from planegate.config import default_evidence
 from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.gitfacts import GitFacts
+from planegate.pyimports import parent
 from planegate.runner.session import RunResult
-from planegate.steps.inputs import RunFacts
+from planegate.steps.run_facts import RunFacts
 from planegate.vocabulary import SCORING_PLANES
 
 SHOWN = 3
@@ -69,7 +69,7 @@ def _tests_of_module(module: str, by_file: dict[str, list[str]]) -> list[str]:
 def unlocked_changes(ctx: GitFacts, run: RunResult) -> dict[str, list[str]]:
     """Files scoring tests read, that the patch changed, and that nothing protects."""
     changed = {c.path for c in ctx.changes} | {c.old_path for c in ctx.changes if c.old_path}
-    excluded = evidence.exclusion(ctx.cfg)
+    excluded = default_evidence.exclusion(ctx.cfg)
     return readers(
         ctx,
         run,

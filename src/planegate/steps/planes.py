@@ -20,7 +20,7 @@ from planegate.signs import findings as signs_findings
 from planegate.signs.compare import MainsSigns
 from planegate.signs.lines import MainsLines
 from planegate.steps import on_base
-from planegate.steps.inputs import RunFacts
+from planegate.steps.run_facts import RunFacts
 from planegate.vocabulary import SCORING_PLANES
 
 MAX_NOTES = 20

@@ -21,7 +21,7 @@ from planegate.config.planemap import file_of
 from planegate.probes.answers import plan as plan_of
 from planegate.probes.answers.plan import Plan, ProbeSession
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure, joined
-from planegate.probes.context import Found, HeadRun, ProbeContext, changed_code
+from planegate.probes.protocol import Found, HeadRun, ProbeContext, changed_code
 from planegate.report import ProbeRecord
 from planegate.runner.session import Outcome, RunResult, Tamper
 from planegate.runner.spec import pytest_args

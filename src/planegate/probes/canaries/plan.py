@@ -21,7 +21,7 @@ from planegate import sourcesize
 from planegate.config.planemap import file_of
 from planegate.probes.answers.wire import ProbeFailure
 from planegate.probes.canaries.wire import SampleSpec
-from planegate.probes.context import ProbeContext, changed_code, scoring_files
+from planegate.probes.protocol import ProbeContext, changed_code, scoring_files
 
 EXCEPTION = "RuntimeError"
 SAMPLED = "sampled canaries"  # the report's record of them

@@ -26,7 +26,7 @@ from planegate.probes.canaries import plan as mutants
 from planegate.probes.canaries.child.sampled import MAX_CALLS
 from planegate.probes.canaries.plan import LIED, SAMPLED, UNCLOSED, UNTESTED, Plan
 from planegate.probes.canaries.wire import SampleSpec, sampled_of
-from planegate.probes.context import Found, HeadRun, ProbeContext
+from planegate.probes.protocol import Found, HeadRun, ProbeContext
 from planegate.report import ProbeRecord
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions, pytest_args

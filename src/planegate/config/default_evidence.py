@@ -24,7 +24,9 @@ from functools import cached_property
 
 import pathspec
 
-from planegate.config.imports import (
+from planegate.config.load import Config
+from planegate.config.pathmatch import PathPatterns
+from planegate.pyimports import (
     Layout,
     first_names,
     import_base,
@@ -32,10 +34,8 @@ from planegate.config.imports import (
     join,
     may_import,
     parent,
-    resolve,
+    resolve_precise,
 )
-from planegate.config.load import Config
-from planegate.config.pathmatch import PathPatterns
 from planegate.vocabulary import SCORING_PLANES
 
 TEST_FOLDER_NAMES = frozenset({"tests", "test", "testing"})
@@ -171,7 +171,7 @@ def _helpers(
             if not may_import(text, names[search]):
                 continue  # none of its imports can reach a file under a test root
             for imported in imports_of(text):
-                targets = resolve(imported, path, search, layout)
+                targets = resolve_precise(imported, path, search, layout)
                 new = [t for t in dict.fromkeys(targets) if t not in seen and _under(t, root_set)]
                 seen.update(new)
                 found += new

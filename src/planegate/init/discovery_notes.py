@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from planegate.config import evidence
+from planegate.config import default_evidence
 from planegate.config import load as config_mod
 from planegate.config.planemap import PlaneMap
 from planegate.config.protection import Protection
 from planegate.init import discover
 from planegate.init.propose import Proposal
-from planegate.runner import ini
+from planegate.runner import pytest_ini
 from planegate.runner.session import RunResult
 
 SHOWN = 20
@@ -66,7 +66,7 @@ def lock_warnings(
         return warnings
     found = discover.discover(root, cfg, _ini(root))
     protection = _protection(root, cfg, files)
-    excluded = evidence.exclusion(cfg)
+    excluded = default_evidence.exclusion(cfg)
     for path, tests in found.reads.items():
         if path in locked or protection.covers(path) or excluded.match_file(path):
             continue
@@ -88,17 +88,17 @@ def _fixture_has_tests(cfg: config_mod.Config, files: list[str]) -> bool:
 
 
 def _protection(root: Path, cfg: config_mod.Config, files: list[str]) -> Protection:
-    """What the gate protects in this checkout: the patterns and the default evidence."""
+    """What the gate protects in this checkout: the patterns and the default default_evidence."""
     return Protection(cfg, _protection_evidence(root, cfg, files).paths)
 
 
 def _protection_evidence(
     root: Path, cfg: config_mod.Config, files: list[str]
-) -> evidence.DefaultEvidence:
+) -> default_evidence.DefaultEvidence:
     def read(path: str) -> bytes | None:
         return (root / path).read_bytes() if (root / path).is_file() else None
 
-    return evidence.collect(cfg, files, read, pythonpath=ini.pythonpath(_ini(root)))
+    return default_evidence.collect(cfg, files, read, pythonpath=pytest_ini.pythonpath(_ini(root)))
 
 
 def _renamed(result: RunResult, renamed: Mapping[str, str]) -> RunResult:

@@ -20,7 +20,7 @@ from planegate.errors import InputDataError
 from planegate.gate import exchange
 from planegate.gate.context import Context
 from planegate.shards.slicing import Shard
-from planegate.steps.inputs import Commits, Execution
+from planegate.steps.run_facts import Commits, Execution
 
 SCHEMA = wire.SHARD.name
 HINT = wire.SHARD.hint
