@@ -41,11 +41,63 @@ def _modules() -> list[tuple[str, str, Path]]:
     return found
 
 
+def _names_in(path: Path, assigned: str) -> list[str]:
+    """The dotted names in the first tuple of the value assigned to `assigned`."""
+    for node in _tree(path).body:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        targets = node.targets if isinstance(node, ast.Assign) else [target]
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if value is not None and any(isinstance(t, ast.Name) and t.id == assigned for t in targets):
+            first = next(n for n in ast.walk(value) if isinstance(n, ast.Tuple))
+            return [ast.unparse(element) for element in first.elts]
+    raise LookupError(f"{path}: no {assigned}")
+
+
+def _imported_from(path: Path, name: str) -> Path:
+    """The module file `name` (a module, or a name imported from one) comes from in `path`."""
+    for node in _tree(path).body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    dotted = f"{node.module}.{alias.name}".split(".")[1:]
+                    module = PACKAGE.joinpath(*dotted).with_suffix(".py")
+                    return (
+                        module
+                        if module.is_file()
+                        else PACKAGE.joinpath(*dotted[:-1]).with_suffix(".py")
+                    )
+    raise LookupError(f"{path}: {name} is not imported")
+
+
+def steps_in_order() -> list[str]:
+    """`gate/judge.py`'s STEPS, each with its module's summary."""
+    judge = PACKAGE / "gate" / "judge.py"
+    lines = ["## The gate's steps, in the order `gate/judge.py` calls them", ""]
+    for number, check in enumerate(_names_in(judge, "STEPS"), 1):
+        module = _imported_from(judge, check.split(".")[0])
+        relative = module.relative_to(PACKAGE).as_posix()
+        lines.append(f"{number}. `{relative}`: {_summary(module)}")
+    return [*lines, ""]
+
+
+def modes_in_registry() -> list[str]:
+    """`modes/registry.py`'s modes, each with its module's summary."""
+    registry = PACKAGE / "modes" / "registry.py"
+    lines = ["## The action's modes, as `modes/registry.py` lists them", ""]
+    for name in _names_in(registry, "MODES"):
+        module = _imported_from(registry, name)
+        relative = module.relative_to(PACKAGE).as_posix()
+        lines.append(f"- `{relative}`: {_summary(module)}")
+    return [*lines, ""]
+
+
 def render() -> str:
-    """The generated section: one table row per module, grouped by folder."""
+    """The generated section: the steps, the modes, then one table row per module."""
     lines = [
         BEGIN,
         "",
+        *steps_in_order(),
+        *modes_in_registry(),
         "## Every module",
         "",
         "| folder | module | what it is (its docstring's first paragraph) |",

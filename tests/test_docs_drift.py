@@ -86,3 +86,39 @@ def test_readme_links_work_on_the_package_index_page() -> None:
     text = (ROOT / "README.md").read_text("utf-8")
     relative = re.findall(r"\]\((?!https://|#)([^)]*)\)", text)
     assert relative == []
+
+
+def _defines(path: Path, name: str) -> bool:
+    import ast
+
+    tree = ast.parse(path.read_text("utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name:
+                return True
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+    return False
+
+
+def test_every_module_and_call_the_architecture_names_exists() -> None:
+    """`gate/execute.py`, `gate/execute.execute`, `cli.COMMANDS`: each names a real module
+    of the package (and a real function, class or constant in it)."""
+    text = (ROOT / "docs/architecture.md").read_text("utf-8").split(_architecture().BEGIN)[0]
+    package = ROOT / "src/planegate"
+    tops = {p.stem for p in package.glob("*.py")} | {p.name for p in package.iterdir()}
+    missing = []
+    for token in re.findall(r"`([a-z_]+(?:/[a-z_]+)*(?:\.[A-Za-z_]+)?)`", text):
+        if token.split("/", 1)[0].split(".", 1)[0] not in tops or "/" not in token + ".":
+            continue
+        module, _, name = token.partition(".")
+        if name == "py":
+            name = ""
+        path = package / f"{module}.py"
+        if not path.is_file():
+            path = package / module / "__init__.py"
+        if not path.is_file() or (name and not _defines(path, name)):
+            missing.append(token)
+    assert missing == []
