@@ -21,6 +21,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	$(BIN)/vulture
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src tests

@@ -212,8 +212,8 @@ def _folder_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     folders: dict[str, set[str]] = {}
     for module, targets in graph.items():
         source = _layer(module)
-        edges = folders.setdefault(source, set())
-        edges |= {_layer(target) for target in targets} - {source, "__init__"}
+        reached = {_layer(target) for target in targets} - {source, "__init__"}
+        folders[source] = folders.get(source, set()) | reached
     folders.pop("__init__", None)
     return folders
 

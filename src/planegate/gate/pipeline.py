@@ -52,11 +52,6 @@ def start_analysis(ctx: Context, ready: Workers | None = None) -> StartedAnalysi
     return hunks.start(ctx, ready)
 
 
-def run_in(ctx: Context, progress: Progress = QUIET) -> Report:
-    """The whole gate on a context already built from git."""
-    return execute_and_judge(ctx, progress)[1]
-
-
 def execute_and_judge(
     ctx: Context, progress: Progress = QUIET, ready: Workers | None = None
 ) -> tuple[Execution, Report]:

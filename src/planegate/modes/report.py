@@ -85,7 +85,6 @@ RECOMPUTED: dict[Step, StepCheck] = {
     Step.LEDGER: ledger.check,
     Step.HUNKS: hunks.check,
 }
-RECOMPUTED_STEPS = tuple(RECOMPUTED)
 # No run in the posting job: no digest findings, and no suite to measure the frozen share by.
 NO_RUN = RunFacts(
     commits=Commits("", "", ""),

@@ -13,7 +13,6 @@ from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 
 SCHEMA_VERSION = 1
-ARTIFACT_NAME = "planegate-digest"
 FILE_NAME = "planegate-digest.json"
 SOURCE_NAME = "planegate-digest-source.txt"  # beside a fetched digest: which artifact it is
 

@@ -38,9 +38,6 @@ class ModuleFacts:
     filters: int
 
 
-EMPTY_MODULE = ModuleFacts((), (), (), {}, None, {}, {}, 0)
-
-
 def _import_time(module: Module) -> list[ast.stmt]:
     return [
         stmt

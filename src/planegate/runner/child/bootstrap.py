@@ -15,7 +15,6 @@ from typing import Any
 
 HARNESS = ("pytest", "_pytest", "pluggy", "hypothesis")
 PR_SET_DUMPABLE = 4
-PR_SET_KEEPCAPS = 8
 PR_CAPBSET_DROP = 24
 PR_SET_SECUREBITS = 28
 PR_SET_NO_NEW_PRIVS = 38
