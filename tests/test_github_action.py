@@ -14,10 +14,11 @@ import pytest
 from helpers.fake_github import FakeGitHub, running
 from helpers.github_support import BASE, FAST, HEAD, action_env, finding, read_outputs, report_of
 from helpers.repo_helper import TestRepo
+from planegate.config.load import parse as parse_config
 from planegate.errors import ConfigError
 from planegate.findings import Finding, Severity, Step
 from planegate.github.action import run_action
-from planegate.github.inputs import FetchedDigest, Job
+from planegate.github.inputs import FetchedDigest, Job, agent_of
 from planegate.modes.registry import MODES
 from planegate.progress import Progress
 from planegate.repo.git import GitRepo
@@ -419,3 +420,22 @@ def test_push_event_posts_on_the_pushed_commit_without_a_comment(
     assert seen.jobs[0].base == BASE and seen.jobs[0].pull is None
     (run,) = _check_runs(gh)
     assert run["head_sha"] == HEAD and gh.comments == {}
+
+
+def test_merge_group_posts_on_the_queue_commit_and_judges_it_as_a_persons(
+    gh: FakeGitHub, tmp_path: Path
+) -> None:
+    group = {"head_sha": HEAD, "base_sha": BASE, "head_ref": "refs/heads/gh-readonly-queue/main/x"}
+    event = {"merge_group": group, "repository": gh.repository()}
+    seen = Seen(HONEST)
+    code, _ = _run(gh, tmp_path, seen, (event, "merge_group"))
+    assert code == 0
+    (job,) = seen.jobs
+    assert (job.head, job.base, job.pull) == (HEAD, BASE, None)
+    config = (
+        'version: 1\nowner: "@o"\nplanes:\n  property: {owner: "@o", paths: ["p/"]}\n'
+        '  fixture: {owner: "@o", paths: ["f/"]}\nagents: {authors: ["*"]}\n'
+    )
+    assert agent_of(job, parse_config(config, "planegate.yml")) is False
+    (run,) = _check_runs(gh)
+    assert (run["head_sha"], run["conclusion"]) == (HEAD, "success") and gh.comments == {}

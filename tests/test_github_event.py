@@ -39,6 +39,14 @@ def test_workflow_dispatch_uses_github_sha() -> None:
     assert event.sha == "c" * 40 and event.pull is None
 
 
+def test_merge_group_judges_the_queue_head_against_its_base() -> None:
+    group = {"head_sha": HEAD, "base_sha": BASE, "head_ref": "refs/heads/gh-readonly-queue/main/x"}
+    event = parse_event("merge_group", {"merge_group": group}, repository="octo/demo", sha="c")
+    assert (event.sha, event.before, event.pull) == (HEAD, BASE, None)
+    with pytest.raises(InputDataError, match=r"base_sha"):
+        parse_event("merge_group", {"merge_group": {"head_sha": HEAD}}, repository="o/d", sha="c")
+
+
 def test_workflow_run_takes_the_uploaded_event_but_does_not_trust_it() -> None:
     fake = _fake()
     payload = {"workflow_run": {"head_sha": HEAD, "pull_requests": []}}

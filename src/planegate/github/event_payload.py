@@ -17,6 +17,7 @@ SUPPORTED_EVENTS = (
     "workflow_run",
     "push",
     "workflow_dispatch",
+    "merge_group",
 )
 _PR_EVENTS = ("pull_request", "pull_request_target")
 _ZERO_SHA = "0" * 40
@@ -129,6 +130,10 @@ def parse_event(
         return Event(**common, sha=pull.head_sha, pull=pull)
     if name == "workflow_run":
         return _workflow_run(payload, common, uploaded)
+    if name == "merge_group":  # the queue's commit, judged against the branch it merges into
+        group = _get(payload, "merge_group")
+        group = group if isinstance(group, Mapping) else {}
+        return Event(**common, sha=_str(group, "head_sha"), before=_str(group, "base_sha"))
     before = payload.get("before")
     return Event(
         **common,

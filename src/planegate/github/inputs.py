@@ -234,9 +234,13 @@ def read_job(environ: Mapping[str, str]) -> Job:
 
 
 def agent_of(job: Job, cfg: Config) -> bool:
-    """The inputs decide when they name agents; else the base's planegate.yml does."""
+    """The inputs decide when they name agents; else the base's planegate.yml does. A merge
+    queue's commit is judged as a person's: each pull request in it passed its own gate as its
+    author's before it could be queued, and what the queue adds is their sum."""
     if job.agent is not None:
         return job.agent
+    if job.runner.event.name == "merge_group":
+        return False
     if job.author is None:
         return True  # a push or a manual run: judge as strictly as an agent's patch
     return is_agent(
