@@ -48,6 +48,30 @@ def test_other_comments_quoting_the_marker_are_not_taken(gh: FakeGitHub) -> None
     assert bodies == sorted([f"> as the bot said:\n> {MARKER}", f"{MARKER}\nreport"])
 
 
+def test_a_marked_comment_by_someone_else_is_never_taken(gh: FakeGitHub) -> None:
+    forged = gh._create_comment(7, {"body": f"{MARKER}\nall green"}, login="coder[bot]")
+    outcome = _upsert(gh, f"{MARKER}\nreport")
+
+    assert outcome.action == "created" and outcome.comment_id != forged["id"]
+    assert gh.comments[forged["id"]]["body"] == f"{MARKER}\nall green"
+    again = _upsert(gh, f"{MARKER}\nsecond report")
+    assert (again.action, again.comment_id) == ("updated", outcome.comment_id)
+
+
+def test_two_checks_keep_a_comment_each(gh: FakeGitHub) -> None:
+    repo = make_github(gh.api_url, "ghs_test_token", FAST).get_repo("octo/demo")
+    for check in ("planegate", "planegate-docs", "planegate", "planegate-docs"):
+        sticky = comments.Sticky(check_name=check)
+        comments.upsert_comment(
+            repo, 7, f"{MARKER}\n{check}", mode="always", passed=False, sticky=sticky
+        )
+    bodies = sorted(c["body"] for c in gh.comments_on(7))
+    assert bodies == [
+        f"{MARKER}\nplanegate",
+        "<!-- planegate:report check=planegate-docs -->\nplanegate-docs",
+    ]
+
+
 def test_sticky_comment_is_found_past_the_first_page(gh: FakeGitHub) -> None:
     for n in range(35):
         gh._create_comment(7, {"body": f"chatter {n}"})

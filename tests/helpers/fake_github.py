@@ -534,14 +534,16 @@ class FakeGitHub:
         run["output"] = self._output(run_id, {**run["output"], **output})
         return 200, run, {}
 
-    def _create_comment(self, number: int, body: dict[str, Any]) -> dict[str, Any]:
+    def _create_comment(
+        self, number: int, body: dict[str, Any], login: str = "github-actions[bot]"
+    ) -> dict[str, Any]:
         comment_id = self.new_id()
         r = f"{self.api_url}/repos/{FULL}"
         comment = {
             "id": comment_id,
             "node_id": f"IC_{comment_id}",
             "body": body["body"],
-            "user": self.user("github-actions[bot]", 41898282, "Bot"),
+            "user": self.user(login, 41898282 if login == "github-actions[bot]" else 7, "Bot"),
             "created_at": T,
             "updated_at": T,
             "url": f"{r}/issues/comments/{comment_id}",

@@ -1,4 +1,10 @@
-"""The sticky PR comment: found by a hidden marker and edited in place, never duplicated."""
+"""The sticky PR comment: found by a hidden marker and its author, edited in place, never
+duplicated.
+
+The marker names the check (two planegate checks in one repository keep a comment each), and
+only a comment written by the identity planegate posts as (`comment-author`, by default the
+`GITHUB_TOKEN`'s `github-actions[bot]`) is planegate's: a comment anyone else writes with the
+marker, an agent's included, is neither edited nor taken for the verdict."""
 
 from __future__ import annotations
 
@@ -12,6 +18,8 @@ from planegate.github.client import CALL_ERRORS, describe, is_forbidden
 from planegate.report.markdown import COMMENT_LIMIT, MARKER, cut_to
 
 CommentMode = Literal["always", "on-failure", "off"]
+DEFAULT_AUTHOR = "github-actions[bot]"
+DEFAULT_CHECK = "planegate"
 COMMENT_MODES: tuple[CommentMode, ...] = ("always", "on-failure", "off")
 
 
@@ -37,23 +45,59 @@ def wanted(mode: CommentMode, passed: bool, existing: bool) -> bool:
     return mode == "always" or not passed or existing
 
 
-def find_sticky(comments: list[IssueComment]) -> IssueComment | None:
-    """The oldest comment that starts with the marker (a quoted marker later in a reply does
-    not count); editing it keeps its place in the conversation."""
-    return next((c for c in comments if (c.body or "").lstrip().startswith(MARKER)), None)
+def marker_for(check_name: str) -> str:
+    """The default check keeps the plain marker; another check's names it."""
+    if check_name == DEFAULT_CHECK:
+        return MARKER
+    return f"<!-- planegate:report check={check_name.replace('--', '- -')} -->"
+
+
+def find_sticky(
+    comments: list[IssueComment], marker: str = MARKER, author: str = DEFAULT_AUTHOR
+) -> IssueComment | None:
+    """The oldest comment by `author` that starts with the marker (a quoted marker later in a
+    reply does not count); editing it keeps its place in the conversation."""
+    return next(
+        (
+            c
+            for c in comments
+            if (c.body or "").lstrip().startswith(marker) and c.user.login == author
+        ),
+        None,
+    )
+
+
+def _marked(body: str, marker: str) -> str:
+    body = body.lstrip()
+    if body.startswith(marker):
+        return body
+    return f"{marker}\n{body.removeprefix(MARKER).lstrip()}"
+
+
+@dataclass(frozen=True)
+class Sticky:
+    """Which comment is planegate's: its check's marker, written by `author`."""
+
+    check_name: str = DEFAULT_CHECK
+    author: str = DEFAULT_AUTHOR
 
 
 def upsert_comment(
-    repo: Repository, number: int, body: str, *, mode: CommentMode, passed: bool
+    repo: Repository,
+    number: int,
+    body: str,
+    *,
+    mode: CommentMode,
+    passed: bool,
+    sticky: Sticky = Sticky(),
 ) -> CommentOutcome:
     if mode == "off":
         return CommentOutcome("skipped", reason="comment: off")
-    if not body.lstrip().startswith(MARKER):
-        body = f"{MARKER}\n{body}"
-    body = cut_to(body, COMMENT_LIMIT)
+    marker = marker_for(sticky.check_name)
+    body = cut_to(_marked(body, marker), COMMENT_LIMIT)
     try:
         issue = repo.get_issue(number)
-        existing = find_sticky(list(issue.get_comments()))
+        existing = find_sticky(list(issue.get_comments()), marker, sticky.author)
         if not wanted(mode, passed, existing is not None):
             return CommentOutcome("skipped", reason="comment: on-failure, and the gate passed")
         if existing is not None:

@@ -37,6 +37,7 @@ class ActionInputs:
     annotations: bool = True
     mention_owners: bool = False
     check_name: str = check_runs.DEFAULT_NAME
+    comment_author: str = comments.DEFAULT_AUTHOR  # the login planegate's comments are by
     report_file: str | None = None  # `report` mode: the report to post; else a copy to write
     sarif: SarifMode = "off"
     ca_bundle: str | None = None  # PEM file of the CAs that sign GITHUB_API_URL's certificate
@@ -198,6 +199,7 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         annotations=_flag(environ, "annotations", True),
         mention_owners=_flag(environ, "mention-owners", False),
         check_name=_input(environ, "check-name") or check_runs.DEFAULT_NAME,
+        comment_author=_input(environ, "comment-author") or comments.DEFAULT_AUTHOR,
         report_file=_input(environ, "report-file"),
         sarif=_choice(environ, "sarif", SARIF_MODES, "off"),  # type: ignore[arg-type]
         ca_bundle=_input(environ, "ca-bundle"),

@@ -55,6 +55,7 @@ class Destination:
     check_name: str
     annotations: bool
     comment: comments.CommentMode
+    comment_author: str  # the login planegate's comments are written by
     mention_owners: bool
     report_path: str  # where the JSON report is (or would be) written
     upload_sarif: bool  # the report also goes to code scanning
@@ -72,6 +73,7 @@ def destination(inputs: ActionInputs, runner: RunnerEnv, report_path: str) -> De
         check_name=inputs.check_name,
         annotations=inputs.annotations,
         comment=inputs.comment,
+        comment_author=inputs.comment_author,
         mention_owners=inputs.mention_owners,
         report_path=report_path,
         upload_sarif=inputs.sarif == "upload",
@@ -163,7 +165,12 @@ def post(repo: Repository | None, dest: Destination, outcome: Outcome) -> Posted
     if dest.pull_number is not None:
         passed = outcome.exit_code == exitcodes.PASS
         comment = comments.upsert_comment(
-            repo, dest.pull_number, comment_text, mode=dest.comment, passed=passed
+            repo,
+            dest.pull_number,
+            comment_text,
+            mode=dest.comment,
+            passed=passed,
+            sticky=comments.Sticky(dest.check_name, dest.comment_author),
         )
         if not comment.ok and not comment.forbidden:
             failed.append(f"comment: {comment.error}")
