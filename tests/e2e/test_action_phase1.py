@@ -18,7 +18,7 @@ import pytest
 
 from helpers.github_support import read_outputs
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PHASE1 = ROOT / "docker/phase1.sh"
 
 SETPRIV = """#!/bin/sh

@@ -9,7 +9,7 @@ from pathlib import Path
 from helpers.github_support import read_outputs
 from helpers.repo_helper import TestRepo
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _prepare(tmp: Path, docker: str | None, **env: str) -> subprocess.CompletedProcess[str]:

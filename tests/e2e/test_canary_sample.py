@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from conftest import PROJECT, manifest_for
 from helpers.attack_helper import BUG, errors, tampering
+from helpers.project import PROJECT, manifest_for
 from helpers.repo_helper import TestRepo
 from planegate.cli import main
 from planegate.runner import mutants, sampled

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from helpers.fair_project import BROKEN, PREFIX, fair_repo, honest_patch
 from helpers.repo_helper import TestRepo, run_cli
 from planegate.cli import main
 from planegate.freeze import bundles, ledger
@@ -19,79 +20,10 @@ from planegate.repo.git import GitRepo
 from planegate.runner.session import Outcome
 from planegate.steps.on_base import Verdict, compare, reason
 
-CONFIG = """\
-version: 1
-owner: "@org/plane-map"
-planes:
-  property:
-    owner: "@org/props"
-    paths: ["tests/prop/"]
-  fixture:
-    owner: "@org/goldens"
-    paths: ["tests/fix/"]
-  freeze:
-    owner: "@org/flakes"
-    max_fraction: 0.5
-pytest:
-  plugins: ["hypothesis"]
-  triage_runs: 2
-"""
-
-TESTS = """\
-import shutil
-import sys
-
-import pytest
-
-from calc.core import FAST, add
-
-
-def test_add():
-    assert add(2, 3) == 5
-
-
-@pytest.mark.skipif(sys.version_info < (4,), reason="needs Python 4")
-def test_needs_python_4():
-    assert add(1, 1) == 2
-
-
-@pytest.mark.skipif(shutil.which("no-such-tool-here") is None, reason="no-such-tool-here missing")
-def test_needs_a_tool():
-    assert add(1, 1) == 2
-
-
-@pytest.mark.xfail(reason="known rounding bug", strict=True)
-def test_known_bug():
-    assert add(0.1, 0.2) == 0.3
-
-
-@pytest.mark.skipif(not FAST, reason="the fast path is off")
-def test_fast_path():
-    assert add(2, 2) == 4
-
-
-def test_always_broken():
-    assert add(1, 1) == 3
-"""
-
-PREFIX = "tests/fix/test_calc.py::"
-BROKEN = PREFIX + "test_always_broken"
-
 
 @pytest.fixture
 def repo(tmp_path: Path) -> TestRepo:
-    repo = TestRepo(tmp_path / "repo")
-    repo.commit(
-        "main",
-        {
-            "planegate.yml": CONFIG,
-            "pytest.ini": "[pytest]\ntestpaths = tests\n",
-            "calc/__init__.py": "",
-            "calc/core.py": "FAST = True\n\n\ndef add(a, b):\n    return a + b\n",
-            "tests/fix/test_calc.py": TESTS,
-        },
-    )
-    return repo
+    return fair_repo(tmp_path / "repo")
 
 
 def gate(repo: TestRepo, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
@@ -102,11 +34,6 @@ def gate(repo: TestRepo, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[
 def findings(report: dict[str, Any], *rules: str) -> list[dict[str, Any]]:
     found = [f for step in report["steps"] for f in step["findings"]]
     return [f for f in found if f["rule"] in rules]
-
-
-def honest_patch(repo: TestRepo) -> None:
-    repo.branch("honest")
-    repo.commit("commute", {"calc/core.py": "FAST = True\n\n\ndef add(a, b):\n    return b + a\n"})
 
 
 def test_main_state_is_a_note_and_a_test_failing_on_main_too_is_base_broken(

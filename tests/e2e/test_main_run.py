@@ -9,20 +9,26 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers.answers_support import Project, assert_caught, assert_honest, probe
+from helpers.fair_project import BROKEN, PREFIX, fair_repo, honest_patch
+from helpers.fair_project import CONFIG as FAIR_CONFIG
+from helpers.label_project import FILES, HONEST, LABEL_3, TRICKS
 from helpers.repo_helper import TestRepo, run_cli
 from planegate.gate import main_run
 from planegate.repo import digest_format
 from planegate.repo.digest_format import Digest, MainRun, RecordedSigns
-from test_answers_label import FILES, HONEST, LABEL_3, TRICKS
-from test_fair_verdicts import BROKEN, PREFIX, honest_patch
-from test_fair_verdicts import CONFIG as FAIR_CONFIG
-from test_fair_verdicts import repo as repo  # the fixture: a base that skips, xfails, fails
 
 SKIPPED = (PREFIX + "test_needs_python_4", PREFIX + "test_needs_a_tool")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> TestRepo:
+    """A base that skips, xfails and fails some of its scoring tests."""
+    return fair_repo(tmp_path / "repo")
 
 
 def digest_of(repo: TestRepo, out: Path, *args: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from conftest import PROJECT, manifest_for
+from helpers.project import PROJECT, manifest_for
 from helpers.repo_helper import TestRepo
 from planegate.cli import main
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import planegate
-from conftest import CONFIG, PROJECT, manifest_for
 from helpers.bad_input_cases import EVENT, EXITS, NODE, SEEDS, SHA, cases, one_safe_line, outcome
 from helpers.ledger_cases import freeze_obj
+from helpers.project import CONFIG, PROJECT, manifest_for
 from helpers.repo_helper import TestRepo
 from planegate.analysis import prodscan
 from planegate.config import protection

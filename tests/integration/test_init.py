@@ -434,7 +434,7 @@ def test_migrate_writes_seed_nodeids_as_per_nodeid_membership(
 
 
 def test_real_project_bench_names_the_missing_cache_and_how_to_fill_it(tmp_path: Path) -> None:
-    bench = Path(__file__).resolve().parent.parent / "bench/real_projects.py"
+    bench = Path(__file__).resolve().parents[2] / "bench/real_projects.py"
     run = subprocess.run(
         [sys.executable, str(bench), "--cache", str(tmp_path), "--only", "attrs"],
         capture_output=True,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.repo_helper import TestRepo, run_cli
 from planegate.config import load as config
 from planegate.errors import ConfigError
 
@@ -109,26 +108,3 @@ def test_a_text_over_1_mib_is_read_by_libyaml_alone() -> None:
 def test_misspelled_path_names_the_file_that_exists() -> None:
     error = config.missing_config_error("scoring_map.json", {"scoring_map.yaml"}, "in .")
     assert error.message == "scoring_map.json: no such file in .; scoring_map.yaml exists"
-
-
-def test_gate_on_malformed_config_exits_78_without_traceback(project: TestRepo) -> None:
-    project.commit(
-        "break config",
-        {"planegate.yml": "version: 1\nplanes:\n  property: {pathz: []}\n  fixture: {}\n"},
-    )
-    project.branch("patch")
-    done = run_cli("gate", "--base", "main", "-q", cwd=project.root)
-    assert done.returncode == 78
-    assert "Traceback" not in done.stderr
-    assert done.stderr.strip() == (
-        "planegate: planegate.yml:3 planes.property.pathz: unknown key 'pathz'; did you mean "
-        "'paths'? (see docs/configuration.md)"
-    )
-
-
-def test_config_is_read_from_the_base_not_the_head(project: TestRepo) -> None:
-    project.branch("patch")
-    project.commit("break config on head", {"planegate.yml": "not: [valid"})
-    done = run_cli("gate", "--base", "main", "-q", "--format", "json", cwd=project.root)
-    assert done.returncode == 3  # the head's edit is an evidence violation, not a config error
-    assert '"rule": "PG301"' in done.stdout

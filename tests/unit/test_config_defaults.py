@@ -10,7 +10,7 @@ from typing import Any
 from planegate.config import defaults
 from planegate.config import load as config
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MINIMAL = "version: 1\nplanes:\n  property: {}\n  fixture: {}\n"
 ROW = re.compile(r"^\| `([^`]+)` \| .*? \| (.*?) \| ")
 

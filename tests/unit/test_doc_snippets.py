@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("doc_snippets", ROOT / "scripts/doc-snippets.py")
 assert _spec is not None and _spec.loader is not None
 doc_snippets = importlib.util.module_from_spec(_spec)

@@ -7,7 +7,7 @@ from pathlib import Path
 from planegate import exitcodes
 from planegate.rules import RULES, catalogue_markdown
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_findings_catalogue_is_generated_from_the_rules() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "src" / "planegate"
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "planegate"
 
 # Lower layers never import higher ones; a folder may import its own layer.
 LAYERS: dict[str, int] = {

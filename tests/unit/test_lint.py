@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.repo_helper import TestRepo
 from planegate.analysis.lint import added_findings, base_findings, scan
-from planegate.cli import main
 from planegate.findings import Severity
 
 
@@ -50,22 +48,3 @@ def test_added_violations_are_errors_and_base_ones_warnings() -> None:
     assert (added.rule, added.severity, added.line) == ("PG581", Severity.ERROR, 9)
     (kept,) = base_findings("tests/prop/test_x.py", base, "@org/props")
     assert (kept.rule, kept.severity, kept.owner) == ("PG582", Severity.WARNING, "@org/props")
-
-
-def test_lint_command_reports_property_plane_files(
-    project: TestRepo, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["-C", str(project.root), "lint"]) == 0
-    assert "no violations" in capsys.readouterr().out
-    project.write(
-        {
-            "tests/prop/test_clock.py": "import time\n\n\ndef test_clock():\n"
-            "    assert time.time() > 0\n",
-            "tests/fix/test_clock.py": "import time\n\n\ndef test_clock():\n"
-            "    assert time.time() > 0\n",
-        }
-    )
-    assert main(["-C", str(project.root), "lint"]) == 5
-    out = capsys.readouterr().out
-    assert "tests/prop/test_clock.py:5: PG580" in out
-    assert "tests/fix/" not in out  # only the property plane is linted

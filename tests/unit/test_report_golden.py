@@ -9,7 +9,7 @@ from planegate.findings import Finding, Severity, Step
 from planegate.repo.hashing import file_sha256
 from planegate.report import ProbeRecord, Report, ShadowResult, StepResult, json_report, text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
 
 REPORT = Report(

@@ -9,7 +9,7 @@ import yaml
 
 import planegate
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text("utf-8"))
 RELEASE = (ROOT / ".github/workflows/release.yml").read_text("utf-8")
 PIN_LINE = re.compile(

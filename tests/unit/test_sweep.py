@@ -233,54 +233,6 @@ def test_network_probe_never_reached_the_server(swept: Swept) -> None:
     assert swept.server.connections == 3 + replays
 
 
-# --------------------------------------------------------------------------- thaw and freeze
-
-
-def test_thaw_of_a_still_flaky_test_appends_a_renew(swept: Swept, tmp_path: Path) -> None:
-    repo = copy_of(swept, tmp_path)
-    code, out, _ = run_cli("-C", str(repo.root), "thaw", ORDER, "--seed", "1", "-q")
-    assert code == 0
-    assert "failed on run 1: renewed" in out
-    last = json.loads((repo.root / "freeze_ledger.jsonl").read_text().splitlines()[-1])
-    assert last["event"] == "renew"
-    assert last["nodeid"] == ORDER
-    assert (last["runs"], last["failures"]) == (1, 1)
-    assert "needs test_a_sets_up" in last["failure_signature"]
-    assert (repo.root / ".planegate" / "evidence" / f"{last['evidence_hash']}.json").is_file()
-    assert run_cli("-C", str(repo.root), "ledger", "check")[0] == 0
-
-
-def test_thaw_of_a_now_stable_test_appends_a_thaw(swept: Swept, tmp_path: Path) -> None:
-    repo = copy_of(swept, tmp_path)
-    repo.commit(
-        "the order test sets up its own state",
-        {
-            "tests/fix/test_order.py": "def test_a_sets_up():\n    pass\n\n\n"
-            "def test_b_needs_a():\n    assert [1]\n"
-        },
-    )
-    code, out, _ = run_cli("-C", str(repo.root), "thaw", ORDER, "--seed", "2", "-q")
-    assert code == 0
-    assert "passed 20 runs: thawed" in out
-    text = (repo.root / "freeze_ledger.jsonl").read_text()
-    last = json.loads(text.splitlines()[-1])
-    assert last["event"] == "thaw"
-    assert (last["runs"], last["failures"], last["mode"]) == (20, 0, "reverse")
-    bundle = json.loads(
-        (repo.root / ".planegate" / "evidence" / f"{last['evidence_hash']}.json").read_text()
-    )
-    assert len(bundle["attempts"]) == 20
-    assert all(a["order"][-1] == ORDER for a in bundle["attempts"])
-    assert ORDER not in parse(text, "freeze_ledger.jsonl").state()
-    assert run_cli("-C", str(repo.root), "ledger", "check")[0] == 0
-
-
-def test_thaw_of_a_test_that_is_not_frozen_is_usage(swept: Swept) -> None:
-    code, _, err = run_cli("-C", str(swept.repo.root), "thaw", BROKEN, "-q")
-    assert code == 64
-    assert f"{BROKEN} is not frozen" in err
-
-
 def test_freeze_command_appends_from_an_evidence_bundle(swept: Swept, tmp_path: Path) -> None:
     repo = copy_of(swept, tmp_path)
     (repo.root / "freeze_ledger.jsonl").unlink()
@@ -320,67 +272,6 @@ def test_freeze_refuses_evidence_about_another_test(swept: Swept, tmp_path: Path
     )
     assert code == 65
     assert "the evidence is about 'tests/fix/test_coin.py::test_coin'" in err
-
-
-# --------------------------------------------------------------------------- triage
-
-
-def test_triage_labels_regression_flaky_and_already_failing(tmp_path: Path) -> None:
-    from planegate.config.from_git import load_config
-    from planegate.repo.git import GitRepo
-    from planegate.runner.triage import triage
-
-    server = EveryOtherServer()
-    repo = TestRepo(tmp_path / "triage")
-    base = repo.commit(
-        "base",
-        {
-            "planegate.yml": CONFIG,
-            "pytest.ini": "[pytest]\ntestpaths = tests\n",
-            "calc/__init__.py": "",
-            "calc/core.py": (
-                "def add(a, b):\n    return a + b\n\n\ndef ping():\n    return 'pong'\n"
-            ),
-            "tests/fix/test_calc.py": (
-                "from calc.core import add, ping\n\n\n"
-                "def test_add():\n    assert add(2, 2) == 4\n\n\n"
-                "def test_ping():\n    assert ping() == 'pong'\n\n\n"
-                "def test_old_bug():\n    assert add(1, 1) == 3\n"
-            ),
-        },
-    )
-    head_code = (
-        "import socket\n\n\ndef add(a, b):\n    return a - b\n\n\ndef ping():\n"
-        f"    with socket.create_connection(('127.0.0.1', {server.port}), timeout=5) as c:\n"
-        "        c.sendall(b'ping')\n        return c.recv(16).decode()\n"
-    )
-    head = repo.commit(
-        "patch",
-        {
-            "calc/core.py": head_code,
-            "tests/fix/test_new.py": "def test_new():\n    assert False\n",
-        },
-    )
-    git = GitRepo(repo.root)
-    cfg = load_config(git, base, None, set(git.files(base)))
-    ids = {
-        name: f"tests/fix/test_calc.py::{name}"
-        for name in ("test_add", "test_ping", "test_old_bug")
-    }
-    new = "tests/fix/test_new.py::test_new"
-    try:
-        result = triage(git, base, head, [*ids.values(), new], cfg)
-    finally:
-        server.close()
-    assert result[ids["test_add"]].label == "regression"
-    assert (result[ids["test_add"]].head_failures, result[ids["test_add"]].base_failures) == (3, 0)
-    assert result[ids["test_ping"]].label == "flaky under the patch"
-    assert result[ids["test_ping"]].head_failures == 1  # the server answers every other request
-    assert result[ids["test_old_bug"]].label == "already failing on base"
-    assert result[new].label == "regression"  # not on the base: judged by head alone
-    repro = result[ids["test_add"]].repro
-    assert repro.startswith(f"git checkout {head[:12]} && python -m pytest ")
-    assert repro.endswith(ids["test_add"])
 
 
 # --------------------------------------------------------------------------- the pure core
@@ -556,25 +447,6 @@ def test_failure_signature_takes_the_first_E_line() -> None:
     assert core.failure_signature(text) == "assert 1 == 2"
     assert core.failure_signature("") == "failed without a message"
     assert core.failure_signature("boom\nlast line") == "last line"
-
-
-def test_many_tests_newly_failing_in_one_run_freeze_nothing(tmp_path: Path) -> None:
-    victims = "".join(f"\n\ndef test_v{i}():\n    assert STATE\n" for i in range(6))
-    repo = TestRepo(tmp_path / "trouble")
-    repo.commit(
-        "six tests that need the first",
-        {
-            "planegate.yml": CONFIG,
-            "pytest.ini": "[pytest]\ntestpaths = tests\n",
-            "tests/fix/test_state.py": "STATE = []\n\n\ndef test_a():\n    STATE.append(1)\n"
-            + victims,
-        },
-    )
-    code, out, _ = run_cli("-C", str(repo.root), "sweep", "--runs", "2", "--seed", "5", "-q")
-    assert code == 69
-    assert "environment trouble, nothing proposed: run 2 (reverse): 6 tests newly failing" in out
-    assert not (repo.root / ".planegate" / "proposals.jsonl").exists()
-    assert not (repo.root / "freeze_ledger.jsonl").exists()
 
 
 def test_sweep_needs_at_least_one_run(swept: Swept) -> None:
