@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from helpers.fair_project import BROKEN, PREFIX, fair_repo, honest_patch
 from helpers.repo_helper import TestRepo, run_cli
@@ -17,8 +15,6 @@ from planegate.cli import main
 from planegate.freeze import bundles, ledger
 from planegate.freeze import sweep as core
 from planegate.repo.git import GitRepo
-from planegate.runner.session import Outcome
-from planegate.steps.on_base import Verdict, compare, reason
 
 
 @pytest.fixture
@@ -118,34 +114,3 @@ def test_once_a_person_freezes_the_broken_test_the_honest_patch_passes(
     assert findings(report, "PG101", "PG102", "PG111") == []
     assert report["base_broken"] == []
     assert [s["nodeid"] for s in report["shadow"]] == [BROKEN]
-
-
-# --------------------------------------------------------------------------- the pure core
-
-KINDS = ["passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected", "missing"]
-
-
-@given(st.sampled_from(KINDS), st.sampled_from(KINDS), st.text(max_size=20))
-def test_compare_blames_the_patch_unless_main_is_in_the_same_state(
-    head: str, base: str, why: str
-) -> None:
-    verdict = compare(Outcome("t", head, why), Outcome("t", base, why))
-    if head in ("failed", "error") and base in ("failed", "error"):
-        assert verdict is Verdict.BROKEN
-    elif head == base and head not in ("passed", "failed", "error"):
-        assert verdict is Verdict.MAIN  # the same text on both sides here
-    else:
-        assert verdict is Verdict.PATCH
-    assert compare(Outcome("t", head, why), None) is Verdict.PATCH
-
-
-@given(st.text(min_size=1, max_size=30), st.text(max_size=30))
-def test_a_skip_reason_does_not_depend_on_the_tree_it_ran_in(first: str, why: str) -> None:
-    one = Outcome("t", "skipped", repr((f"/tmp/{first}/t.py", 3, f"Skipped: {why}")))
-    two = Outcome("t", "skipped", repr(("/elsewhere/t.py", 3, f"Skipped: {why}")))
-    assert reason(one) == reason(two) == f"Skipped: {why}"
-    other = Outcome("t", "skipped", repr(("/elsewhere/t.py", 3, f"Skipped: {why}!")))
-    assert compare(one, other) is Verdict.PATCH
-    assert compare(Outcome("t", "xfailed", "E  one"), Outcome("t", "xfailed", "E  two")) is (
-        Verdict.MAIN
-    )

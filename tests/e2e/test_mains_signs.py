@@ -14,25 +14,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
 from helpers.answers_support import Project
 from helpers.repo_helper import run_cli
-from planegate.gate import exchange_signs, on_base_signs
-from planegate.gate.context import Context
-from planegate.runner.fixture_probe import ProbeResult
-from planegate.runner.session import RunResult, Tamper
-from planegate.runner.traced import Reads
-from planegate.steps import mains_signs
-from planegate.steps.mains_signs import MainsSigns
 
 HEADER = "tests/fix/test_elf.py::test_header_class"
 BAD_MAGIC = "tests/fix/test_elf.py::test_bad_magic"
 LABEL = "tests/fix/test_label.py::test_label_golden"
 TITLE = "tests/fix/test_label.py::test_title_line"
-TEXT = "tests/fix/test_text.py::test_text"
 FINDER = (
     "import sys\n\n\nclass _Importer:\n"
     "    def find_spec(self, fullname, path=None, target=None):\n        return None\n\n\n"
@@ -153,18 +145,6 @@ def test_an_honest_patch_is_not_blamed_for_mains_own_signs(project: Project) -> 
     assert "fixture survivors compared with main: 3 survive there too, 0 caught" in planes["notes"]
 
 
-def test_main_s_digest_records_its_signs(project: Project) -> None:
-    """Main's run in the digest is traced and followed by main's fixture probe."""
-    signs = json.loads(project.digest.read_text())["run"]["signs"]
-
-    assert signs["survivors"] == sorted([BAD_MAGIC, HEADER, TITLE])
-    assert signs["whole"] == [BAD_MAGIC]  # it writes its own header; the title its first line
-    assert signs["probed"][LABEL] == ["tests/fix/data/label.txt"]
-    assert signs["prod_reads"][HEADER] == ["tests/fix/data/hello.bin"]
-    (finder,) = signs["harness"]
-    assert "sys.meta_path changed: _Importer" in finder["event"]
-
-
 @pytest.mark.parametrize("branch", ["honest", "masked-title", "reads-golden"])
 def test_main_s_signs_read_from_the_digest_are_those_seen_on_the_base(
     project: Project, branch: str
@@ -232,78 +212,6 @@ def test_a_tree_module_named_like_the_dependency_is_not_the_dependency(project: 
     (tampered,) = [f for f in found(report, "PG107") if "sys.meta_path" in f["message"]]
     assert tampered["path"] == "sixlike.py"
     assert not found(report, "PG112")
-
-
-def test_harness_signs_are_compared_without_checkpoint_or_tree_folder() -> None:
-    event = "harness changed: import finder F for /tmp/tmpab_cd123/tree/src (after collection)"
-    sign = mains_signs.harness_sign(Tamper(event, "/site/six.py", 3))
-    assert sign == Tamper("harness changed: import finder F for <tree>/src", "/site/six.py", 3)
-    assert mains_signs.harness_sign(Tamper("sys._getframe called", "a.py", 1)) is None
-    seen = Tamper("harness changed: sys.meta_path changed: F (when t.py::b reported its call)")
-    assert mains_signs.harness_anchors([seen], ("t.py::a", "t.py::b", "t.py::c")) == (
-        "t.py::a",
-        "t.py::b",
-    )
-    copy = Tamper("harness changed: x (when t.py::b[a@b]@2 reported its call)")
-    assert mains_signs.harness_anchors([copy], ("t.py::b[a@b]",)) == ("t.py::b[a@b]",)
-    last = Tamper("harness changed: sys.meta_path changed: F (at the end of the session)")
-    assert mains_signs.harness_anchors([last], ("t.py::a", "t.py::b")) == ("t.py::b",)
-    base = MainsSigns(harness=(Tamper("harness changed: sys.meta_path changed: F"),), traced=True)
-    assert mains_signs.mains_harness(seen, base)
-    assert not mains_signs.mains_harness(seen, MainsSigns(harness=base.harness))  # not traced
-    elsewhere = Tamper(seen.event, "sixlike.py", 4)
-    assert not mains_signs.mains_harness(elsewhere, base)
-
-
-def test_an_oracle_read_is_mains_only_under_every_key_the_head_shows() -> None:
-    head = {
-        "t.py::a": Reads(prod=("data/in.bin",)),
-        "t.py::b": Reads(test=("data/in.bin",), prod=("data/in.bin",)),
-        "t.py::c": Reads(test=("data/gold.txt",)),
-    }
-    assert mains_signs.oracle_reads(head) == {
-        "t.py::a": ("data/in.bin",),
-        "t.py::b": ("data/in.bin",),
-    }
-    partly = MainsSigns(prod_reads={"t.py::a": ("data/in.bin",)}, traced=True)
-    assert not mains_signs.mains_read("data/in.bin", head, partly)
-    both = MainsSigns(prod_reads=dict.fromkeys(("t.py::a", "t.py::b"), ("data/in.bin",)))
-    assert not mains_signs.mains_read("data/in.bin", head, both)  # the session did not close
-    closed = MainsSigns(prod_reads=both.prod_reads, traced=True)
-    assert mains_signs.mains_read("data/in.bin", head, closed)
-
-
-def test_the_base_signs_survive_the_exchange_between_the_action_phases() -> None:
-    signs = MainsSigns(
-        survivors=("a",),
-        caught=("b",),
-        prod_reads={"a": ("x.bin",)},
-        harness=(Tamper("harness changed: e", "/s.py", 2),),
-        traced=True,
-        problems=("p",),
-    )
-    written = json.loads(json.dumps(exchange_signs.to_dict(signs)))
-    assert exchange_signs.from_dict(written) == signs
-    assert exchange_signs.from_dict(None) == MainsSigns()  # an older run.json: no excuse
-    with pytest.raises(TypeError):
-        exchange_signs.from_dict({**written, "traced": "yes"})
-
-
-def test_nothing_runs_on_the_base_when_the_head_shows_no_sign() -> None:
-    run = RunResult(
-        collected=("t.py::a",),
-        selected=("t.py::a",),
-        outcomes={},
-        collect_errors=(),
-        closed=True,
-        exit_status=0,
-        timed_out=False,
-        output="",
-        tampering=(Tamper("sys._getframe called", "calc/core.py", 3),),
-        reads={"t.py::a": Reads(test=("data/gold.txt",), prod=())},
-    )
-    no_context = cast(Context, object())  # touching it would raise: no tree is exported
-    assert on_base_signs.observe(no_context, run, ProbeResult(("t.py::a",))) == MainsSigns()
 
 
 def test_main_s_signs_survive_sharding(project: Project, tmp_path: Path) -> None:

@@ -6,12 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.seed_project import CORE, findings, gate_json, seed_project
-from planegate.gate import exchange
-from planegate.gate.context import Commits
-from planegate.gate.execute import Execution
-from planegate.runner import fixture_probe
-from planegate.runner.session import RunResult
-from planegate.runner.traced import Reads
 
 BAD_LABEL = CORE.replace("f'n={n}'", "f'N={n}'")
 ORACLE = CORE.replace(
@@ -72,22 +66,3 @@ def test_production_package_data_and_a_new_module_pass(tmp_path: Path) -> None:
     code, report = gate_json(repo.root)
     assert code == 0, findings(report)
     assert findings(report, "PG308") == findings(report, "PG562") == []
-
-
-def test_traced_reads_survive_the_exchange_between_the_action_phases() -> None:
-    run = RunResult(
-        collected=("t.py::t",),
-        selected=("t.py::t",),
-        outcomes={},
-        collect_errors=(),
-        closed=True,
-        exit_status=0,
-        timed_out=False,
-        output="",
-        reads={"t.py::t": Reads(test=("data/a.txt",), prod=("pkg/b.json",))},
-    )
-    commits = Commits("a" * 40, "b" * 40, "c" * 40, "d" * 40)
-    execution = Execution(commits, run, None, (), fixture_probe.ProbeResult(), ())
-    back = exchange.from_json(exchange.to_json(execution), "run.json")
-    assert back.head_run.reads == run.reads
-    assert back.commits == commits

@@ -9,7 +9,6 @@ import pytest
 
 from helpers.repo_helper import TestRepo
 from planegate.cli import main
-from planegate.runner import subtests
 
 SUBTEST_FILE = "tests/fix/test_cases.py"
 SUBTESTS = (
@@ -78,14 +77,3 @@ def test_passing_subtests_pass(with_subtests: TestRepo, capsys: pytest.CaptureFi
     with_subtests.commit("more modes", {"calc/modes.py": "SUPPORTED = {'fast', 'exact', 'x'}\n"})
     code, found = gate(with_subtests, capsys)
     assert code == 0, found
-
-
-def test_a_plugin_style_passing_parent_still_fails_on_its_subtest() -> None:
-    failed = {"outcome": "failed", "subtest": "[x]", "message": "E   assert 1 == 2\nmore"}
-    kind, message = subtests.verdict("passed", "", [failed])
-    assert kind == "failed" and message.startswith("E   subtest [x]: assert 1 == 2")
-    assert subtests.verdict("error", "boom", [failed]) == ("error", "boom")
-    assert subtests.verdict("passed", "", []) == ("passed", "")
-    skipped = {"outcome": "skipped", "subtest": "(m=1)", "message": "Skipped: no"}
-    assert subtests.verdict("passed", "", [skipped])[0] == "skipped"
-    assert subtests.verdict("xfailed", "why", [skipped]) == ("xfailed", "why")

@@ -11,11 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers.repo_helper import TestRepo
-from planegate.runner.roots import package_roots, placed, project_names
 
 CONFIG = """\
 version: 1
@@ -139,41 +137,4 @@ def test_the_pythonpath_option_is_a_package_root(tmp_path: Path) -> None:
     assert findings(report, "PG110") == []
 
 
-# --------------------------------------------------------------------------- the pure parts
-
-STDLIB = ["/usr/lib/python3.11", "/usr/lib/python3.11/lib-dynload"]
 paths = st.lists(st.sampled_from(["/a", "/b", "/site", "/t", "/t/src"]), max_size=6)
-
-
-@given(paths, st.lists(st.sampled_from(["/t/src", "/t/lib", "/t"]), unique=True, min_size=1))
-def test_roots_land_once_after_the_standard_library_and_before_the_rest(
-    rest: list[str], roots: list[str]
-) -> None:
-    before = ["/usr/lib/python311.zip", *STDLIB, *rest]
-    after = placed(before, roots, STDLIB)
-    start = after.index(roots[0])
-    assert after[start : start + len(roots)] == roots
-    assert all(after.count(root) == 1 for root in roots)
-    assert start == 3  # after the zip and both standard-library folders
-    assert [p for p in after if p not in roots] == [p for p in before if p not in roots]
-
-
-def test_package_roots_and_names(tmp_path: Path) -> None:
-    tree = tmp_path / "tree"
-    for path in (
-        "src/calc/__init__.py",
-        "src/nspkg/mod.py",
-        "src/single.py",
-        "lib/other/__init__.py",
-        "vendor/six/__init__.py",
-        "tests/test_x.py",
-        "setup.py",
-        "docs/conf.py",
-    ):
-        (tree / path).parent.mkdir(parents=True, exist_ok=True)
-        (tree / path).write_text("", "utf-8")
-    found = package_roots(tree, {"pythonpath": "lib ../outside"})
-    assert found == (str(tree / "src"), str(tree / "lib"), str(tree))
-    assert project_names(found) == {"calc", "nspkg", "single", "other", "six", "setup"}
-    (tree / "src" / "__init__.py").write_text("", "utf-8")  # src is a package: no root
-    assert package_roots(tree, {}) == (str(tree),)

@@ -408,31 +408,6 @@ def test_collected_objects_classify_what_the_source_does_not_define(
     assert "tests/usage.txt: 1 collected items that are not test functions" in err
 
 
-def test_migrate_writes_seed_nodeids_as_per_nodeid_membership(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    (tmp_path / "planes.json").write_text(
-        json.dumps(
-            {
-                "property": ["tests/test_m.py::test_prop", "tests/test_p.py::test_inv"],
-                "fixture": ["tests/test_m.py::test_example"],
-            }
-        )
-    )
-    (tmp_path / "scoring_map.yaml").write_text("forbidden_to_agent:\n  - tests/test_p.py\n")
-    assert main(["-C", str(tmp_path), "migrate", "planes.json", "scoring_map.yaml"]) == 0
-    captured = capsys.readouterr()
-    migrated = config.parse(captured.out, "planegate.yml")
-    assert migrated.protected == ("tests/test_p.py",)
-    assert "#  tests/test_m.py: MIXED: nodeids in both planes" in captured.out
-    assert "planegate: tests/test_m.py: MIXED: nodeids in both planes (split it;" in captured.err
-    assert (
-        "planegate: tests/test_m.py: holds listed nodeids: evidence by default, protected"
-        in captured.err
-    )
-    assert "tests/test_p.py: holds listed" not in captured.err  # scoring_map protects it
-
-
 def test_real_project_bench_names_the_missing_cache_and_how_to_fill_it(tmp_path: Path) -> None:
     bench = Path(__file__).resolve().parents[2] / "bench/real_projects.py"
     run = subprocess.run(

@@ -7,12 +7,9 @@ import stat
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from helpers.repo_helper import TestRepo
-from planegate.errors import PlanegateError, ServiceUnavailable, UnknownRevision, UsageError
-from planegate.repo import export, gitenv
+from planegate.errors import ServiceUnavailable, UnknownRevision, UsageError
 from planegate.repo.git import GitRepo, commit_all
 
 UNKNOWN = "1" * 40
@@ -174,26 +171,6 @@ def test_the_exported_tree_has_no_link_to_the_repository(repo: TestRepo) -> None
     assert repo.git("worktree", "list").count("\n") == 0  # no worktree was registered
 
 
-@pytest.mark.parametrize("path", ["../x", "a/../../x", ".git/config", "a/.GIT/hooks", "a//b", ""])
-def test_a_tree_path_git_refuses_is_an_error_not_a_write(tmp_path: Path, path: str) -> None:
-    with pytest.raises(PlanegateError, match="git refuses"):
-        export.write_tree(tmp_path, [export.TreeEntry(path, "file", b"x")])
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_nothing_is_written_under_a_symlink_the_tree_made(tmp_path: Path) -> None:
-    target = tmp_path / "tree"
-    target.mkdir()
-    (tmp_path / "outside").mkdir()
-    entries = [
-        export.TreeEntry("up", "symlink", str(tmp_path / "outside").encode()),
-        export.TreeEntry("up/escape.txt", "file", b"x"),
-    ]
-    with pytest.raises(PlanegateError, match="under a link"):
-        export.write_tree(target, entries)
-    assert list((tmp_path / "outside").iterdir()) == []
-
-
 def test_git_missing_from_path_is_unavailable(
     repo: TestRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -202,31 +179,6 @@ def test_git_missing_from_path_is_unavailable(
     monkeypatch.setenv("GIT_PYTHON_GIT_EXECUTABLE", "/nonexistent/git")
     with pytest.raises(ServiceUnavailable):
         git.merge_base("HEAD", "HEAD~1")
-
-
-_keys = st.sampled_from(["safe.directory", "core.hooksPath", "user.name"])
-
-
-@given(st.lists(st.tuples(_keys, st.text(min_size=1, max_size=5)), max_size=4))
-def test_the_callers_git_config_entries_are_kept_and_ours_come_last(
-    entries: list[tuple[str, str]],
-) -> None:
-    environ = {"GIT_CONFIG_COUNT": str(len(entries))}
-    for index, (key, value) in enumerate(entries):
-        environ[f"GIT_CONFIG_KEY_{index}"] = key
-        environ[f"GIT_CONFIG_VALUE_{index}"] = value
-    merged = {**environ, **gitenv.hardened(environ)}
-    count = int(merged["GIT_CONFIG_COUNT"])
-    pairs = [(merged[f"GIT_CONFIG_KEY_{i}"], merged[f"GIT_CONFIG_VALUE_{i}"]) for i in range(count)]
-    assert pairs == [*entries, *gitenv.CONFIG]
-    assert merged["GIT_NO_REPLACE_OBJECTS"] == "1"
-    assert merged["GIT_CONFIG_GLOBAL"] == "/dev/null"
-
-
-def test_a_bogus_config_count_is_replaced() -> None:
-    merged = gitenv.hardened({"GIT_CONFIG_COUNT": "many"})
-    assert merged["GIT_CONFIG_COUNT"] == str(len(gitenv.CONFIG))
-    assert merged["GIT_CONFIG_KEY_0"] == "core.hooksPath"
 
 
 def test_safe_directory_passed_by_the_caller_still_reaches_git(
