@@ -199,3 +199,20 @@ def test_shard_and_merge_are_checked_as_usage(buggy: tuple[TestRepo, list[Path]]
     code, _, stderr = gate(repo.root, "--merge", str(repo.root / "none.json"))
     assert code == 65
     assert "none.json: no such evidence file" in stderr
+
+
+def test_each_shard_reports_only_its_own_slice(buggy: tuple[TestRepo, list[Path]]) -> None:
+    _, paths = buggy
+    seen: list[str] = []
+    for path in paths:
+        evidence = json.loads(path.read_text())
+        assigned = set(evidence["assigned"])
+        seen += evidence["assigned"]
+        outcomes = evidence["execution"]["head_run"]["outcomes"]
+        assert assigned <= set(outcomes)  # every assigned nodeid ran here
+        reported = {
+            f["nodeid"] for s in evidence["report"]["steps"] for f in s["findings"] if f["nodeid"]
+        }
+        assert reported <= assigned
+        assert evidence["exit_code"] == evidence["report"]["exit_code"]
+    assert len(seen) == len(set(seen))

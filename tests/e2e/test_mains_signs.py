@@ -232,3 +232,15 @@ def test_main_s_signs_survive_sharding(project: Project, tmp_path: Path) -> None
     assert sorted(
         (f["rule"], f.get("nodeid")) for s in merged["steps"] for f in s["findings"]
     ) == sorted((f["rule"], f.get("nodeid")) for s in alone["steps"] for f in s["findings"])
+
+
+def test_main_s_digest_records_its_signs(project: Project) -> None:
+    """Main's run in the digest is traced and followed by main's fixture probe."""
+    signs = json.loads(project.digest.read_text())["run"]["signs"]
+
+    assert signs["survivors"] == sorted([BAD_MAGIC, HEADER, TITLE])
+    assert signs["whole"] == [BAD_MAGIC]  # it writes its own header; the title its first line
+    assert signs["probed"][LABEL] == ["tests/fix/data/label.txt"]
+    assert signs["prod_reads"][HEADER] == ["tests/fix/data/hello.bin"]
+    (finder,) = signs["harness"]
+    assert "sys.meta_path changed: _Importer" in finder["event"]

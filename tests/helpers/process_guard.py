@@ -40,13 +40,11 @@ def where() -> str:
     return "a test that needs git or a child process goes in tests/integration/ or tests/e2e/"
 
 
-def refuse_process_starts(monkeypatch: pytest.MonkeyPatch) -> ProcessGuard:
+def refuse_process_starts(monkeypatch: pytest.MonkeyPatch, guard: ProcessGuard) -> None:
     """Replace, until `monkeypatch` undoes it, everything that starts a process."""
-    guard = ProcessGuard()
     monkeypatch.setattr(subprocess.Popen, "__init__", guard.refusal("subprocess.Popen"))
     # multiprocessing's spawn and forkserver start children through this, not through Popen
     monkeypatch.setattr(_posixsubprocess, "fork_exec", guard.refusal("fork_exec"))
     for name in OS_STARTS:
         if hasattr(os, name):
             monkeypatch.setattr(os, name, guard.refusal(f"os.{name}"))
-    return guard

@@ -20,6 +20,7 @@ from helpers.repo_helper import TestRepo
 from planegate.cli import main
 from planegate.freeze import sweep as core
 from planegate.freeze.parse import parse
+from planegate.freeze.write import evidence_hash
 from planegate.runner.sweep_probes import test_seed
 
 ORDER = "tests/fix/test_order.py::test_b_needs_a"
@@ -280,3 +281,130 @@ def test_many_tests_newly_failing_in_one_run_freeze_nothing(tmp_path: Path) -> N
     assert "environment trouble, nothing proposed: run 2 (reverse): 6 tests newly failing" in out
     assert not (repo.root / ".planegate" / "proposals.jsonl").exists()
     assert not (repo.root / "freeze_ledger.jsonl").exists()
+
+
+NET = "tests/fix/test_net.py::test_server_answers"
+
+
+# --------------------------------------------------------------------------- acceptance
+
+
+def test_sweep_proposes_the_three_flakes_with_their_classes(swept: Swept) -> None:
+    proposals = swept.proposals()
+    assert sorted(proposals) == sorted([ORDER, COIN, NET])
+    assert proposals[ORDER]["flake_class"] == "order"
+    assert proposals[COIN]["flake_class"] == "rng"
+    assert proposals[NET]["flake_class"] == "network"
+    for obj in proposals.values():
+        assert 0.5 <= float(obj["class_confidence"]) <= 1
+        assert obj["owner"] == "@org/flakes"
+        assert obj["runs"] == 3
+        assert 1 <= int(obj["failures"]) <= 2
+    assert proposals[ORDER]["mode"] == "reverse"
+    assert proposals[NET]["mode"] == "reverse"  # the server refuses every second connection
+    assert proposals[NET]["failures"] == 1
+
+
+def test_sweep_reports_the_always_failing_test_as_base_broken(swept: Swept) -> None:
+    assert swept.code == 6
+    assert f"base broken: {BROKEN} failed every run, and alone" in swept.out
+    assert BROKEN not in swept.proposals()
+    assert "the base is broken" in swept.err
+
+
+def test_sweep_shows_progress_per_run_on_stderr(swept: Swept) -> None:
+    for index, mode in enumerate(("scoring", "reverse", "shuffle"), start=1):
+        assert f"run {index}/3 ({mode}): " in swept.err
+    assert f"seed {swept.seed}" in swept.out
+
+
+def test_evidence_bundles_hash_to_the_ledger_evidence_hash(swept: Swept) -> None:
+    for nodeid, obj in swept.proposals().items():
+        path = swept.repo.root / ".planegate" / "evidence" / f"{obj['evidence_hash']}.json"
+        data = path.read_bytes()
+        assert evidence_hash(data) == obj["evidence_hash"]
+        bundle = json.loads(data)
+        assert bundle["nodeid"] == nodeid
+        assert [a["mode"] for a in bundle["attempts"]] == ["scoring", "reverse", "shuffle"]
+        failing = [a for a in bundle["attempts"] if a["outcome"] == "failed"]
+        assert len(failing) == obj["failures"]
+        assert all(a["message"] for a in failing)
+        assert all(nodeid in a["order"] for a in bundle["attempts"])
+        assert bundle["probes"][0]["probe"] == "network"
+
+
+def test_written_ledger_passes_ledger_check(swept: Swept) -> None:
+    code, out, _ = run_cli("-C", str(swept.repo.root), "ledger", "check")
+    assert code == 0
+    assert "3 events, 3 frozen" in out
+    text = (swept.repo.root / "freeze_ledger.jsonl").read_text()
+    parsed = parse(text, "freeze_ledger.jsonl")
+    assert parsed.ok
+    assert set(parsed.state()) == {ORDER, COIN, NET}
+
+
+def test_network_probe_never_reached_the_server(swept: Swept) -> None:
+    replays = 0
+    for obj in swept.proposals().values():
+        path = swept.repo.root / ".planegate" / "evidence" / f"{obj['evidence_hash']}.json"
+        for probe in json.loads(path.read_text())["probes"]:
+            replays += NET in probe.get("order", [])
+    blocked = json.loads(
+        (
+            swept.repo.root
+            / ".planegate"
+            / "evidence"
+            / f"{swept.proposals()[NET]['evidence_hash']}.json"
+        ).read_text()
+    )["probes"][0]
+    assert blocked["probe"] == "network"
+    assert blocked["addresses"] == [repr(("127.0.0.1", swept.server.port))]
+    # one connection per sweep run and per replay that ran it; none from the blocked probe
+    assert swept.server.connections == 3 + replays
+
+
+def test_freeze_command_appends_from_an_evidence_bundle(swept: Swept, tmp_path: Path) -> None:
+    repo = copy_of(swept, tmp_path)
+    (repo.root / "freeze_ledger.jsonl").unlink()
+    evidence = swept.proposals()[COIN]["evidence_hash"]
+    path = f".planegate/evidence/{evidence}.json"
+    argv = ["-C", str(repo.root), "freeze", COIN, "--owner", "@org/dice", "--note", "seeded"]
+    code, out, _ = run_cli(*argv, "--class", "rng", "--evidence", path, "--review-by", "2999-01-01")
+    assert code == 0
+    assert "froze tests/fix/test_coin.py::test_coin (rng, owner @org/dice)" in out
+    (line,) = (repo.root / "freeze_ledger.jsonl").read_text().splitlines()
+    event = json.loads(line)
+    assert event["evidence_hash"] == evidence
+    assert event["review_by"] == "2999-01-01"
+    assert event["class_confidence"] == swept.proposals()[COIN]["class_confidence"]
+    assert run_cli("-C", str(repo.root), "ledger", "check")[0] == 0
+    code, _, err = run_cli(*argv, "--class", "rng", "--evidence", path)
+    assert code == 65
+    assert f"freeze_ledger.jsonl: cannot append the freeze of {COIN}: duplicate freeze" in err
+
+
+def test_freeze_refuses_evidence_about_another_test(swept: Swept, tmp_path: Path) -> None:
+    repo = copy_of(swept, tmp_path)
+    evidence = swept.proposals()[COIN]["evidence_hash"]
+    code, _, err = run_cli(
+        "-C",
+        str(repo.root),
+        "freeze",
+        NET,
+        "--class",
+        "network",
+        "--owner",
+        "@o",
+        "--note",
+        "n",
+        "--evidence",
+        f".planegate/evidence/{evidence}.json",
+    )
+    assert code == 65
+    assert "the evidence is about 'tests/fix/test_coin.py::test_coin'" in err
+
+
+def test_sweep_needs_at_least_one_run(swept: Swept) -> None:
+    code, _, err = run_cli("-C", str(swept.repo.root), "sweep", "--runs", "0")
+    assert code == 64
+    assert "--runs 0: a sweep needs at least one run" in err

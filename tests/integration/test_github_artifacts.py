@@ -171,3 +171,45 @@ def test_listing_failure_falls_back_to_recompute(gh: FakeGitHub, clone: Clone) -
 def test_extract_refuses_what_is_not_a_zip() -> None:
     with pytest.raises(InputDataError, match="not a zip"):
         artifacts.extract_digest(b"plain text")
+
+
+def test_newest_ancestor_when_the_base_tip_has_none(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    gh.add_artifact(head_sha=shas["older"], payload=b"older", created_at="2024-04-01T00:00:00Z")
+    gh.add_artifact(head_sha=shas["side"], payload=b"other", created_at="2024-04-03T00:00:00Z")
+    wanted = gh.add_artifact(
+        head_sha=shas["older"], payload=b"newer", created_at="2024-04-02T00:00:00Z"
+    )
+    fetch = _fetch(gh, clone)
+
+    assert fetch.data == b"newer"
+    assert fetch.artifact is not None and fetch.artifact.id == wanted
+    assert "newest ancestor" in fetch.source
+
+
+def test_a_refused_artifact_does_not_hide_a_good_older_one(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    gh.add_artifact(head_sha=shas["older"], payload=b"main's")
+    gh.add_artifact(head_sha=shas["base"], payload=b"forged", event="pull_request")
+    fetch = _fetch(gh, clone)
+
+    assert fetch.data == b"main's"
+    assert len(fetch.refused) == 1
+    assert [f.rule for f in fetch.findings()] == ["PG306"]
+
+
+def test_a_stray_artifact_for_an_unknown_commit_is_refused_not_a_crash(
+    gh: FakeGitHub, clone: Clone, shas: dict[str, str]
+) -> None:
+    # a newer push to main the clone has not fetched, listed first (newest)
+    stray = gh.add_artifact(head_sha=UNKNOWN, payload=b"newer", created_at="2024-05-01T00:00:00Z")
+    gh.add_artifact(head_sha=shas["base"], payload=b"main's", created_at="2024-04-01T00:00:00Z")
+    fetch = _fetch(gh, clone)
+
+    assert fetch.data == b"main's"
+    (refusal,) = fetch.refused
+    assert (refusal.artifact_id, refusal.head_sha) == (stray, UNKNOWN)
+    assert "is not in this clone" in refusal.reason
+    assert [f.rule for f in fetch.findings()] == ["PG306"]
