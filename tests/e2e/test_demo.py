@@ -20,5 +20,6 @@ def test_demo_gives_every_expected_verdict() -> None:
         assert verdict == ("pass" if patch.expected_exit == 0 else "fail")
     assert rows["unclassified-test"][4] == "PG201"
     assert "PG302" in rows["rewritten-golden"][4]
+    assert "PG204" in rows["edited-config"][4]  # a plane changed between base and head
     assert len(PATCHES) >= 8
     assert f"all {len(PATCHES)} verdicts as expected" in done.stdout

@@ -8,10 +8,11 @@ import ast
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from helpers.project import CONFIG
 from planegate.analysis import answers
 from planegate.analysis.answers_expected import Expectations, expectations, specific, trivial
 from planegate.analysis.imports import (
@@ -21,6 +22,9 @@ from planegate.analysis.imports import (
     imported_names,
     touched_tests,
 )
+from planegate.config import load as config_load
+from planegate.config.planemap import PlaneMap
+from planegate.findings import Severity
 from planegate.gate import exchange_probes
 from planegate.report import Report, json_report
 from planegate.report.json_load import load_report
@@ -29,6 +33,8 @@ from planegate.runner import answer_probes, probe_strict
 from planegate.runner.fixture_probe import candidates
 from planegate.runner.session import Outcome, RunResult, Tamper
 from planegate.runner.strict_compare import Checker
+from planegate.steps import planes_probes
+from planegate.steps.inputs import GitFacts
 from planegate.steps.planes_probes import method_source
 
 # -- which test files see a change -------------------------------------------------------
@@ -404,3 +410,21 @@ def test_a_comparison_method_main_already_has_is_told_from_a_new_one() -> None:
         changed, "calc.v.Version", "__eq__"
     )
     assert method_source(main, "calc.v.Missing", "__eq__") is None
+
+
+class _Facts:
+    """The git facts the planes step's probe findings read: the author and the plane map."""
+
+    author = "agent[bot]"
+    plane_map = PlaneMap(config_load.parse(CONFIG, "planegate.yml"))
+
+
+def test_a_flipped_test_the_budget_left_unprobed_is_pg124() -> None:
+    found = run({}, budget=3.0, step=1.0)
+    assert isinstance(found, answer_probes.AnswerProbes)
+    unprobed = {nodeid for _, nodeid in found.unprobed}
+    findings = planes_probes.findings(cast(GitFacts, _Facts()), found)
+    pg124 = [f for f in findings if f.rule == "PG124"]
+    assert {f.nodeid for f in pg124} == unprobed
+    assert all(f.severity is Severity.ERROR and f.owner == "agent[bot]" for f in pg124)
+    assert all("the probe budget ran out" in f.message for f in pg124)
