@@ -1,10 +1,11 @@
 # Two commands set everything up on a fresh machine: `make demo` and `make test`.
+# `make quick` is the inner loop: the unit and property tiers, Hypothesis's quick profile.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck unit bench docs image-smoke clean
+.PHONY: demo test quick lint typecheck suite bench docs image-smoke clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,10 +27,15 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src tests
 
-unit: $(STAMP)
+# The whole suite (CI): unit, property (full budgets), integration and e2e.
+suite: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto
 
-test: lint typecheck unit
+test: lint typecheck suite
+
+# No process, no git, fewer Hypothesis examples: under a minute on 2 CPUs.
+quick: $(STAMP)
+	$(BIN)/python -m pytest -q -n auto --hypothesis-profile=quick tests/unit tests/property
 
 docs: $(STAMP)
 	$(BIN)/python -c 'from planegate.rules import catalogue_markdown as c; open("docs/findings.md", "w").write(c())'

@@ -1,74 +1,34 @@
-"""Shared fixtures: real temporary git repositories holding a small gated project."""
+"""Shared fixtures: real temporary git repositories holding a small gated project.
+
+The suite is tiered by folder: `unit/` (no process, no git), `property/` (Hypothesis),
+`integration/` (real git repositories, one command) and `e2e/` (whole gates, the action,
+the demo). `make quick` runs the first two with the `quick` Hypothesis profile."""
 
 from __future__ import annotations
 
-import json
+import os
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
+from helpers.project import PROJECT, manifest_for
 from helpers.repo_helper import TestRepo
-from planegate.config import manifest as fixtures
-from planegate.repo.hashing import bytes_sha256
 
-# Property tests run with a frozen seed and a fixed budget (DESIGN §1).
+# Property tests run with a frozen seed and a fixed budget (DESIGN §1); `quick` is the inner
+# loop's budget (`--hypothesis-profile=quick`), still derandomized.
 settings.register_profile("planegate", derandomize=True, max_examples=100, deadline=None)
+settings.register_profile("quick", derandomize=True, max_examples=10, deadline=None)
 settings.load_profile("planegate")
 
-CONFIG = """\
-version: 1
-owner: "@org/plane-map"
-planes:
-  property:
-    owner: "@org/props"
-    paths: ["tests/prop/"]
-  fixture:
-    owner: "@org/goldens"
-    paths: ["tests/fix/"]
-    data: ["tests/fix/data/"]
-pytest:
-  plugins: ["hypothesis"]
-  triage_runs: 0
-"""
-
-PROJECT: dict[str, str | bytes] = {
-    "planegate.yml": CONFIG,
-    "pytest.ini": "[pytest]\ntestpaths = tests\n",
-    "CODEOWNERS": "* @org/maintainers\n",
-    "calc/__init__.py": "",
-    "calc/core.py": "def add(a, b):\n    return a + b\n\n\ndef label(n):\n    return f'n={n}'\n",
-    "tests/prop/test_add_props.py": (
-        "from hypothesis import given, strategies as st\n\nfrom calc.core import add\n\n\n"
-        "@given(st.integers(), st.integers())\ndef test_add_commutes(a, b):\n"
-        "    assert add(a, b) == add(b, a)\n"
-    ),
-    "tests/fix/test_label.py": (
-        "from pathlib import Path\n\nfrom calc.core import label\n\n\n"
-        "def test_label_golden():\n"
-        "    expected = (Path(__file__).parent / 'data' / 'label.txt').read_text()\n"
-        "    assert label(3) == expected\n"
-    ),
-    "tests/fix/data/label.txt": "n=3",
-}
+_STARTED = time.monotonic()
 
 
-def manifest_for(files: dict[str, str | bytes]) -> str:
-    hashes = {
-        path: bytes_sha256(content.encode() if isinstance(content, str) else content)
-        for path, content in files.items()
-        if path.startswith("tests/fix/data/")
-    }
-    return fixtures.render(fixtures.lock(None, hashes, "2026-12-01"))
-
-
-@pytest.fixture(autouse=True)
-def pinned_environment(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Every test sees the same git identity and an empty HOME: no user's global git
-    configuration, hooks or credentials leak into the repositories the tests build."""
-    home = tmp_path_factory.mktemp("home")
+def _pin(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """The same git identity and an empty HOME: no user's global git configuration, hooks or
+    credentials leak into the repositories the tests build."""
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -78,27 +38,44 @@ def pinned_environment(
         monkeypatch.setenv(f"GIT_{role}_EMAIL", "tests@planegate.invalid")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that build repositories or start processes are integration tests: marked slow,
-    so `pytest -m "not slow"` is the quick inner loop."""
-    integration = ("TestRepo", "run_cli", "running", "FakeGitHub", "Project")
-    for item in items:
-        names = getattr(item, "fixturenames", ())
-        module = getattr(item, "module", None)
-        if "project" in names or any(hasattr(module, name) for name in integration):
-            item.add_marker(pytest.mark.slow)
+@pytest.fixture(scope="session", autouse=True)
+def pinned_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The pinned environment for session-scoped fixtures (the template repositories)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _pin(monkeypatch, tmp_path_factory.mktemp("session-home"))
+        yield
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> TestRepo:
-    """A gated project on `main` whose suite passes, with its manifest locked."""
-    repo = TestRepo(tmp_path / "project")
+@pytest.fixture(autouse=True)
+def pinned_environment(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every test sees the pinned environment with a HOME of its own."""
+    _pin(monkeypatch, tmp_path_factory.mktemp("home"))
+
+
+@pytest.fixture(scope="session")
+def project_template(tmp_path_factory: pytest.TempPathFactory) -> TestRepo:
+    """The gated project, committed once per session; tests get copies of it."""
+    repo = TestRepo(tmp_path_factory.mktemp("template") / "project")
     files = dict(PROJECT)
     files["tests/fixtures.lock.json"] = manifest_for(files)
     repo.commit("initial", files)
     return repo
 
 
-def load_json(text: str) -> dict[str, object]:
-    data: dict[str, object] = json.loads(text)
-    return data
+@pytest.fixture
+def project(project_template: TestRepo, tmp_path: Path) -> TestRepo:
+    """A gated project on `main` whose suite passes, with its manifest locked."""
+    return project_template.copy(tmp_path / "project")
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    """The suite's own wall time, so CI logs show it."""
+    if hasattr(config, "workerinput"):
+        return
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    wall = time.monotonic() - _STARTED
+    terminalreporter.write_line(f"planegate suite: {wall:.1f} s wall on {cpus} CPUs")

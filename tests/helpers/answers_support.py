@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import CONFIG, manifest_for
+from helpers.project import CONFIG, manifest_for
 from helpers.repo_helper import TestRepo, run_cli
 
 

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import PROJECT, manifest_for
+from helpers.project import PROJECT, manifest_for
 from helpers.repo_helper import TestRepo
 from planegate.cli import main
 
@@ -56,18 +58,33 @@ def _config_in(values):
 """
 
 
+_TEMPLATE = tempfile.TemporaryDirectory(prefix="planegate-attack-template-")
+
+
+def _template() -> Path:
+    """The project committed on main and its digest, built on first use."""
+    root = Path(_TEMPLATE.name)
+    digest = root / "digest.json"
+    if not digest.exists():
+        files = {k: v for k, v in PROJECT.items() if k != "pytest.ini"}
+        files["pyproject.toml"] = PYPROJECT
+        files["tests/fixtures.lock.json"] = manifest_for(files)
+        repo = TestRepo(root / "project")
+        repo.commit("initial", files)
+        assert main(["-C", str(repo.root), "digest", "--out", str(digest), "-q"]) == 0
+    return root
+
+
 class Shared:
     """The repository, main's digest, and one gate run per attack branch."""
 
     def __init__(self, root: Path) -> None:
+        """A copy of the repository and digest made once per session (the digest runs main's
+        tests)."""
+        shutil.copytree(_template(), root, symlinks=True, dirs_exist_ok=True)
         self.root = root
-        files = {k: v for k, v in PROJECT.items() if k != "pytest.ini"}
-        files["pyproject.toml"] = PYPROJECT
-        files["tests/fixtures.lock.json"] = manifest_for(files)
-        self.repo = TestRepo(root / "project")
-        self.repo.commit("initial", files)
+        self.repo = TestRepo(root / "project", init=False)
         self.digest = root / "digest.json"
-        assert main(["-C", str(self.repo.root), "digest", "--out", str(self.digest), "-q"]) == 0
 
     def patch(
         self, name: str, files: Mapping[str, str | bytes], links: dict[str, str] | None = None

@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from conftest import CONFIG, PROJECT, manifest_for
 from helpers.ledger_cases import freeze_obj
+from helpers.project import CONFIG, PROJECT, manifest_for
 from planegate.config import load as config_load
 from planegate.config import manifest as fixtures
 from planegate.errors import PlanegateError

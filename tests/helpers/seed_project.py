@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
+import tempfile
 from pathlib import Path
 
-from helpers.repo_helper import TestRepo, run_cli
+from helpers.repo_helper import CliRun, TestRepo, run_cli
 
 CORE = (
     "def add(a, b):\n    return a + b\n\n\n"
@@ -59,14 +59,27 @@ FILES: dict[str, str | bytes] = {
 }
 
 
-def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def cli(root: Path, *args: str) -> CliRun:
     return run_cli("-C", str(root), *args)
+
+
+# Built once per session for each set of extra files, then copied (migrate and lock run pytest).
+_TEMPLATES: dict[tuple[tuple[str, str | bytes], ...], TestRepo] = {}
+_TEMPLATE_FOLDER = tempfile.TemporaryDirectory(prefix="planegate-seed-templates-")
 
 
 def seed_project(root: Path, extra: dict[str, str | bytes] | None = None) -> TestRepo:
     """The seed layout migrated and locked by the CLI, committed on main."""
+    key = tuple(sorted((extra or {}).items()))
+    if key not in _TEMPLATES:
+        folder = Path(_TEMPLATE_FOLDER.name, str(len(_TEMPLATES)))
+        _TEMPLATES[key] = _migrated_and_locked(folder, extra or {})
+    return _TEMPLATES[key].copy(root)
+
+
+def _migrated_and_locked(root: Path, extra: dict[str, str | bytes]) -> TestRepo:
     repo = TestRepo(root)
-    repo.write({**FILES, **(extra or {}), "planes.json": json.dumps(PLANES, indent=2)})
+    repo.write({**FILES, **extra, "planes.json": json.dumps(PLANES, indent=2)})
     migrated = cli(root, "migrate", "planes.json", "--write")
     assert migrated.returncode == 0, migrated.stderr
     config = (root / "planegate.yml").read_text()

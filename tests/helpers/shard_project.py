@@ -3,7 +3,7 @@ production code, and an honest one."""
 
 from __future__ import annotations
 
-from conftest import CONFIG, manifest_for
+from helpers.project import CONFIG, manifest_for
 
 CORE = (
     "def add(a, b):\n    return a + b\n\n\n"

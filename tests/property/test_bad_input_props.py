@@ -192,13 +192,6 @@ def test_libyaml_s_own_tree_is_held_to_the_same_limits(tree: Any, tight: bool) -
     assert repr(native) == repr(events)
 
 
-def test_a_tree_with_an_alias_is_composed_from_its_events() -> None:
-    text = "a: &x [1, 2]\nb: *x\n"
-    with pytest.raises(yamldoc._Aliased):
-        yamldoc._compose(yamldoc._NativeLoader, text, loading.CONFIG)
-    assert yamldoc.yaml_document(text).value == {"a": [1, 2], "b": [1, 2]}
-
-
 def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     found = [prefix]
     if isinstance(value, (dict, list)):

@@ -5,22 +5,19 @@ digest, explain): one JSON object on stdout, checked against its schema before i
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from planegate import schemas
+from planegate import schemas, wire
 from planegate.errors import InternalError
-
-FORMATS = ("text", "json")
 
 
 def wanted(args: argparse.Namespace) -> bool:
     return getattr(args, "format", "text") == "json"
 
 
-def emit(schema: str, payload: dict[str, Any]) -> None:
+def emit(output: wire.Format, payload: dict[str, Any]) -> None:
     """Print `payload`; one that breaks its own schema is planegate's bug (exit 70)."""
-    problem = schemas.problem(payload, schema)
+    problem = schemas.problem(payload, output.schema)
     if problem is not None:
-        raise InternalError(f"the {schema} output breaks its schema: {problem}")
-    print(json.dumps(payload, indent=2, ensure_ascii=False))
+        raise InternalError(f"the {output.schema} output breaks its schema: {problem}")
+    print(output.dump(payload), end="")

@@ -76,7 +76,14 @@ MANIFEST = Format(
     indent=2,
 )
 REPORT = Format("the JSON report", "report", loading.REPORT, indent=2)
-FORMATS = (RUN, SHARD, SWEEP, DIGEST, MANIFEST, REPORT)
+# What the verbs beside the gate print with `--format json` (commands/json_output.py)
+VERIFY = Format("planegate verify's output", "verify", loading.Limits(), indent=2)
+LINT = Format("planegate lint's output", "lint", loading.Limits(), indent=2)
+LEDGER_CHECK = Format("planegate ledger check's output", "ledger-check", loading.Limits(), indent=2)
+DIGEST_SUMMARY = Format("planegate digest's output", "digest-summary", loading.Limits(), indent=2)
+EXPLAIN = Format("planegate explain's output", "explain", loading.Limits(), indent=2)
+OUTPUTS = (VERIFY, LINT, LEDGER_CHECK, DIGEST_SUMMARY, EXPLAIN)
+FORMATS = (RUN, SHARD, SWEEP, DIGEST, MANIFEST, REPORT, *OUTPUTS)
 
 
 def strings(value: Any) -> tuple[str, ...]:

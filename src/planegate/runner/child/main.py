@@ -19,7 +19,7 @@ of planegate's and `__main__` keeps no reference to it. `prepare()`:
 8. builds the channel plugin and its companions (`extras.py`: the import record, the repeat
    plugin, init's item kinds) and forgets planegate's own modules.
 
-Everything this imports of planegate lies in `child/` folders (tests/test_child_fence.py).
+Everything this imports of planegate lies in `child/` folders (tests/integration/test_child_fence.py).
 """
 
 from __future__ import annotations

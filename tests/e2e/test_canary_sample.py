@@ -1,0 +1,183 @@
+"""Sampled canaries: main's own scoring tests rerun with a production function they call
+broken. An honest patch stays green with the sample recorded; a run whose reports are
+rewritten to "passed" is caught even though it answers the gate's fixed canaries rightly; a
+test of main's that swallows every error is named as weak evidence, not as a lie."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers.attack_helper import BUG, errors, tampering
+from helpers.project import PROJECT, manifest_for
+from helpers.repo_helper import TestRepo
+from planegate.cli import main
+from planegate.probes.canaries import plan as mutants
+
+# Rewrites every report of the project's tests (`tests/...`) to passed; the fixed canaries
+# live outside the tree, so they are reported as they ran and the channel looks honest.
+REPORT_PROPERTY = (
+    "import importlib\n\n_reports = importlib.import_module('_py' + 'test.reports')\n\n\n"
+    "def _get(self):\n"
+    "    return 'passed' if self.nodeid.startswith('te' + 'sts/') else self.__dict__['_o']\n\n\n"
+    "def _set(self, value):\n    self.__dict__['_o'] = value\n\n\n"
+    "setattr(_reports.TestReport, 'out' + 'come', property(_get, _set))\n"
+)
+CORE = (
+    "def add(a, b):\n    return a + b\n\n\ndef label(n):\n    return f'n={n}'\n\n\n"
+    "class Counter:\n    def __init__(self):\n        self.seen = []\n\n"
+    "    def count(self, item):\n        self.seen.append(item)\n        return len(self.seen)\n"
+)
+EXAMPLES = (
+    "from calc.core import Counter, add\n\n\n"
+    "def test_add_small():\n    assert add(2, 3) == 5\n\n\n"
+    "class TestCounter:\n    def test_counts(self):\n        counter = Counter()\n"
+    "        counter.count('a')\n        assert counter.count('b') == 2\n"
+)
+# main's own weak test: whatever add() does, it passes
+TOLERANT = (
+    "from calc.core import add\n\n\ndef test_add_does_not_crash():\n"
+    "    try:\n        add(1, 2)\n    except Exception:\n        pass\n"
+)
+# main's test with subtests: broken, its subtests fail; those reports stay out of the stream
+SUBTESTS = (
+    "from calc.core import add\n\n\ndef test_add_in_subtests(subtests):\n"
+    "    for n in (1, 2):\n        with subtests.test(n=n):\n"
+    "            assert add(n, n) == 2 * n\n"
+)
+# a property test that is a method: its broken run stops at the first failing example
+CLASS_PROPERTY = (
+    "from hypothesis import given, strategies as st\n\nfrom calc.core import add\n\n\n"
+    "class TestAdd:\n    @given(st.integers(), st.integers())\n"
+    "    def test_zero(self, a, b):\n        assert add(add(a, b), 0) == add(b, a)\n"
+)
+ALL_SAMPLED = 'pytest:\n  plugins: ["hypothesis"]\n  triage_runs: 0\n  sampled_canaries: 20\n'
+
+
+def sample_record(report: dict[str, Any]) -> dict[str, Any]:
+    return next(p for p in report["probes"] if p["probe"] == mutants.SAMPLED)
+
+
+def findings(report: dict[str, Any], rule: str) -> list[dict[str, Any]]:
+    return [f for s in report["steps"] for f in s["findings"] if f["rule"] == rule]
+
+
+# --- the gate, on real repositories ---
+
+
+class Project:
+    """Main with `extra` files and planegate.yml's pytest section replaced by `pytest_yml`."""
+
+    def __init__(self, root: Path, extra: dict[str, str], pytest_yml: str = "") -> None:
+        files: dict[str, str | bytes] = {**PROJECT, "calc/core.py": CORE, **extra}
+        if pytest_yml:
+            config = str(PROJECT["planegate.yml"])
+            files["planegate.yml"] = config[: config.index("pytest:")] + pytest_yml
+        files["tests/fixtures.lock.json"] = manifest_for(files)
+        self.repo = TestRepo(root / "project")
+        self.repo.commit("initial", files)
+        self.digest = root / "digest.json"
+        assert main(["-C", str(self.repo.root), "digest", "--out", str(self.digest), "-q"]) == 0
+
+    def gate(
+        self, capsys: pytest.CaptureFixture[str], branch: str, files: dict[str, str]
+    ) -> tuple[int, dict[str, Any]]:
+        self.repo.checkout("main")
+        self.repo.branch(branch)
+        self.repo.commit(branch, files)
+        capsys.readouterr()  # what making main's digest printed
+        argv = ["-C", str(self.repo.root), "gate", "--base", "main", "--format", "json", "-q"]
+        code = main([*argv, "--digest", str(self.digest)])
+        return code, json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+    yield Project(tmp_path_factory.mktemp("sampled"), {"tests/fix/test_examples.py": EXAMPLES})
+
+
+def test_an_honest_patch_passes_with_three_tests_sampled_and_broken(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    honest = CORE.replace("return f'n={n}'", "return 'n=' + str(n)")
+    code, report = project.gate(capsys, "honest", {"calc/core.py": honest})
+    assert code == 0, errors(report)
+    record = sample_record(report)
+    assert record["outcome"] == "pass" and record["tests"] == 3  # the default sample
+    # each broken test names the function it called, at its line on the head; never label(),
+    # which the patch rewrote
+    targets = {"add (calc/core.py:1)", "Counter.count (calc/core.py:13)"}
+    targets.add("Counter.__init__ (calc/core.py:10)")
+    detail, _, ran = record["detail"].rpartition(" (")
+    assert ran == "4 sampled in the head's run)"  # every test, up to 2 for each break
+    named = [part.split(" -> ", 1)[1] for part in detail.split("; ")]
+    assert len(named) == 3 and set(named) <= targets
+    assert not findings(report, "PG125") and not findings(report, "PG126")
+
+
+def test_reports_rewritten_to_passed_are_caught_though_the_fixed_canaries_hold(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = {"calc/core.py": CORE.replace("return a + b", "return a - b"), "calc/__init__.py": ""}
+    files["calc/__init__.py"] = REPORT_PROPERTY
+    code, report = project.gate(capsys, "forged-passes", files)
+    assert code != 0
+    assert not findings(report, "PG104")  # the fixed canaries were answered rightly
+    lied = findings(report, "PG125")
+    assert lied, errors(report)
+    first = lied[0]
+    assert first["severity"] == "error" and first["path"] == "calc/core.py" and first["line"]
+    assert first["nodeid"] in first["message"]
+    assert "reported passed with " in first["message"]
+    assert "broken, failed on main with the same break" in first["message"]
+    assert "replace the body of" in first["message"] and "python -m pytest" in first["message"]
+    assert sample_record(report)["outcome"] == "fail"
+    assert tampering(report)  # the patched report class is named as well
+
+
+def test_a_test_that_swallows_every_error_is_weak_evidence_not_a_lie(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = Project(tmp_path, {"tests/fix/test_tolerant.py": TOLERANT}, ALL_SAMPLED)
+    code, report = project.gate(capsys, "docs", {"README.md": "calc\n"})
+    assert code == 0, errors(report)
+    weak = findings(report, "PG126")
+    assert [f["nodeid"] for f in weak] == ["tests/fix/test_tolerant.py::test_add_does_not_crash"]
+    assert weak[0]["severity"] == "warning" and weak[0]["owner"] == "@org/goldens"
+    assert weak[0]["path"] == "calc/core.py" and weak[0]["line"] == 1
+    assert "passed with add (calc/core.py:1) broken, on main's code too" in weak[0]["message"]
+    assert not findings(report, "PG125")
+    assert sample_record(report)["tests"] == 3  # every scoring test of main's, sampled
+
+
+def test_the_sample_is_skipped_when_configured_off(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    off = ALL_SAMPLED.replace("sampled_canaries: 20", "sampled_canaries: 0")
+    project = Project(tmp_path, {}, off)
+    code, report = project.gate(capsys, "bug", {"calc/core.py": BUG})
+    assert code == 1
+    record = sample_record(report)
+    assert record["outcome"] == "not run" and "off" in record["detail"]
+
+
+def test_tests_with_subtests_or_as_property_methods_keep_their_verdicts_when_broken(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # subtests' reports of the broken run stay out of the stream; a property test method's
+    # broken run (its settings are its function's) does not end the session
+    extra = {
+        "tests/fix/test_subtests.py": SUBTESTS,
+        "tests/prop/test_class_props.py": CLASS_PROPERTY,
+    }
+    project = Project(tmp_path, extra, ALL_SAMPLED)
+    code, report = project.gate(capsys, "docs", {"README.md": "calc\n"})
+    assert code == 0, errors(report)
+    record = sample_record(report)
+    assert record["outcome"] == "pass"
+    assert "tests/fix/test_subtests.py::test_add_in_subtests -> add" in record["detail"]
+    assert "tests/prop/test_class_props.py::TestAdd::test_zero -> add" in record["detail"]

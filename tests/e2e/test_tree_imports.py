@@ -1,0 +1,140 @@
+"""The code under test is the patch's: a src/ layout installed (editable or not) in the
+interpreter that runs the gate still has its tests import the tree's code."""
+
+from __future__ import annotations
+
+import json
+import site
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import strategies as st
+
+from helpers.repo_helper import TestRepo
+
+CONFIG = """\
+version: 1
+owner: "@org/plane-map"
+planes:
+  property:
+    owner: "@org/props"
+    paths: ["tests/prop/"]
+  fixture:
+    owner: "@org/goldens"
+    paths: ["tests/fix/"]
+pytest:
+  plugins: ["hypothesis"]
+  triage_runs: 2
+"""
+
+GOOD = "def add(a, b):\n    return a + b\n"
+BUG = "def add(a, b):\n    return a - b\n"
+TEST = "from calc.core import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+ADD = "tests/fix/test_add.py::test_add"
+
+
+def src_layout(root: Path, package: str = "src") -> TestRepo:
+    """main holds a correct `add`; the branch `bug` breaks it and is not checked out."""
+    repo = TestRepo(root)
+    repo.commit(
+        "main",
+        {
+            "planegate.yml": CONFIG,
+            "pytest.ini": "[pytest]\ntestpaths = tests\n",
+            f"{package}/calc/__init__.py": "",
+            f"{package}/calc/core.py": GOOD,
+            "tests/fix/test_add.py": TEST,
+        },
+    )
+    repo.branch("bug")
+    repo.commit("bug", {f"{package}/calc/core.py": BUG})
+    repo.checkout("main")
+    return repo
+
+
+def interpreter(folder: Path, installs: dict[str, str]) -> Path:
+    """A fresh virtual environment that sees this one's packages (planegate, pytest,
+    hypothesis) and whose site-packages also holds `installs` (file name -> text)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
+    python = folder / "bin" / "python"
+    found = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    target = Path(found.stdout.strip())
+    ours = "; ".join(f"site.addsitedir({path!r})" for path in site.getsitepackages())
+    (target / "zz_planegate_tests.pth").write_text(f"import site; {ours}\n", "utf-8")
+    for name, text in installs.items():
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        (target / name).write_text(text, "utf-8")
+    return python
+
+
+def gate(python: Path, repo: TestRepo) -> tuple[int, dict[str, Any]]:
+    argv = ["-C", str(repo.root), "gate", "--base", "main", "--head", "bug", "--format", "json"]
+    done = subprocess.run(
+        [str(python), "-m", "planegate", *argv, "-q"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def findings(report: dict[str, Any], rule: str) -> list[dict[str, Any]]:
+    return [f for step in report["steps"] for f in step["findings"] if f["rule"] == rule]
+
+
+@pytest.mark.parametrize("install", ["editable", "copy"])
+def test_installed_project_does_not_stand_in_for_the_patch(tmp_path: Path, install: str) -> None:
+    repo = src_layout(tmp_path / "repo")
+    if install == "editable":  # what an editable install of a src layout leaves behind
+        installs = {"__editable__.calc-0.pth": f"{repo.root / 'src'}\n"}
+    else:  # `pip install .` of main: a copy of main's package in site-packages
+        installs = {"calc/__init__.py": "", "calc/core.py": GOOD}
+    python = interpreter(tmp_path / "venv", installs)
+    code, report = gate(python, repo)
+    assert code == 1, report
+    (failed,) = findings(report, "PG101")
+    assert failed["nodeid"] == ADD
+    assert "[regression; repro: git checkout" in failed["message"]
+    assert findings(report, "PG110") == []
+
+
+def test_a_package_outside_the_package_roots_is_named_with_where_it_came_from(
+    tmp_path: Path,
+) -> None:
+    """`lib/` is no package root (no `pythonpath` option says so): the installed copy is
+    imported, and the gate says so instead of passing."""
+    repo = src_layout(tmp_path / "repo", package="lib")
+    installs = {"calc/__init__.py": "", "calc/core.py": GOOD}
+    python = interpreter(tmp_path / "venv", installs)
+    code, report = gate(python, repo)
+    assert code == 1
+    (wrong,) = findings(report, "PG110")
+    assert "calc.core from /" in wrong["message"]
+    assert "site-packages/calc/core.py" in wrong["message"]
+    assert wrong["owner"] == "@org/plane-map"
+
+
+def test_the_pythonpath_option_is_a_package_root(tmp_path: Path) -> None:
+    repo = src_layout(tmp_path / "repo", package="lib")
+    repo.checkout("main")
+    repo.commit("pythonpath", {"pytest.ini": "[pytest]\ntestpaths = tests\npythonpath = lib\n"})
+    repo.checkout("bug")
+    repo.git("merge", "-q", "--no-edit", "main")
+    repo.checkout("main")
+    python = interpreter(tmp_path / "venv", {"calc/__init__.py": "", "calc/core.py": GOOD})
+    code, report = gate(python, repo)
+    assert code == 1
+    assert [f["nodeid"] for f in findings(report, "PG101")] == [ADD]
+    assert findings(report, "PG110") == []
+
+
+paths = st.lists(st.sampled_from(["/a", "/b", "/site", "/t", "/t/src"]), max_size=6)

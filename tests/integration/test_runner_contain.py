@@ -1,0 +1,102 @@
+"""Containment with real processes: descendants die whatever their session, the parent is not
+dumpable during a run, and what a run leaves in the interpreter's folders or the tree is found.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from planegate.runner import contain
+
+DAEMON = """
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                         start_new_session=True)
+open(sys.argv[1], "w").write(str(child.pid))
+os._exit(0)  # the daemon is orphaned at once: re-parented to the subreaper
+"""
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as handle:
+        return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def test_an_orphan_in_its_own_session_is_killed_and_reaped(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    with contain.guarded() as before:
+        assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 0
+        proc = subprocess.Popen([sys.executable, "-c", DAEMON, str(pid_file)])
+        proc.wait()
+        for _ in range(100):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.05)
+        orphan = int(pid_file.read_text())
+        assert alive(orphan)
+        assert contain.kill_descendants(proc.pid, before) == 1
+    assert not alive(orphan)
+    with pytest.raises(ProcessLookupError):
+        os.kill(orphan, 0)  # reaped: no zombie left behind
+    assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 1
+
+
+def test_overlapping_runs_keep_the_guard_and_each_other_s_child() -> None:
+    """The base's collection runs in a thread alongside the head's run: the run that ends
+    first kills nothing of the other's (started after its own), and the guard holds until
+    the last run ends, whichever order they end in."""
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    first, second = contain.guarded(), contain.guarded()
+    before_first = first.__enter__()
+    early = contain.launch(lambda: subprocess.Popen(sleeper, start_new_session=True))
+    before_second = second.__enter__()
+    late = contain.launch(lambda: subprocess.Popen(sleeper, start_new_session=True))
+    assert late.pid not in before_first
+    early.kill()
+    early.wait()
+    assert contain.kill_descendants(early.pid, before_first) == 0
+    first.__exit__(None, None, None)
+    assert alive(late.pid)
+    assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 0
+    assert contain._prctl_get(contain.PR_GET_CHILD_SUBREAPER) == 1
+    late.kill()
+    late.wait()
+    assert contain.kill_descendants(late.pid, before_second) == 0
+    second.__exit__(None, None, None)
+    assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 1
+
+
+def _sleeper(session: bool) -> subprocess.Popen[bytes]:
+    code = "import time; time.sleep(60)"
+    return subprocess.Popen([sys.executable, "-c", code], start_new_session=session)
+
+
+def test_overlapping_runs_spare_each_other_and_the_gates_own_children() -> None:
+    """The base's run beside the head's: the first run to end kills its own child only; the
+    settings hold until the last run ends; a child of the gate in its own session (git,
+    started during a run) is not taken for something a run left behind."""
+    with contain.guarded() as first:
+        one = contain.launch(lambda: _sleeper(True))
+        with contain.guarded() as second:
+            two = contain.launch(lambda: _sleeper(True))
+            gate_own = _sleeper(False)
+            assert contain.kill_descendants(one.pid, first) == 0
+            one.wait()
+            assert alive(two.pid) and alive(gate_own.pid)
+        assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 0  # one guard still holds
+        assert contain.kill_descendants(two.pid, second) == 0
+        two.wait()
+        assert alive(gate_own.pid)
+    assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 1
+    gate_own.kill()
+    gate_own.wait()
