@@ -327,8 +327,8 @@ def test_freeze_refuses_evidence_about_another_test(swept: Swept, tmp_path: Path
 
 def test_triage_labels_regression_flaky_and_already_failing(tmp_path: Path) -> None:
     from planegate.config.from_git import load_config
+    from planegate.freeze.triage import triage
     from planegate.repo.git import GitRepo
-    from planegate.runner.triage import triage
 
     server = EveryOtherServer()
     repo = TestRepo(tmp_path / "triage")

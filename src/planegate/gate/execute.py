@@ -13,6 +13,7 @@ from typing import Any
 
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.errors import ConfigError
+from planegate.freeze import triage
 from planegate.gate import flipped, merge, on_base_signs
 from planegate.gate.context import Commits, Context
 from planegate.probes import registry
@@ -23,7 +24,7 @@ from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.digest_format import MainRun
 from planegate.repo.git import GitRepo
 from planegate.report import ShadowResult
-from planegate.runner import overlay, session, startup, triage
+from planegate.runner import overlay, session, startup
 from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
