@@ -19,6 +19,7 @@ LAYERS: dict[str, int] = {
     "loading": 0,
     "untrusted": 0,
     "schemas": 0,
+    "links": 0,
     "repo": 1,
     "config": 1,
     "report": 1,
@@ -38,6 +39,9 @@ LAYERS: dict[str, int] = {
 }
 FORBIDDEN = {
     ("steps", "github"),
+    # the runner executes a capability's code only by name (`ChildPlugin`), never imports it
+    ("runner", "probes"),
+    ("runner", "freeze"),
     ("runner", "steps"),
     ("runner", "gate"),
     ("gate", "github"),

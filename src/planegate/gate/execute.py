@@ -13,7 +13,7 @@ from typing import Any
 
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.errors import ConfigError
-from planegate.freeze import triage
+from planegate.freeze import sweep_plugin, triage
 from planegate.gate import flipped, merge, on_base_signs
 from planegate.gate.context import Commits, Context
 from planegate.probes import registry
@@ -341,7 +341,12 @@ def compare_on_base(
     with ctx.repo.worktree(ctx.base.commit) as tree:
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
         ran = rerun(
-            sessions, ctx.base.commit, nodeids, max(1, runs), whole_suite=whole_suite or refused
+            sessions,
+            ctx.base.commit,
+            nodeids,
+            max(1, runs),
+            only=sweep_plugin.only,
+            whole_suite=whole_suite or refused,
         )
     if not known:
         return ran

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from planegate.config.planemap import data_files
+from planegate.freeze import sweep_plugin
 from planegate.gate.context import Context
 from planegate.gate.main_signs import passing, write_all
 from planegate.probes.fixture import plan as probe
@@ -118,9 +119,7 @@ def _traced(
 ) -> MainsSigns:
     """One session collecting the whole suite (import-time signs come with it), running only
     `nodeids`, reads traced."""
-    result = sessions.run(
-        canaries=False, probes={"order": "collected", "only": nodeids}, trace=trace
-    )
+    result = sessions.run(canaries=False, child_plugins=sweep_plugin.only(nodeids), trace=trace)
     if not result.closed:
         return MainsSigns(problems=(_why("traced", result),))
     harness = tuple(
