@@ -1,10 +1,12 @@
 """The untrusted test child is fenced: what it imports of planegate lies in `child/` folders.
 
 From the child's entry module (named by the bootstrap script the parent sends) and the plugin
-modules the child imports by name, the static import closure over planegate's modules (every
-depth, function-level imports and string-literal `importlib.import_module`/`__import__` calls
-too) may reach only modules under a `child/` folder and the `__init__`s of the packages above
-them, which import nothing; outside planegate, only the standard library and the harness.
+modules the child imports by name (the default configuration's allowed plugins, and every
+child plugin a capability may send: the probes' registry's, the sweep's), the static import
+closure over planegate's modules (every depth, function-level imports and string-literal
+`importlib.import_module`/`__import__` calls too) may reach only modules under a `child/`
+folder and the `__init__`s of the packages above them, which import nothing; outside
+planegate, only the standard library and the harness.
 """
 
 from __future__ import annotations
@@ -19,14 +21,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planegate.config import defaults
+from planegate.freeze import sweep_plugin
+from planegate.probes import registry
 from planegate.runner.child.main import SCRIPT
+from planegate.runner.child.plugin_api import ENTRY
 from planegate.runner.session import plugin_modules
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "planegate"
 HARNESS = frozenset({"pytest", "_pytest", "pluggy", "hypothesis"})
-# Child modules that import by a computed name: the harness, and the spec's plugin modules
-# (`bootstrap.import_plugins`), which the closure below starts from.
-COMPUTED_IMPORTS = frozenset({"planegate.runner.child.bootstrap"})
+# Child modules that import by a computed name: the harness, the spec's allowed plugins
+# (`bootstrap.import_plugins`) and its child plugins (`plugin_api.load`), which the closure
+# below starts from.
+COMPUTED_IMPORTS = frozenset(
+    {"planegate.runner.child.bootstrap", "planegate.runner.child.plugin_api"}
+)
 
 
 @dataclass
@@ -43,13 +51,21 @@ def entry_module(script: str) -> str:
     return found.group(1)
 
 
+def sent_modules() -> list[str]:
+    """Every child plugin module a capability may send in a run spec (`ChildPlugin`), as the
+    capabilities name them: the probes' registry and the sweep."""
+    return [*registry.child_modules(), *sweep_plugin.CHILD_MODULES]
+
+
 def child_roots() -> list[str]:
     """What the child imports first: the bootstrap script's imports (its entry module among
-    them) and the plugin modules of the default configuration that are planegate's (the spec
-    names them and `bootstrap.import_plugins` imports them; the others are the project's)."""
+    them), the plugin modules of the default configuration that are planegate's (the spec
+    names them and `bootstrap.import_plugins` imports them; the others are the project's) and
+    the child plugins a capability may send (`plugin_api.load` imports them)."""
     script = imports_of("__main__", SCRIPT.format(fd=0), False, ())
     plugins = plugin_modules(defaults.PYTEST_PLUGINS)
-    return sorted(script | {name for name in plugins if name.split(".")[0] == "planegate"})
+    ours = {name for name in plugins if name.split(".")[0] == "planegate"}
+    return sorted(script | ours | set(sent_modules()))
 
 
 def _with_parents(name: str) -> set[str]:
@@ -173,10 +189,42 @@ def test_the_childs_import_closure_stays_inside_child_folders() -> None:
     found = closure(child_roots(), files, _reader(files))
     assert entry_module(SCRIPT) in found.modules
     assert {"pytest", "sys"} <= set(found.outside)  # the bootstrap script's own imports
-    assert "planegate.freeze.child.sweep_probes" in found.modules  # a function-level import
-    assert "planegate.probes.answers.child.probe_strict" in found.modules  # a plugin by name
+    assert "planegate.runner.child.plugin_api" in found.modules  # a function-level import
+    assert "planegate.freeze.child.sweep_probes" in found.modules  # child plugins by name
+    assert "planegate.probes.answers.child.probe_strict" in found.modules
     assert "planegate.probes.canaries.child.sampled" in found.modules
     assert violations(found, files, _reader(files)) == []
+
+
+def test_every_child_plugin_a_capability_sends_is_a_child_module_with_the_entry() -> None:
+    files = _files()
+    sent = sent_modules()
+    assert len(sent) == len(set(sent)) >= 6
+    for name in sent:
+        assert name in files and fenced(files[name]), name
+        tree = ast.parse(_reader(files)(name))
+        entries = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == ENTRY]
+        assert entries, f"{name} defines no `{ENTRY}`"
+
+
+def test_the_closure_starts_from_every_child_plugin_a_capability_sends() -> None:
+    assert set(sent_modules()) <= set(child_roots())
+
+
+def test_the_checker_finds_a_sent_plugin_that_imports_parent_code() -> None:
+    files = {
+        "planegate.probes.x.child.plug": "probes/x/child/plug.py",
+        "planegate.probes.x.plan": "probes/x/plan.py",
+    }
+    sources = {
+        "planegate.probes.x.child.plug": "def plugin(options, context):\n"
+        "    from planegate.probes.x import plan\n",
+        "planegate.probes.x.plan": "",
+    }
+    found = closure(["planegate.probes.x.child.plug"], files, sources.__getitem__)
+    assert violations(found, files, sources.__getitem__) == [
+        "planegate.probes.x.plan (probes/x/plan.py) is outside every child folder"
+    ]
 
 
 SYNTHETIC = {
@@ -236,7 +284,8 @@ def test_the_checker_finds_a_computed_import() -> None:
 
 # The child forgets planegate's modules before any code of the tree runs (`_forget_planegate`),
 # so no test of a gated tree can see them; this runs the child's real `prepare` with every
-# companion the spec can ask for and lists planegate's modules just before they are forgotten.
+# companion and child plugin the spec can ask for and lists planegate's modules just before
+# they are forgotten.
 OBSERVE = """
 import json, os, sys
 sys.path[:] = [p for p in sys.path if p not in ('', '.')]
@@ -253,9 +302,8 @@ tree = {tree!r}
 spec = {{
     "nonce": "n", "deselect": [], "rootdir": tree, "args": [], "trusted": [], "protect": [],
     "fd": os.open(os.devnull, os.O_WRONLY), "modules": {modules!r}, "site": [], "roots": [tree],
-    "probes": {{}}, "repeat": 2, "answer_probes": True, "kinds": True,
-    "reads": {{"test_files": [], "test_roots": []}},
-    "sampled": {{"tests": [], "breaks": 0, "seed": 0, "message": ""}},
+    "repeat": 2, "kinds": True, "reads": {{"test_files": [], "test_roots": []}},
+    "child_plugins": {child_plugins!r},
 }}
 read, write = os.pipe()
 os.write(write, json.dumps(spec).encode())
@@ -269,6 +317,7 @@ def test_the_child_holds_only_child_modules_of_planegate_at_run_time(tmp_path: P
         entry=entry_module(SCRIPT),
         modules=plugin_modules(defaults.PYTEST_PLUGINS),
         tree=str(tmp_path),
+        child_plugins=[{"module": name, "options": {}} for name in sent_modules()],
     )
     done = subprocess.run(
         [sys.executable, "-s", "-c", script], capture_output=True, text=True, timeout=120

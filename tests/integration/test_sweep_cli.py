@@ -208,8 +208,8 @@ def test_thaw_of_a_test_that_is_not_frozen_is_usage(swept: Swept) -> None:
 
 def test_triage_labels_regression_flaky_and_already_failing(tmp_path: Path) -> None:
     from planegate.config.from_git import load_config
+    from planegate.freeze.triage import triage
     from planegate.repo.git import GitRepo
-    from planegate.runner.triage import triage
 
     server = EveryOtherServer()
     repo = TestRepo(tmp_path / "triage")

@@ -44,6 +44,9 @@ LAYERS: dict[str, int] = {
 }
 FORBIDDEN = {
     ("steps", "github"),
+    # the runner executes a capability's code only by name (`ChildPlugin`), never imports it
+    ("runner", "probes"),
+    ("runner", "freeze"),
     ("runner", "steps"),
     ("runner", "gate"),
     ("gate", "github"),
@@ -187,6 +190,7 @@ SAME_LAYER_EDGES: set[tuple[str, str]] = {
     ("freeze", "runner"),
     ("probes", "analysis"),
     ("probes", "runner"),
+    ("signs", "freeze"),  # main's side of the signs runs with the sweep's child plugin
     ("signs", "probes"),
     ("signs", "runner"),
     ("steps", "analysis"),

@@ -11,6 +11,7 @@ from planegate.probes.answers.wire import AnswerProbes, ProbeFailure
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.probes.protocol import Found, Planned
 from planegate.report import ProbeRecord
+from planegate.runner.session import ChildPlugin
 
 PROBES_DIR = Path(registry.__file__).resolve().parent
 
@@ -27,8 +28,14 @@ def test_the_fixture_probe_runs_after_the_probes_whose_time_it_counts() -> None:
 
 
 def test_the_head_runs_options_are_every_probes() -> None:
-    plans = {"a": Planned({"sampled": None}), "b": Planned(), "c": Planned({"repeat": 2})}
-    assert registry.head_run_options(plans) == {"sampled": None, "repeat": 2}
+    first, second = ChildPlugin("a.child.one"), ChildPlugin("b.child.two", {"x": 1})
+    plans = {
+        "a": Planned({"child_plugins": (first,)}),
+        "b": Planned({"nice": 1}),
+        "c": Planned({"repeat": 2, "child_plugins": (second,)}),
+    }
+    options = registry.head_run_options(plans)
+    assert options == {"child_plugins": (first, second), "nice": 1, "repeat": 2}
 
 
 def test_what_the_probes_found_crosses_run_json_unchanged() -> None:

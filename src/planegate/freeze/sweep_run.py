@@ -17,7 +17,7 @@ from planegate import loading
 from planegate.config.load import Config
 from planegate.config.planemap import file_of
 from planegate.errors import InputDataError
-from planegate.freeze import ledger
+from planegate.freeze import ledger, sweep_plugin
 from planegate.freeze import sweep as core
 from planegate.freeze.attempts import attempts, cpu_load, one, problem, setup
 from planegate.freeze.bundles import (
@@ -114,7 +114,7 @@ def _suite(runs: Sequence[core.SweepRun]) -> list[str]:
 
 
 def _sweep_run(ctx: Sessions, plan: core.ModePlan, total: int, progress: Progress) -> core.SweepRun:
-    result = ctx.run(probes=plan.probes())
+    result = ctx.run(child_plugins=sweep_plugin.probes(plan.probes()))
     run = core.SweepRun(plan, result.selected, attempts(result), problem(result))
     failed = sum(1 for nodeid in run.order if run.failed(nodeid))
     progress.step(
@@ -135,7 +135,7 @@ def _split_always(
         alone = ctx.run(
             targets=(t.nodeid,),
             canaries=False,
-            probes={"order": "collected", "rng_seed": ctx.cfg.seed},
+            child_plugins=sweep_plugin.probes({"order": "collected", "rng_seed": ctx.cfg.seed}),
         )
         if one(alone, t.nodeid).failed:
             broken.append(t.nodeid)
@@ -187,13 +187,15 @@ def _network_probe(ctx: Sessions, nodeids: Sequence[str]) -> dict[str, list[str]
         ctx.run(
             targets=tuple(sorted({file_of(n) for n in nodeids})),
             canaries=False,
-            probes={
-                "order": "collected",
-                "only": list(nodeids),
-                "rng_seed": ctx.cfg.seed,
-                "block_network": True,
-                "record": str(record),
-            },
+            child_plugins=sweep_plugin.probes(
+                {
+                    "order": "collected",
+                    "only": list(nodeids),
+                    "rng_seed": ctx.cfg.seed,
+                    "block_network": True,
+                    "record": str(record),
+                }
+            ),
         )
         lines = record.read_text("utf-8").splitlines() if record.is_file() else []
     attempts: dict[str, list[str]] = {}
@@ -256,7 +258,9 @@ def _record(probe: str, attempt: core.Attempt, rng_seed: int, **extra: Any) -> d
 
 def _alone(ctx: Sessions, nodeid: str, rng_seed: int) -> core.Attempt:
     result = ctx.run(
-        targets=(nodeid,), canaries=False, probes={"order": "collected", "rng_seed": rng_seed}
+        targets=(nodeid,),
+        canaries=False,
+        child_plugins=sweep_plugin.probes({"order": "collected", "rng_seed": rng_seed}),
     )
     return one(result, nodeid)
 
@@ -264,12 +268,9 @@ def _alone(ctx: Sessions, nodeid: str, rng_seed: int) -> core.Attempt:
 def _replay(ctx: Sessions, nodeid: str, order: Sequence[str], rng_seed: int) -> core.Attempt:
     result = ctx.run(
         canaries=False,
-        probes={
-            "order": "given",
-            "given": list(order),
-            "only": list(order),
-            "rng_seed": rng_seed,
-        },
+        child_plugins=sweep_plugin.probes(
+            {"order": "given", "given": list(order), "only": list(order), "rng_seed": rng_seed}
+        ),
     )
     return one(result, nodeid)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from planegate.config.load import Config
 from planegate.errors import InputDataError, UsageError
-from planegate.freeze import ledger
+from planegate.freeze import ledger, sweep_plugin
 from planegate.freeze import sweep as core
 from planegate.freeze.attempts import cpu_load, one, setup
 from planegate.freeze.bundles import append_events, now_stamp, test_source_hash, write_bundle
@@ -62,7 +62,8 @@ def thaw(options: ThawOptions, progress: Progress = QUIET) -> ThawOutcome:
         for index in range(needed):
             plan = core.plan(mode, index, seed, cfg.seed)
             with cpu_load() if load else contextlib.nullcontext(0):
-                result = ctx.run(canaries=False, probes=plan.probes(stop_after=options.nodeid))
+                probes = sweep_plugin.probes(plan.probes(stop_after=options.nodeid))
+                result = ctx.run(canaries=False, child_plugins=probes)
             attempt = one(result, options.nodeid)
             run = core.SweepRun(plan, result.selected, {options.nodeid: attempt})
             attempts.append({**core.run_record(run, options.nodeid), "cpu_load": load})

@@ -13,6 +13,7 @@ from typing import Any
 
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.errors import ConfigError
+from planegate.freeze import sweep_plugin, triage
 from planegate.gate import flipped, merge
 from planegate.gate.context import Context
 from planegate.probes import registry
@@ -23,7 +24,7 @@ from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.digest_format import MainRun
 from planegate.repo.git import GitRepo
 from planegate.report import ShadowResult
-from planegate.runner import overlay, session, startup, triage
+from planegate.runner import overlay, session, startup
 from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
@@ -325,7 +326,12 @@ def compare_on_base(
     with ctx.repo.worktree(ctx.base.commit) as tree:
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
         ran = rerun(
-            sessions, ctx.base.commit, nodeids, max(1, runs), whole_suite=whole_suite or refused
+            sessions,
+            ctx.base.commit,
+            nodeids,
+            max(1, runs),
+            only=sweep_plugin.only,
+            whole_suite=whole_suite or refused,
         )
     if not known:
         return ran

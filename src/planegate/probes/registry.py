@@ -3,7 +3,9 @@ after it (in `PROBES` order: a later probe reads what the earlier ones found, th
 probe the budget the answer probes left), `run.json` carries what each found, and the planes
 and hunks steps report each.
 
-A new probe is a subpackage of `probes/` and one entry in `PROBES`.
+A new probe is a subpackage of `probes/` and one entry in `PROBES`. A probe that runs code in
+the test child names its modules (`child_modules`) and hands the sessions their
+`ChildPlugin`s; tests/test_child_fence.py follows every module named here.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from planegate.probes.answers import wire as answers_wire
 from planegate.probes.canaries import findings as canary_findings
 from planegate.probes.canaries import plan as canary_plan
 from planegate.probes.canaries import run as canary_run
+from planegate.probes.canaries import wire as canary_wire
 from planegate.probes.fixture import run as fixture_run
 from planegate.probes.fixture import wire as fixture_wire
 from planegate.probes.in_code import findings as in_code
@@ -32,6 +35,11 @@ class Probe(Protocol):
 
     @property
     def name(self) -> str: ...
+
+    @property
+    def child_modules(self) -> tuple[str, ...]:
+        """The plugin modules it may have the test child load by name (`ChildPlugin`)."""
+        ...
 
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         """Before the head's run (`assigned`: a shard's nodeids): what it asks of that run."""
@@ -59,6 +67,7 @@ class Answers:
     """The tests the patch flips, rerun strictly, plainly, repeated, alone, fresh."""
 
     name = "answer probes"
+    child_modules = answers_run.CHILD_MODULES
 
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         return Planned()  # planned from the head's run and the base's
@@ -83,10 +92,11 @@ class Canaries:
     """Main's tests rerun inside the head's run with a function they call broken."""
 
     name = canary_plan.SAMPLED
+    child_modules = (canary_wire.MODULE,)
 
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         planned = canary_plan.plan(ctx, assigned)
-        return Planned({"sampled": planned.spec}, planned)
+        return Planned({"child_plugins": canary_wire.child_plugins(planned.spec)}, planned)
 
     def run(self, head: HeadRun, found: Found) -> Found:
         return canary_run.after_head(head, found)
@@ -108,6 +118,7 @@ class Fixture:
     (PG106/PG113) are weighed against main's signs: steps/signs_findings.py reports them."""
 
     name = answers_plan.FIXTURE_DATA
+    child_modules: tuple[str, ...] = ()
 
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         return Planned()
@@ -133,6 +144,7 @@ class InCode:
     """Production lines the patch adds that carry main's answers (nothing runs)."""
 
     name = "answers in code"
+    child_modules: tuple[str, ...] = ()
 
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         return Planned()
@@ -161,9 +173,20 @@ def planned(ctx: ProbeContext, assigned: frozenset[str] | None) -> dict[str, Pla
     return {probe.name: probe.plan(ctx, assigned) for probe in PROBES}
 
 
+def child_modules() -> tuple[str, ...]:
+    """Every module a probe may have the test child load by name, in `PROBES` order."""
+    return tuple(module for probe in PROBES for module in probe.child_modules)
+
+
 def head_run_options(plans: Mapping[str, Planned]) -> dict[str, Any]:
-    """What the probes ask of the head's run: keyword options of its session."""
-    return {key: value for plan in plans.values() for key, value in plan.options.items()}
+    """What the probes ask of the head's run: keyword options of its session (their
+    `child_plugins` joined, in order)."""
+    options: dict[str, Any] = {}
+    for plan in plans.values():
+        for key, value in plan.options.items():
+            joined = key == "child_plugins" and key in options
+            options[key] = (*options[key], *value) if joined else value
+    return options
 
 
 def run_all(head: HeadRun) -> Found:

@@ -3,13 +3,13 @@ a fair verdict, triage's reruns, and (when asked) the base's whole collection in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from planegate.config.planemap import file_of
 from planegate.runner import startup
 from planegate.runner.child import repeat
-from planegate.runner.session import Outcome, RunResult
+from planegate.runner.session import ChildPlugin, Outcome, RunResult
 from planegate.runner.spec import Sessions
 
 
@@ -39,9 +39,11 @@ def rerun(
     nodeids: Sequence[str],
     runs: int = 1,
     *,
+    only: Callable[[Sequence[str]], tuple[ChildPlugin, ...]],
     whole_suite: bool = False,
 ) -> Rerun:
-    """Run `nodeids` (each `runs` times) in one session of `sessions.tree`. With
+    """Run `nodeids` (each `runs` times) in one session of `sessions.tree`; `only` gives the
+    child plugins that run just those nodeids (the sweep's: `freeze/sweep_plugin.py`). With
     `whole_suite` the session collects what a plain run would (the configuration's
     testpaths) and deselects the rest; otherwise it collects only the nodeids' files."""
     files = sorted({file_of(n) for n in nodeids if (sessions.tree / file_of(n)).is_file()})
@@ -51,7 +53,7 @@ def rerun(
     result = sessions.run(
         targets=() if whole_suite else tuple(files),
         canaries=False,
-        probes={"order": "collected", "only": sorted(nodeids)},
+        child_plugins=only(nodeids),
         repeat=max(1, runs),
     )
     return _read(commit, runs, nodeids, result)

@@ -22,16 +22,37 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from planegate.probes.canaries.wire import SampleSpec
 from planegate.progress import QUIET, Progress
 from planegate.runner import contain, pytest_ini, subtests, traced, treescan
 from planegate.runner import env as child_env
+from planegate.runner.child.extras import EXTRA_KINDS
 from planegate.runner.child.main import SCRIPT
 from planegate.runner.roots import package_roots
 from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
 
-__all__ = ["Outcome", "RunResult", "RunSpec", "Tamper", "plugin_modules", "run"]
+__all__ = ["ChildPlugin", "Outcome", "RunResult", "RunSpec", "Tamper", "plugin_modules", "run"]
 MAX_OUTPUT = 200_000
+
+
+@dataclass(frozen=True)
+class ChildPlugin:
+    """A plugin the child imports by module name and builds with `options` (plain JSON), through
+    the module's entry function (`runner/child/plugin_api.py`). `before_allowed`: registered
+    before the allowed plugins (pluggy calls it after them), else after them. `records`: the
+    kinds of record it sends, one of each per run, kept in `RunResult.extra`. A capability
+    hands these to the session; the runner knows none of them."""
+
+    module: str
+    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    before_allowed: bool = False
+    records: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "module": self.module,
+            "options": dict(self.options),
+            "before_allowed": self.before_allowed,
+        }
 
 
 @dataclass(frozen=True)
@@ -46,14 +67,12 @@ class RunSpec:
     env_allow: tuple[str, ...] = ()
     canaries: bool = True
     targets: tuple[str, ...] = ()  # nodeids or paths; default: the ini's testpaths, else "."
-    probes: Mapping[str, Any] | None = None  # options of runner.probes.ProbesPlugin (the sweep)
     trusted: frozenset[str] = frozenset()  # tree paths that are main's evidence (the overlay's)
     repeat: int = 1  # run each selected test this many times (child/repeat.py)
-    answer_probes: bool = False  # register the answer probes' plugins (probes/answers/child/)
     nice: int = 0  # added to the child's niceness: a run beside the scoring run yields to it
     trace: traced.TraceSpec | None = None  # trace the files each test opens (child/reads.py)
     kinds: bool = False  # which items are Hypothesis tests, which not functions (child/kinds.py)
-    sampled: SampleSpec | None = None  # sampled canaries in this run (probes/canaries/)
+    child_plugins: tuple[ChildPlugin, ...] = ()  # a capability's plugins, loaded in this order
 
 
 @dataclass(frozen=True)
@@ -72,7 +91,7 @@ class RunResult:
     unfinished: tuple[str, ...] = ()  # selected nodeids that never reported their teardown
     examples: Mapping[str, int] = field(default_factory=dict)  # Hypothesis max_examples per test
     tampering: tuple[Tamper, ...] = ()  # what the audit hook, the checks and the stream saw
-    extra: Mapping[str, Any] = field(default_factory=dict)  # child/extras.py's records by kind
+    extra: Mapping[str, Any] = field(default_factory=dict)  # extras' and child plugins' records
     reads: Mapping[str, traced.Reads] = field(default_factory=dict)  # traced opens per test
 
     def outcome_of(self, nodeid: str) -> Outcome:
@@ -135,7 +154,6 @@ def run(
             "deselect": sorted(spec.deselect),
             "rootdir": str(spec.tree),
             "args": args,
-            "probes": dict(spec.probes) if spec.probes is not None else None,
             "trusted": sorted(spec.trusted),
             "protect": [*contain.protected_folders(env["PATH"]), *site, *_git_dirs(spec.tree)],
             "modules": plugin_modules(spec.plugins, site),
@@ -144,11 +162,10 @@ def run(
             "drop_caps": how.drop_caps,
             "roots": package_roots(spec.tree, spec.ini_options),
             "repeat": spec.repeat,
-            "answer_probes": spec.answer_probes,
             "nice": spec.nice,
             "reads": spec.trace.to_json() if spec.trace is not None else None,
             "kinds": spec.kinds,
-            "sampled": spec.sampled.to_json() if spec.sampled is not None else None,
+            "child_plugins": [plugin.to_json() for plugin in spec.child_plugins],
         }
         found = treescan.suspicious(spec.tree, spec.trusted)
         committed = [Tamper(event, path) for event, path in found]
@@ -247,7 +264,8 @@ def _execute(
     read_fd, write_fd = os.pipe()
     spec_read, spec_write = os.pipe()
     child_spec["fd"] = write_fd
-    fold = Fold(str(child_spec["nonce"]))
+    kinds = EXTRA_KINDS.union(*(plugin.records for plugin in spec.child_plugins))
+    fold = Fold(str(child_spec["nonce"]), kinds)
     site = child_spec["site"]
     before = contain.interpreter_snapshot(env["PATH"], site)
     with (scratch / "output.log").open("wb") as log, contain.guarded() as children:

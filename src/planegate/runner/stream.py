@@ -44,8 +44,9 @@ class Tamper:
 class Fold:
     """Memory grows with tests, not with records."""
 
-    def __init__(self, nonce: str) -> None:
+    def __init__(self, nonce: str, extra_kinds: frozenset[str] = EXTRA_KINDS) -> None:
         self.nonce = nonce
+        self.extra_kinds = extra_kinds  # records kept whole in `extra`, one of each per run
         self.collected: list[str] = []
         self.selected: list[str] = []
         self.phases: dict[str, dict[str, dict[str, Any]]] = {}
@@ -97,7 +98,7 @@ class Fold:
             self._reads(record)
         elif kind == "hypothesis":
             self.examples[str(record["nodeid"])] = int(record["max_examples"])
-        elif kind in EXTRA_KINDS:
+        elif kind in self.extra_kinds:
             self._extra(str(kind), record)
 
     def _once(self, kind: str) -> None:

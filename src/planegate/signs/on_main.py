@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from planegate.config.planemap import data_files
+from planegate.freeze import sweep_plugin
 from planegate.gitfacts import GitFacts
 from planegate.probes.fixture import plan as probe
 from planegate.probes.fixture.wire import ProbeResult
@@ -131,9 +132,7 @@ def _traced(
 ) -> MainsSigns:
     """One session collecting the whole suite (import-time signs come with it), running only
     `nodeids`, reads traced."""
-    result = sessions.run(
-        canaries=False, probes={"order": "collected", "only": nodeids}, trace=trace
-    )
+    result = sessions.run(canaries=False, child_plugins=sweep_plugin.only(nodeids), trace=trace)
     if not result.closed:
         return MainsSigns(problems=(_why("traced", result),))
     harness = tuple(

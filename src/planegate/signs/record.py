@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from planegate.config.planemap import PlaneMap, data_files, file_of
+from planegate.freeze import sweep_plugin
 from planegate.probes.fixture import plan as probe
 from planegate.repo.digest_format import RecordedSigns
 from planegate.repo.snapshot import Reader, Snapshot
@@ -86,7 +87,7 @@ def passing(sessions: Sessions, nodeids: list[str]) -> frozenset[str] | None:
     if not files:
         return frozenset()
     result = sessions.run(
-        targets=tuple(files), canaries=False, probes={"order": "collected", "only": nodeids}
+        targets=tuple(files), canaries=False, child_plugins=sweep_plugin.only(nodeids)
     )
     if not result.closed:
         return None

@@ -9,13 +9,13 @@ from collections.abc import Mapping
 from planegate import untrusted
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.findings import Finding, Severity, Step
+from planegate.freeze.triage import repro_command
 from planegate.gitfacts import GitFacts
 from planegate.probes import registry
 from planegate.report import StepResult
 from planegate.runner import startup
 from planegate.runner.child import provenance
 from planegate.runner.session import Outcome, RunResult, Tamper
-from planegate.runner.triage import repro_command
 from planegate.signs import findings as signs_findings
 from planegate.signs.compare import MainsSigns
 from planegate.signs.lines import MainsLines

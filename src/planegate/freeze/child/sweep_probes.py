@@ -23,11 +23,14 @@ import random
 import socket
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from planegate.freeze.child.sweep_options import ProbeOptions, ProbeOrder
+
+if TYPE_CHECKING:
+    from planegate.runner.child.plugin_api import PluginContext
 
 _INET = (socket.AF_INET, socket.AF_INET6)
 
@@ -55,6 +58,14 @@ def reorder(nodeids: list[str], order: ProbeOrder, order_seed: int, given: list[
         chosen = set(first)
         return first + [n for n in nodeids if n not in chosen]
     return list(nodeids)
+
+
+def plugin(options: Mapping[str, Any], _context: PluginContext, /) -> object:
+    """The probes of one session, for the options the sweep wrote (`ProbeOptions.as_dict`).
+
+    Raises ValueError for an unknown order.
+    """
+    return ProbesPlugin(options)
 
 
 class ProbesPlugin:

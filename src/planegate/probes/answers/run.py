@@ -23,12 +23,20 @@ from planegate.probes.answers.plan import Plan, ProbeSession
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure, joined
 from planegate.probes.protocol import Found, HeadRun, ProbeContext, changed_code
 from planegate.report import ProbeRecord
-from planegate.runner.session import Outcome, RunResult, Tamper
+from planegate.runner.session import ChildPlugin, Outcome, RunResult, Tamper
 from planegate.runner.spec import pytest_args
 
 # runs one session with a timeout (seconds): the gate's Sessions, in the head's tree
 Runner = Callable[[ProbeSession, float], RunResult]
 MAX_MESSAGE = 600
+# the probes' pytest plugins, loaded in this order in each of their sessions
+CHILD_MODULES = (
+    "planegate.probes.answers.child.probe_fresh",
+    "planegate.probes.answers.child.probe_plain",
+    "planegate.probes.answers.child.probe_repeat",
+    "planegate.probes.answers.child.probe_strict",
+)
+CHILD_PLUGINS = tuple(ChildPlugin(module) for module in CHILD_MODULES)
 
 
 def after_head(head: HeadRun, found: Found) -> Found:
@@ -46,7 +54,7 @@ def after_head(head: HeadRun, found: Found) -> Found:
             targets=session.targets,
             extra_args=(*args, *session.args),
             timeout=timeout,
-            answer_probes=True,
+            child_plugins=CHILD_PLUGINS,
         )
 
     def repro(session: ProbeSession, nodeid: str) -> str:

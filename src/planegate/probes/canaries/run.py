@@ -25,7 +25,7 @@ from planegate.probes.answers.wire import AnswerProbes, ProbeFailure, joined
 from planegate.probes.canaries import plan as mutants
 from planegate.probes.canaries.child.sampled import MAX_CALLS
 from planegate.probes.canaries.plan import LIED, SAMPLED, UNCLOSED, UNTESTED, Plan
-from planegate.probes.canaries.wire import SampleSpec, sampled_of
+from planegate.probes.canaries.wire import SampleSpec, child_plugins, sampled_of
 from planegate.probes.protocol import Found, HeadRun, ProbeContext
 from planegate.report import ProbeRecord
 from planegate.runner.session import RunResult
@@ -142,7 +142,10 @@ def _on_base(ctx: ProbeContext, spec: SampleSpec, survivors: tuple[Target, ...])
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=trusted)
         timeout = min(ctx.cfg.pytest_timeout, ctx.cfg.probe_budget)
         return sessions.run(
-            targets=nodeids, deselect=frozenset(ctx.frozen), timeout=timeout, sampled=confirm
+            targets=nodeids,
+            deselect=frozenset(ctx.frozen),
+            timeout=timeout,
+            child_plugins=child_plugins(confirm),
         )
 
 

@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planegate.probes.canaries.child.sampled import KIND, NOT_FOUND
+from planegate.runner.session import ChildPlugin
+
+MODULE = "planegate.probes.canaries.child.sampled"  # the child's plugin (its entry: `plugin`)
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,14 @@ class SampleSpec:
             "only": {path: list(names) for path, names in self.only.items()},
             "force": {nodeid: list(target) for nodeid, target in self.force.items()},
         }
+
+
+def child_plugins(spec: SampleSpec | None) -> tuple[ChildPlugin, ...]:
+    """A session's `child_plugins` for the sampled canaries `spec` asks for (none without one):
+    placed before the allowed plugins, as the child's own companions are."""
+    if spec is None:
+        return ()
+    return (ChildPlugin(MODULE, spec.to_json(), before_allowed=True, records=(KIND,)),)
 
 
 @dataclass(frozen=True)

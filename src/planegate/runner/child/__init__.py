@@ -1,2 +1,3 @@
 """Everything imported inside the untrusted test child (fenced: it imports only the standard
-library, pytest, pluggy, Hypothesis and other `child/` folders; tests/integration/test_child_fence.py)."""
+library, pytest, pluggy, Hypothesis and other `child/` folders;
+tests/integration/test_child_fence.py)."""

@@ -1,58 +1,39 @@
 """The child's own plugins beside the channel (child side): the import record and, when the
-spec asks, the repeat plugin, init's item kinds (`runner/child/kinds.py`) and the sampled canaries
-(`probes/canaries/child/sampled.py`).
+spec asks, the repeat plugin and init's item kinds (`runner/child/kinds.py`).
 
 `make_plugins` is called once, after the harness is imported and the tree's package roots are
 placed, before pytest runs. Each plugin is built like the channel's (`runner/child/channel.py`): a
 module object of plain functions that take what they use as keyword-only defaults (reading
 them is audited), and report only when `frames.guard` finds pluggy calling with no production
 code on the stack. Their records reach the parent's `RunResult.extra` by kind
-(`stream.EXTRA_KINDS`).
+(`stream.EXTRA_KINDS`), as do those the spec's child plugins declare (`ChildPlugin.records`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from types import ModuleType, SimpleNamespace
+from collections.abc import Mapping
 from typing import Any
 
-from planegate.runner.child import frames
+from planegate.runner.child.plugin_api import PluginContext
 
 # the records of these plugins, one of each kind per run (the parent's `runner/stream.py`)
-EXTRA_KINDS = frozenset({"imports", "repeat", "kinds", "sampled"})
+EXTRA_KINDS = frozenset({"imports", "repeat", "kinds"})
 
 
-def make_plugins(
-    emit: frames.Emit,
-    audit: SimpleNamespace,
-    tree: str,
-    roots: Sequence[str],
-    spec: Mapping[str, Any],
-) -> list[object]:
-    """The companions the child's `spec` asks for (`repeat`, `kinds`, `sampled`)."""
+def make_plugins(context: PluginContext, spec: Mapping[str, Any]) -> list[object]:
+    """The companions the child's `spec` asks for (`repeat`, `kinds`)."""
     repeat, kinds = int(spec.get("repeat") or 1), bool(spec.get("kinds"))
-    sampled = spec.get("sampled")
+    emit, audit = context.emit, context.audit
     from planegate.runner.child import provenance
 
-    plugins: list[object] = [_module("imports", provenance.hooks(emit, audit, tree, roots), audit)]
+    hooks = provenance.hooks(emit, audit, context.tree, context.roots)
+    plugins: list[object] = [context.module("imports", hooks)]
     if repeat > 1:
         from planegate.runner.child import repeat as repeat_mod
 
-        plugins.append(_module("repeat", repeat_mod.hooks(emit, audit, repeat), audit))
+        plugins.append(context.module("repeat", repeat_mod.hooks(emit, audit, repeat)))
     if kinds:
         from planegate.runner.child import kinds as kinds_mod
 
-        plugins.append(_module("kinds", kinds_mod.hooks(emit, audit), audit))
-    if sampled is not None:
-        from planegate.probes.canaries.child import sampled as sampled_mod
-
-        plugins.append(_module("sampled", sampled_mod.hooks(emit, audit, sampled), audit))
+        plugins.append(context.module("kinds", kinds_mod.hooks(emit, audit)))
     return plugins
-
-
-def _module(name: str, hooks: dict[str, Callable[..., Any]], audit: SimpleNamespace) -> ModuleType:
-    plugin = ModuleType(name)  # hashable, as pluggy needs; in no sys.modules
-    for hook_name, function in hooks.items():
-        audit.ours.add(function)
-        setattr(plugin, hook_name, function)
-    return plugin

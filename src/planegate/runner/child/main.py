@@ -16,10 +16,13 @@ of planegate's and `__main__` keeps no reference to it. `prepare()`:
 7. puts the tree's package roots (`src/`, the base's `pythonpath`, the tree, as the parent's
    `runner/roots.py` found them) on sys.path after the standard library and before
    site-packages (`roots.placed`);
-8. builds the channel plugin and its companions (`extras.py`: the import record, the repeat
-   plugin, init's item kinds) and forgets planegate's own modules.
+8. builds the channel plugin, its companions (`extras.py`: the import record, the repeat
+   plugin, init's item kinds) and the child plugins the spec names (`plugin_api.py`: each
+   module imported by name, its entry function called with its options), and forgets
+   planegate's own modules.
 
-Everything this imports of planegate lies in `child/` folders (tests/integration/test_child_fence.py).
+Everything this imports of planegate lies in `child/` folders
+(tests/integration/test_child_fence.py).
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from types import ModuleType, SimpleNamespace
 from typing import Any
 
 SCRIPT = (
@@ -39,7 +41,16 @@ SCRIPT = (
 
 
 def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
-    from planegate.runner.child import audit, bootstrap, channel, extras, frames, integrity, reads
+    from planegate.runner.child import (
+        audit,
+        bootstrap,
+        channel,
+        extras,
+        frames,
+        integrity,
+        plugin_api,
+        reads,
+    )
     from planegate.runner.child import roots as tree_roots
 
     spec = _read_spec(spec_fd)
@@ -69,36 +80,15 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     package_roots = [str(root) for root in spec.get("roots") or [tree]]
     sys.path[:] = tree_roots.placed(sys.path, package_roots, tree_roots.stdlib_paths())
     deselect = frozenset(spec["deselect"])
+    context = plugin_api.PluginContext(emit, state, tree, package_roots)
     plugins: list[object] = [channel.make_plugin(emit, hold, state, checks, deselect)]
-    plugins += extras.make_plugins(emit, state, tree, package_roots, spec)
-    plugins += allowed
-    if spec.get("probes") is not None:
-        from planegate.freeze.child.sweep_probes import ProbesPlugin
-
-        plugins.append(ProbesPlugin(spec["probes"]))
-    if spec.get("answer_probes"):
-        plugins += _answer_probes(state)
+    plugins += extras.make_plugins(context, spec)
+    before, after = plugin_api.load(list(spec.get("child_plugins", [])), context)
+    plugins += [*before, *allowed, *after]
     args = list(spec["args"]) + bootstrap.autoload_off()
     del spec
     _forget_planegate()
     return args, plugins
-
-
-def _answer_probes(state: SimpleNamespace) -> list[object]:
-    """The answer probes' plugins (probes/answers/child/), registered like the channel's: objects
-    handed to pytest.main() before pytest's set-up, so the integrity baseline holds them, and
-    named plainly (the registered name of a module is its `__name__`)."""
-    from planegate.probes.answers.child import probe_fresh, probe_plain, probe_repeat, probe_strict
-
-    plugins: list[object] = []
-    for module in (probe_fresh, probe_plain, probe_repeat, probe_strict):
-        plugin = ModuleType(module.__name__.rsplit(".", 1)[-1])
-        for name, value in vars(module).items():
-            if name.startswith("pytest_") and callable(value):
-                state.ours.add(value)
-                setattr(plugin, name, value)
-        plugins.append(plugin)
-    return plugins
 
 
 def _read_spec(fd: int) -> dict[str, Any]:

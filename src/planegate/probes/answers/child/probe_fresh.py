@@ -9,12 +9,17 @@ Hypothesis prints the counterexample.
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from planegate.probes.answers.child.options import FRESH_FACTOR as FACTOR
 from planegate.probes.answers.child.options import FRESH_SEED as SEED
+
+if TYPE_CHECKING:
+    from planegate.runner.child.plugin_api import PluginContext
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -55,3 +60,8 @@ def refresh(target: Any, seed: int, factor: int) -> None:
         phases=phases,
     )
     target._hypothesis_internal_use_seed = seed
+
+
+def plugin(_options: Mapping[str, Any], context: PluginContext, /) -> object:
+    """This module's hooks as the child registers them (`runner/child/plugin_api.py`)."""
+    return context.hooks_of(sys.modules[__name__])

@@ -23,9 +23,9 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -33,6 +33,9 @@ from planegate.probes.answers.child.options import PLAIN_EXAMPLES as EXAMPLES
 from planegate.probes.answers.child.options import PLAIN_SEED as SEED
 from planegate.probes.answers.child.probe_fresh import given_function
 from planegate.probes.answers.child.probe_repeat import COPY
+
+if TYPE_CHECKING:
+    from planegate.runner.child.plugin_api import PluginContext
 
 # top-level module names (prefixes) of the test harness, hidden during a plain call
 HARNESS = ("pytest", "_pytest", "pluggy", "hypothesis", "_hypothesis", "iniconfig", "xdist")
@@ -185,3 +188,8 @@ def watching_hook(rootdir: str) -> str | None:
         if path.startswith(root) and "site-packages" not in Path(path).parts:
             return f"{kind} ({os.path.relpath(path, root)}:{code.co_firstlineno})"
     return None
+
+
+def plugin(_options: Mapping[str, Any], context: PluginContext, /) -> object:
+    """This module's hooks as the child registers them (`runner/child/plugin_api.py`)."""
+    return context.hooks_of(sys.modules[__name__])

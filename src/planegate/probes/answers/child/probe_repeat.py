@@ -14,13 +14,18 @@ so each run reports on its own:
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from planegate.probes.answers.child.options import REPEAT_AGAIN as AGAIN
 from planegate.probes.answers.child.options import REPEAT_EACH as OPTION
 from planegate.probes.answers.child.options import copy_nodeid
+
+if TYPE_CHECKING:
+    from planegate.runner.child.plugin_api import PluginContext
 
 COPY = pytest.StashKey[bool]()  # set on the copies: a probe can tell them from the original
 
@@ -68,3 +73,8 @@ def _rename(item: Any, nodeid: str) -> None:
         item._id = coerce_node_id(nodeid)
     else:
         item._nodeid = nodeid
+
+
+def plugin(_options: Mapping[str, Any], context: PluginContext, /) -> object:
+    """This module's hooks as the child registers them (`runner/child/plugin_api.py`)."""
+    return context.hooks_of(sys.modules[__name__])

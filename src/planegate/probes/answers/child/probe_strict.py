@@ -16,13 +16,18 @@ true however it is written. `pytest.approx` operands are held to the same rule.
 from __future__ import annotations
 
 import ast
+import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from planegate.probes.answers.child import strict_compare
 from planegate.probes.answers.child.options import STRICT_COMPARE as OPTION
+
+if TYPE_CHECKING:
+    from planegate.runner.child.plugin_api import PluginContext
 
 CHECK = (
     "_probe_compare_operands"  # set on _pytest.assertion.rewrite, which rewritten modules import
@@ -127,3 +132,8 @@ def _import_position(module: ast.Module) -> int:
 
 def _import() -> ast.Import:
     return ast.Import([ast.alias("_pytest.assertion.rewrite", ALIAS)], lineno=1, col_offset=0)
+
+
+def plugin(_options: Mapping[str, Any], context: PluginContext, /) -> object:
+    """This module's hooks as the child registers them (`runner/child/plugin_api.py`)."""
+    return context.hooks_of(sys.modules[__name__])

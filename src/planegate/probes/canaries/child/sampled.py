@@ -34,6 +34,8 @@ from planegate.runner.child import frames
 if TYPE_CHECKING:
     import pytest
 
+    from planegate.runner.child.plugin_api import PluginContext
+
 KIND = "sampled"
 MAX_CALLS = 64  # direct callees kept per test
 KEPT_DUNDERS = frozenset({"__init__", "__call__"})
@@ -46,6 +48,11 @@ NOT_PASSED, NOTHING, NO_BREAKS, NOT_FOUND = (
     "no breaks left",
     "the function was not found",
 )
+
+
+def plugin(options: Mapping[str, Any], context: PluginContext, /) -> object:
+    """The sampled canaries' plugin for the options the gate wrote (`SampleSpec.to_json`)."""
+    return context.module(KIND, hooks(context.emit, context.audit, options))
 
 
 def hooks(

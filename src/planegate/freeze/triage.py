@@ -11,6 +11,7 @@ from typing import Any
 
 from planegate.config.load import Config
 from planegate.freeze import sweep as core
+from planegate.freeze import sweep_plugin
 from planegate.progress import QUIET, Progress
 from planegate.repo.git import GitRepo
 from planegate.repo.snapshot import snapshot
@@ -97,4 +98,4 @@ def _reruns(repo: GitRepo, commit: str, nodeids: Sequence[str], cfg: Config, how
         if how.prepare_head is not None:
             how.prepare_head(tree)
         sessions = Sessions(tree, cfg, how.ini_options, how.environ)
-        return rerun(sessions, commit, nodeids, how.runs)
+        return rerun(sessions, commit, nodeids, how.runs, only=sweep_plugin.only)
