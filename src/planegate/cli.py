@@ -328,6 +328,11 @@ def _add_setup(add: _Add) -> None:
         help="collect only: do not run the suite to find the files tests read "
         "(no data patterns proposed)",
     )
+    init_cmd.add_argument(
+        "--verbose",
+        action="store_true",
+        help="list each scoring test that reads no file (default: one summary line)",
+    )
 
 
 def _add_freeze_plane(add: _Add) -> None:

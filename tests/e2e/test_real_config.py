@@ -177,6 +177,7 @@ def test_symlinks_in_data_folders_are_locked_and_verified_as_links(
         }
     )
     data_with_links(repo.root)
+    repo.git("add", "--all")  # only files git tracks are data
     done = run_cli("-C", str(repo.root), "lock")
     assert done.returncode == 0, done.stderr
     locked = json.loads((repo.root / "tests/fixtures.lock.json").read_text())["files"]

@@ -86,6 +86,7 @@ def test_verify_and_lock(project: TestRepo, capsys: pytest.CaptureFixture[str]) 
     assert cli("-C", root, "verify") == 0
     (project.root / "tests/fix/data/label.txt").write_text("n=4")
     (project.root / "tests/fix/data/new.txt").write_text("new")
+    project.git("add", "tests/fix/data/new.txt")  # only files git tracks are data
     capsys.readouterr()
     assert cli("-C", root, "verify") == 3
     out = capsys.readouterr().out

@@ -12,21 +12,24 @@ from planegate.config import load as config_mod
 
 def test_init_proposes_data_patterns_helpers_and_tests_that_read_nothing(tmp_path: Path) -> None:
     repo = TestRepo(tmp_path / "suite")
-    repo.write({**FILES, "tests/data/nested/extra.txt": "unread"})
+    repo.commit("project", {**FILES, "tests/data/nested/extra.txt": "unread"})
     done = cli(repo.root, "init")
     assert done.returncode == 0, done.stderr
     proposed = config_mod.parse(done.stdout, "planegate.yml")
     assert proposed.planes["fixture"].data == ("tests/data/label.txt", "tests/data/render.txt")
     assert "planegate: helper: tests/helpers.py" in done.stderr
-    assert "planegate: reads no file: tests/test_props.py::test_add_commutes" in done.stderr
-    assert "test_label_golden (its expected" not in done.stderr
+    assert "planegate: reads no file: 1 scoring tests" in done.stderr
+    assert "tests/test_props.py::test_add_commutes" not in done.stderr
+    verbose = cli(repo.root, "init", "--verbose")
+    assert "planegate: reads no file: tests/test_props.py::test_add_commutes" in verbose.stderr
+    assert "test_label_golden" not in verbose.stderr
 
 
 def test_init_collapses_a_folder_read_whole_and_no_trace_proposes_nothing(
     tmp_path: Path,
 ) -> None:
     repo = TestRepo(tmp_path / "suite")
-    repo.write(FILES)
+    repo.commit("project", FILES)
     done = cli(repo.root, "init")
     assert config_mod.parse(done.stdout, "planegate.yml").planes["fixture"].data == ("tests/data/",)
     quiet = cli(repo.root, "init", "--no-trace")
@@ -35,7 +38,7 @@ def test_init_collapses_a_folder_read_whole_and_no_trace_proposes_nothing(
 
 def test_after_init_and_lock_a_rewritten_golden_fails_evidence(tmp_path: Path) -> None:
     repo = TestRepo(tmp_path / "suite")
-    repo.write(FILES)
+    repo.commit("project", FILES)
     assert cli(repo.root, "init", "--write").returncode == 0
     locked = cli(repo.root, "lock")
     assert locked.returncode == 0

@@ -359,7 +359,7 @@ def test_one_traced_run_gives_planes_data_and_helpers_and_split_nodeids(
         "golden",
         {"tests/test_golden.py": GOLDEN_MIXED, "tests/data/total.txt": "3"},
     )
-    code, _, err = init(suite, capsys, "--split", "--write")
+    code, _, err = init(suite, capsys, "--split", "--write", "--verbose")
     assert code == 0, err
     proposed = config.parse((suite.root / "planegate.yml").read_text(), "planegate.yml")
     assert proposed.planes["fixture"].data == ("tests/data/",)

@@ -44,11 +44,16 @@ def load_worktree_config(root: Path, requested: str | None) -> Config:
 def data_hashes(root: Path, cfg: Config) -> dict[str, str]:
     """sha256 of every fixture-plane data file in the checkout; a symlink is hashed as git
     stores it (its target path), never followed, whether it points to a file, a folder or
-    nothing."""
+    nothing. Only files git tracks count (every file outside git): a tool's cache or an
+    ignored file is never locked."""
     from planegate.config.planemap import data_files
+    from planegate.repo.git import tracked_files
     from planegate.repo.hashing import bytes_sha256, file_sha256
 
     entries = checkout_files(root)
+    tracked = tracked_files(root)
+    if tracked is not None:
+        entries = sorted(set(entries) & set(tracked))
     return {
         path: bytes_sha256(os.fsencode(os.readlink(root / path)))
         if (root / path).is_symlink()

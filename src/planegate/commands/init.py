@@ -26,5 +26,5 @@ def run(args: argparse.Namespace) -> int:
     if collect.traced is not None:
         from planegate.init.discovery_notes import propose_data
 
-        propose_data(root, proposal, collect.traced)
+        propose_data(root, proposal, collect.traced, verbose=args.verbose)
     return emit_config(root, proposal.text, proposal.notes, args.write)

@@ -23,7 +23,7 @@ _planegate() {
         explain) COMPREPLY=($(compgen -W "--debug --format --help --quiet -C -h -q" -- "$cur")) ;;
         freeze) COMPREPLY=($(compgen -W "--class --confidence --config --debug --evidence --help --note --owner --quiet --review-by -C -h -q" -- "$cur")) ;;
         gate) COMPREPLY=($(compgen -W "--author --base --config --debug --digest --evidence --format --head --help --human --merge --output --quiet --shard -C -h -q" -- "$cur")) ;;
-        init) COMPREPLY=($(compgen -W "--debug --help --no-trace --plugin --quiet --split --tests --write -C -h -q" -- "$cur")) ;;
+        init) COMPREPLY=($(compgen -W "--debug --help --no-trace --plugin --quiet --split --tests --verbose --write -C -h -q" -- "$cur")) ;;
         ledger) COMPREPLY=($(compgen -W "--config --debug --format --help --quiet -C -h -q check" -- "$cur")) ;;
         lint) COMPREPLY=($(compgen -W "--config --debug --format --help --quiet -C -h -q" -- "$cur")) ;;
         lock) COMPREPLY=($(compgen -W "--config --covers --debug --help --no-trace --quiet -C -h -q" -- "$cur")) ;;

@@ -24,6 +24,7 @@ from functools import cached_property
 
 import pathspec
 
+from planegate.config import production as production_mod
 from planegate.config.load import Config
 from planegate.config.pathmatch import PathPatterns
 from planegate.pyimports import (
@@ -38,6 +39,7 @@ from planegate.pyimports import (
 )
 from planegate.vocabulary import SCORING_PLANES
 
+NO_PRODUCTION = production_mod.Production()
 TEST_FOLDER_NAMES = frozenset({"tests", "test", "testing"})
 Reader = Callable[[str], "bytes | None"]
 BatchReader = Callable[[list[str]], dict[str, bytes]]
@@ -80,6 +82,7 @@ class DefaultEvidence:
     inits: tuple[str, ...] = ()
     tests: tuple[str, ...] = ()  # every plane test file: the test side, with the helpers
     roots: tuple[str, ...] = ()  # test roots
+    production: production_mod.Production = NO_PRODUCTION  # config/production.py
 
     @cached_property
     def why(self) -> dict[str, str]:
@@ -124,6 +127,7 @@ def collect(
         inits=tuple(p for p in inits if not excluded.match_file(p)),
         tests=tuple(tests),
         roots=tuple(roots),
+        production=production_mod.of(layout, [*tests, *imported], pythonpath),
     )
 
 

@@ -20,6 +20,7 @@ from planegate.config import default_evidence
 from planegate.config.load import Config
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.pyimports import parent
+from planegate.repo.git import tracked_files as git_files
 from planegate.runner import pytest_ini
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
@@ -43,6 +44,7 @@ class Discovery:
     helpers: tuple[str, ...]
     read_nothing: tuple[str, ...]  # scoring tests that opened no repository file
     output: str = ""
+    read_package: tuple[str, ...] = ()  # tests (or modules) that read production source
 
 
 def checkout_files(root: Path) -> list[str]:
@@ -55,12 +57,22 @@ def checkout_files(root: Path) -> list[str]:
     return sorted(found)
 
 
+def tracked_files(root: Path) -> list[str]:
+    """The checkout's files git tracks (its index) that exist; every file outside git. Only
+    these are ever proposed, locked or warned about: a tool's cache (`.hypothesis/`), an
+    ignored file or a path a test only probes is no data of the project."""
+    tracked = git_files(root)
+    if tracked is None:
+        return checkout_files(root)
+    return [path for path in tracked if (root / path).exists() or (root / path).is_symlink()]
+
+
 def discover(
     root: Path, cfg: Config, ini_options: Mapping[str, Any], targets: tuple[str, ...] = ()
 ) -> Discovery:
     """Run the checkout's suite once, traced, in a copy of it."""
     result, found = run(root, cfg, ini_options, targets)
-    return summarise(result, PlaneMap(cfg), found.helpers)
+    return summarise(result, PlaneMap(cfg), found, tracked_files(root))
 
 
 def run(
@@ -74,7 +86,10 @@ def run(
     `trace=None`; paths of the copy in its output and collection errors read as `root`."""
     files = checkout_files(root)
     found = default_evidence.collect(
-        cfg, files, lambda path: _read(root, path), pythonpath=pytest_ini.pythonpath(ini_options)
+        cfg,
+        tracked_files(root),
+        lambda path: _read(root, path),
+        pythonpath=pytest_ini.pythonpath(ini_options),
     )
     options: dict[str, Any] = {"trace": TraceSpec(found.test_side, found.roots), **changes}
     with tempfile.TemporaryDirectory(prefix="planegate-discover-") as scratch:
@@ -94,29 +109,44 @@ def _relocated(result: RunResult, tree: str, root: str) -> RunResult:
     return replace(result, output=result.output.replace(tree, root), collect_errors=errors)
 
 
-def summarise(result: RunResult, plane_map: PlaneMap, helpers: Iterable[str]) -> Discovery:
+def summarise(
+    result: RunResult,
+    plane_map: PlaneMap,
+    evidence: default_evidence.DefaultEvidence,
+    files: Iterable[str],
+) -> Discovery:
+    """What the run's tests read of `files` (the tracked ones): production source
+    (config/production.py) is never data, only the tests that read it are named."""
     scoring = [
         n
         for n in result.collected
         if n in result.outcomes and plane_map.plane_of(n) in SCORING_PLANES
     ]
+    tracked = frozenset(files)
     readers: dict[str, set[str]] = {}
     prod: set[str] = set()
     reading_tests: set[str] = set()
+    package: set[str] = set()
     for key, reads in result.reads.items():
         tests = [key] if "::" in key else [n for n in scoring if file_of(n) == key]
-        for path in reads.test:
-            readers.setdefault(path, set()).update(tests or [key])
-        if reads.test:
+        kept = [path for path in reads.test if path in tracked]
+        source = [path for path in kept if evidence.production.covers(path)]
+        for path in kept:
+            if path not in source:
+                readers.setdefault(path, set()).update(tests or [key])
+        if kept:
             reading_tests.update(tests)
+        if source:
+            package.update(tests or [key])
         prod.update(reads.prod)
     return Discovery(
         closed=result.closed,
         reads={path: tuple(sorted(readers[path])) for path in sorted(readers)},
         prod_reads=tuple(sorted(prod)),
-        helpers=tuple(helpers),
+        helpers=evidence.helpers,
         read_nothing=tuple(n for n in scoring if n not in reading_tests),
         output=result.output,
+        read_package=tuple(sorted(package)),
     )
 
 

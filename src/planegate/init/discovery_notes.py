@@ -15,20 +15,19 @@ from planegate.init.propose import Proposal
 from planegate.runner import pytest_ini
 from planegate.runner.session import RunResult
 
-SHOWN = 20
-
 
 def _ini(root: Path) -> dict[str, object]:
     return discover.checkout_ini(root)
 
 
-def propose_data(root: Path, proposal: Proposal, traced: RunResult) -> None:
-    """From init's traced run of the suite: `data` patterns for every file its tests read,
-    notes on helpers and on tests that read nothing, under the proposed planes."""
+def propose_data(root: Path, proposal: Proposal, traced: RunResult, verbose: bool = False) -> None:
+    """From init's traced run of the suite: `data` patterns for every tracked file its tests
+    read, notes on helpers, on tests that read the package and on tests that read nothing,
+    under the proposed planes."""
     cfg = config_mod.parse(proposal.text, "planegate.yml")
-    files = discover.checkout_files(root)
-    helpers = _protection_evidence(root, cfg, files).helpers
-    found = discover.summarise(_renamed(traced, proposal.renamed), PlaneMap(cfg), helpers)
+    files = discover.tracked_files(root)
+    evidence = _protection_evidence(root, cfg, files)
+    found = discover.summarise(_renamed(traced, proposal.renamed), PlaneMap(cfg), evidence, files)
     proposal.data = discover.data_patterns(found.reads, files)
     notes = [
         f"data: {pattern} (read by tests; locked by `planegate lock`)" for pattern in proposal.data
@@ -36,12 +35,8 @@ def propose_data(root: Path, proposal: Proposal, traced: RunResult) -> None:
     notes += [
         f"helper: {path} (imported by plane tests: evidence by default)" for path in found.helpers
     ]
-    notes += [
-        f"reads no file: {nodeid} (its expected values are in the test file, locked with it)"
-        for nodeid in found.read_nothing[:SHOWN]
-    ]
-    if len(found.read_nothing) > SHOWN:
-        notes.append(f"reads no file: and {len(found.read_nothing) - SHOWN} more tests")
+    notes += package_notes(found)
+    notes += read_nothing_notes(found, verbose)
     if not found.closed:
         notes.append(
             "the traced run did not finish: the data patterns may miss files; "
@@ -50,12 +45,36 @@ def propose_data(root: Path, proposal: Proposal, traced: RunResult) -> None:
     proposal.notes += notes
 
 
+def package_notes(found: discover.Discovery) -> list[str]:
+    """One line per test that reads the project's own source (a packaging test): noted, never
+    data (config/production.py)."""
+    return [
+        f"reads the package: {nodeid} (production source and project metadata are never "
+        "fixture data)"
+        for nodeid in found.read_package
+    ]
+
+
+def read_nothing_notes(found: discover.Discovery, verbose: bool) -> list[str]:
+    """One summary line; each test's line only with `--verbose`."""
+    count = len(found.read_nothing)
+    if not count:
+        return []
+    notes = [
+        f"reads no file: {count} scoring tests (their expected values are in the test files, "
+        "locked with them)" + ("" if verbose else "; `--verbose` lists them")
+    ]
+    if verbose:
+        notes += [f"reads no file: {nodeid}" for nodeid in found.read_nothing]
+    return notes
+
+
 def lock_warnings(
     root: Path, cfg: config_mod.Config, locked: Mapping[str, str], trace: bool
 ) -> list[str]:
-    """One line per problem: a fixture plane with tests and nothing locked; a file tests
-    read that is neither locked nor otherwise protected."""
-    files = discover.checkout_files(root)
+    """One line per problem: a fixture plane with tests and nothing locked; a tracked file
+    tests read that is neither locked, nor otherwise protected, nor production source."""
+    files = discover.tracked_files(root)
     warnings = []
     if not locked and _fixture_has_tests(cfg, files):
         warnings.append(

@@ -446,3 +446,16 @@ def checkout(repo: GitRepo, ref: str, create: bool = False) -> None:
             repo._repo.git.checkout("--quiet", "-b", ref)
         else:
             repo._repo.git.checkout("--quiet", ref)
+
+
+def tracked_files(root: Path) -> list[str] | None:
+    """The files git tracks under `root` (its index: the commit plus what is staged), relative
+    to `root`; None when `root` is in no git repository."""
+    try:
+        out = git.Git(root).execute(
+            ["git", "ls-files", "-z"],
+            env=gitenv.hardened(os.environ),
+        )
+    except (git.exc.GitCommandError, git.exc.GitCommandNotFound, OSError):
+        return None
+    return sorted(name for name in str(out).split("\0") if name)

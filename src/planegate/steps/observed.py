@@ -67,14 +67,19 @@ def _tests_of_module(module: str, by_file: dict[str, list[str]]) -> list[str]:
 
 
 def unlocked_changes(ctx: GitFacts, run: RunResult) -> dict[str, list[str]]:
-    """Files scoring tests read, that the patch changed, and that nothing protects."""
+    """Files scoring tests read, that the patch changed, and that nothing protects; never
+    production source (config/production.py: a packaging test reads the project, not data)."""
     changed = {c.path for c in ctx.changes} | {c.old_path for c in ctx.changes if c.old_path}
     excluded = default_evidence.exclusion(ctx.cfg)
+    production = ctx.evidence.production
     return readers(
         ctx,
         run,
         lambda path: (
-            path in changed and not ctx.protection.covers(path) and not excluded.match_file(path)
+            path in changed
+            and not ctx.protection.covers(path)
+            and not excluded.match_file(path)
+            and not production.covers(path)
         ),
     )
 
