@@ -8,7 +8,8 @@ read-based evidence (PG308) never counts them (docs/planes.md, "Production sourc
 A file is production source when the commit tracks it and it is
 
 - project metadata at the repository root: `pyproject.toml`, `setup.cfg`, `setup.py`,
-  `MANIFEST.in`, `README*`, `LICENSE*` / `LICENCE*` / `COPYING*`;
+  `MANIFEST.in`, `tox.ini`, `README*`, `LICENSE*` / `LICENCE*` / `COPYING*`, `CHANGELOG*`,
+  `CHANGES*`, `HISTORY*`, `NEWS*`, `AUTHORS*`, `CONTRIBUTING*` (what an sdist ships);
 - a module of the project: Python source (`.py`, `.pyi`, `.pyx`, `.pxd`, `py.typed`) inside
   a top-level package of a package root (a folder holding `__init__.py` directly under
   `src/`, under an in-tree `pythonpath` entry, or under the repository root), or a
@@ -29,8 +30,19 @@ from dataclasses import dataclass
 
 from planegate.pyimports import Layout, join, parent
 
-METADATA = frozenset({"pyproject.toml", "setup.cfg", "setup.py", "MANIFEST.in"})
-METADATA_PREFIXES = ("readme", "license", "licence", "copying")
+METADATA = frozenset({"pyproject.toml", "setup.cfg", "setup.py", "MANIFEST.in", "tox.ini"})
+METADATA_PREFIXES = (
+    "readme",
+    "license",
+    "licence",
+    "copying",
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "authors",
+    "contributing",
+)
 _TEST_FOLDER = re.compile(
     r"^(tests?|testing|testdata|test[_-].*|.*[_-]tests?|fixtures?|goldens?|snapshots?)$"
 )

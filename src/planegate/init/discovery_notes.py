@@ -28,7 +28,10 @@ def propose_data(root: Path, proposal: Proposal, traced: RunResult, verbose: boo
     files = discover.tracked_files(root)
     evidence = _protection_evidence(root, cfg, files)
     found = discover.summarise(_renamed(traced, proposal.renamed), PlaneMap(cfg), evidence, files)
-    proposal.data = discover.data_patterns(found.reads, files)
+    protection = Protection(cfg, evidence.paths)
+    test_side = frozenset(evidence.test_side)
+    data = [p for p in found.reads if p not in test_side and not protection.covers(p)]
+    proposal.data = discover.data_patterns(data, files)  # tests and helpers are evidence already
     notes = [
         f"data: {pattern} (read by tests; locked by `planegate lock`)" for pattern in proposal.data
     ]
