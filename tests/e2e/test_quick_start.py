@@ -14,6 +14,7 @@ from planegate.cli import main
 from planegate.config import load as config
 
 PROJECT = {
+    ".gitignore": "/planegate-digest.json\n",
     "pyproject.toml": '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
     "shop/__init__.py": "",
     "shop/price.py": "def total(items):\n    return sum(items)\n",
@@ -54,10 +55,8 @@ def test_quick_start_on_a_fresh_repository(
 
     repo.branch("honest")
     repo.commit("comment", {"shop/price.py": "# prices in cents\n" + PROJECT["shop/price.py"]})
-    digest = str(repo.root / "planegate-digest.json")
-    code, out, err = cli(
-        repo, capsys, "gate", "--base", "main", "--digest", digest, "-q", "--format", "json"
-    )
+    code, out, _ = cli(repo, capsys, "gate", "--base", "main", "-q", "--format", "json")
     report = json.loads(out)
     assert code == 0, report
     assert report["exit_code"] == 0
+    assert report["digest_source"].startswith("planegate-digest.json in the work tree (commit ")
