@@ -1,14 +1,16 @@
 # planegate action image. Build with scripts/build-image.sh, which fills wheelhouse/ first:
 # this build installs only the wheels it is given and never resolves a dependency.
 #
-# The base is pinned by digest (the one line below; refresh it when bumping the base with
-# `docker buildx imagetools inspect python:3.12-slim`). A build on an engine without a
-# registry passes --build-arg PYTHON_BASE=python:3.12-slim (a local stand-in).
-ARG PYTHON_BASE=python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea
+# The base is pinned by digest on the one FROM line below, where Dependabot updates it
+# (.github/dependabot.yml, ecosystem docker: it reads FROM lines, never an ARG's default).
+# Every stage starts from that stage. A build on an engine without a registry sets
+# PLANEGATE_BASE=python:3.12-slim for scripts/build-image.sh, which then builds a copy of
+# this file with that line's image replaced (a local stand-in).
+FROM python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea AS base
 
 # Stage 1: install the locked dependencies (--no-deps: nothing beyond the lock) and planegate
 # from the wheelhouse into /install, so that the wheels never become a layer of the image.
-FROM ${PYTHON_BASE} AS install
+FROM base AS install
 COPY requirements.lock wheelhouse/ /wheelhouse/
 RUN python -m pip install --no-cache-dir --disable-pip-version-check --prefix /install \
         --no-index --find-links /wheelhouse --no-deps -r /wheelhouse/requirements.lock \
@@ -19,7 +21,7 @@ RUN python -m pip install --no-cache-dir --disable-pip-version-check --prefix /i
 # planegate never runs (send-email, svn, the Perl-based helpers) and libcurl for remotes it
 # never fetches. Only the git binary, its helper directory without those, and the templates
 # are copied on; the image's own check below proves git runs and links.
-FROM ${PYTHON_BASE} AS git
+FROM base AS git
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 # hadolint ignore=DL3008
 RUN apt-get update \
@@ -36,7 +38,7 @@ RUN apt-get update \
 
 # Stage 3: the interpreter with its debug symbols stripped (libpython, the standard library's
 # extension modules; the wheels' own libraries are left as built): binutils lives only here.
-FROM ${PYTHON_BASE} AS strip
+FROM base AS strip
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 COPY --from=install /install /usr/local
 # hadolint ignore=DL3008
@@ -49,7 +51,7 @@ RUN apt-get update \
 # Stage 4: the root file system: the base without its package caches, documentation and the
 # standard library parts no test run uses (IDLE, tkinter, lib2to3, ensurepip), git, the
 # stripped interpreter and packages, the phase-1 helpers and the two unprivileged users.
-FROM ${PYTHON_BASE} AS rootfs
+FROM base AS rootfs
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 COPY --from=strip /usr/local /usr/local
 # git is the only system program planegate needs: Debian bookworm's build (the base digest

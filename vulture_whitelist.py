@@ -7,7 +7,7 @@ from vulture.whitelist_utils import Whitelist
 
 from planegate.freeze import events, sweep_run
 from planegate.github import check_runs, event_payload
-from planegate.runner.child import main
+from planegate.runner.child import main, plugin_api
 
 events.RenewEvent.renewed_at  # a ledger field: its JSON key, read back by name
 events.ThawEvent.thawed_at  # a ledger field: its JSON key, read back by name
@@ -16,6 +16,7 @@ check_runs.CheckOutcome.check_run_id  # what posting returns, as data
 event_payload.PullRequest.base_ref  # the event payload's fields, kept whole
 event_payload.PullRequest.head_ref
 main.prepare  # called from the bootstrap script's string, in the child
+plugin_api.PluginEntry.__call__  # a Protocol's signature: the plugin modules' entry functions
 
 harness = Whitelist()
 harness._hypothesis_internal_use_seed  # set on a test function, read by Hypothesis

@@ -12,6 +12,10 @@
 #                           "x86_64"; the release passes "x86_64 aarch64")
 #        PLANEGATE_PYTHON   interpreter used to build the wheel and run pip (default python3)
 #        PLANEGATE_DOCKER   docker command (default docker); set to "" to only fill wheelhouse/
+#        PLANEGATE_BASE     an image to build on instead of the Dockerfile's pinned base (an
+#                           engine without a registry: python:3.12-slim, a local stand-in);
+#                           the build then uses a copy of the Dockerfile with its `AS base`
+#                           line's image replaced
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 tag=${1:?usage: build-image.sh TAG [docker build args...]}
@@ -35,5 +39,13 @@ for arch in $arches; do
 done
 echo "build-image.sh: wheelhouse has $(find "$wheelhouse" -name '*.whl' | wc -l) wheels for: $arches"
 [[ -n $docker_cmd ]] || exit 0
+dockerfile=$here/Dockerfile
+if [[ -n ${PLANEGATE_BASE:-} ]]; then
+	dockerfile=$(mktemp /tmp/planegate-dockerfile.XXXXXX)
+	trap 'rm -f "$dockerfile"' EXIT
+	sed -E "s#^FROM [^ ]+ AS base\$#FROM ${PLANEGATE_BASE} AS base#" "$here/Dockerfile" >"$dockerfile"
+	grep -qx "FROM ${PLANEGATE_BASE} AS base" "$dockerfile" ||
+		{ echo "build-image.sh: the Dockerfile has no 'FROM ... AS base' line to replace" >&2; exit 1; }
+fi
 # --network=host: the Dockerfile's apt-get needs the network on engines without a bridge.
-$docker_cmd build --network=host -t "$tag" "$@" "$here"
+$docker_cmd build --network=host -f "$dockerfile" -t "$tag" "$@" "$here"

@@ -58,8 +58,10 @@ fi
 docker info >/dev/null 2>&1 || { echo "image-smoke: no Docker engine (local-container.sh up)"; exit 69; }
 
 # 1. build
-PLANEGATE_PYTHON=$build_python "$here/scripts/build-image.sh" "$image" \
-	${SMOKE_BUILD_ARGS:---build-arg PYTHON_BASE=python:3.12-slim} >/tmp/planegate-image-smoke-build.log 2>&1 ||
+# SMOKE_BASE: the base image (default the local stand-in python:3.12-slim; empty: the
+# Dockerfile's pinned base, from a registry)
+PLANEGATE_PYTHON=$build_python PLANEGATE_BASE=${SMOKE_BASE-python:3.12-slim} \
+	"$here/scripts/build-image.sh" "$image" ${SMOKE_BUILD_ARGS:-} >/tmp/planegate-image-smoke-build.log 2>&1 ||
 	{ tail -20 /tmp/planegate-image-smoke-build.log; echo "image-smoke: build failed"; exit 1; }
 version=$("$python" -c 'import planegate; print(planegate.__version__)')
 got=$(docker run --rm --entrypoint planegate "$image" --version)

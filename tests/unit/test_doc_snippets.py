@@ -73,3 +73,21 @@ def test_the_fork_recipe_posts_with_the_event_file_and_sarif() -> None:
     pr = yaml.safe_load(SNIPPETS["recipes-1.yml"])
     (gate,) = [s for s in _steps(pr) if str(s.get("uses", "")).startswith("planegate/")]
     assert gate["with"]["github-token"] == ""
+
+
+UNSAFE_CHECKOUT = re.compile(r"^ +allow-unsafe-pr-checkout: true(?P<comment> #.*)?$", re.M)
+INLINE_IGNORE = re.compile(r"^ # zizmor: ignore\[unsafe-checkout\] \S.{8,}$")
+
+
+def test_every_unsafe_checkout_records_zizmors_inline_ignore_with_its_reason() -> None:
+    """zizmor reads `# zizmor: ignore[unsafe-checkout]` on the line it reports (the option's
+    line), and the text after it is the reason a reviewer reads."""
+    texts = dict(SNIPPETS)
+    for path in sorted((ROOT / ".github/workflows").glob("*.yml")):
+        texts[path.name] = path.read_text("utf-8")
+    found = 0
+    for name, text in texts.items():
+        for match in UNSAFE_CHECKOUT.finditer(text):
+            found += 1
+            assert INLINE_IGNORE.match(match["comment"] or ""), f"{name}: {match[0].strip()}"
+    assert found >= 5

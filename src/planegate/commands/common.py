@@ -64,7 +64,9 @@ def data_hashes(root: Path, cfg: Config) -> dict[str, str]:
 
 def checkout_files(root: Path) -> list[str]:
     """Every file and symlink under `root` as git would list it (no `.git`, links not
-    followed into)."""
+    followed into), but the digest `planegate digest` writes there: it is never data."""
+    from planegate.repo.digest_format import FILE_NAME
+
     found = []
     for folder, dirs, files in os.walk(root):
         base = Path(folder)
@@ -72,7 +74,7 @@ def checkout_files(root: Path) -> list[str]:
         links = [d for d in dirs if (base / d).is_symlink()]
         for name in [*(f for f in files if f != ".git"), *links]:
             found.append((base / name).relative_to(root).as_posix())
-    return found
+    return [path for path in found if path != FILE_NAME]
 
 
 def read_manifest(root: Path, cfg: Config) -> Manifest | None:

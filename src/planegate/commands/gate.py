@@ -20,12 +20,14 @@ if TYPE_CHECKING:
 def run(args: argparse.Namespace) -> int:
     from planegate.gate import pipeline as gate
     from planegate.gate.context import GateOptions
+    from planegate.repo.digest_format import FILE_NAME
 
     options = GateOptions(
         root=root_of(args),
         base=args.base,
         head=args.head,
         digest_file=args.digest,
+        worktree_digest=None if args.digest is not None else root_of(args) / FILE_NAME,
         config_path=args.config,
         agent=not args.human,
         author=args.author,

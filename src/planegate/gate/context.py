@@ -44,6 +44,9 @@ class GateOptions:
     today: date = field(default_factory=date.today)
     environ: Mapping[str, str] | None = None
     digest: DigestInput | None = None  # main's digest in memory; read before `digest_file`
+    # the CLI's planegate-digest.json in the work tree: used when neither of the two above is
+    # given and it is the digest of the base tip (never set by the action)
+    worktree_digest: Path | None = None
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,7 @@ def run(
     options: dict[str, Any] = {"trace": TraceSpec(found.test_side, found.roots), **changes}
     with tempfile.TemporaryDirectory(prefix="planegate-discover-") as scratch:
         tree = Path(scratch) / "tree"
+        tree.mkdir()  # a checkout with no file still gets its folder (and pytest's ini)
         _copy(root, tree, files)
         result = Sessions(tree, cfg, ini_options).run(canaries=False, targets=targets, **options)
     return _relocated(result, str(tree), str(root)), found

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planegate.config import load as config_mod
+from planegate.errors import ConfigError
 from planegate.init.propose import (
     FIXTURE,
     NODEIDS,
@@ -68,6 +69,8 @@ def propose(options: InitOptions, collect: Collect, progress: Progress = QUIET) 
     traced = "and running it traced (the files tests read)"
     progress.step("init", f"collecting {where} {traced if options.trace else '(--collect-only)'}")
     collection = collect(options.targets)
+    if not collection.items:
+        raise _no_tests(options, collection)
     by_file = collection.by_file()
     progress.step("init", f"{len(collection.items)} tests in {len(by_file)} files; classifying")
     plans = {
@@ -81,6 +84,26 @@ def propose(options: InitOptions, collect: Collect, progress: Progress = QUIET) 
         proposal.add(plans[path])
     proposal.notes += [*notes, _summary(plans, options.split)]
     return proposal
+
+
+class NoTests(ConfigError):
+    """pytest collected no test: there is nothing to classify (exit 78)."""
+
+
+def _no_tests(options: InitOptions, collection: Collection) -> NoTests:
+    """A suite with no test to classify: a configuration would gate nothing (exit 78)."""
+    where = ", ".join(options.targets) or "pytest's testpaths (or the repository root)"
+    broken = ""
+    if collection.errors:
+        nodeid, message = collection.errors[0]
+        count = len(collection.errors)
+        broken = f"; {count} files could not be collected: {_error_note(nodeid, message)}"
+    return NoTests(
+        f"{options.root}: pytest collected no tests in {where}; a planegate.yml would gate "
+        f"nothing{broken}",
+        "add test_*.py files pytest collects, or name the tests with --tests PATH; "
+        "then run `planegate init` again",
+    )
 
 
 def _read(root: Path, path: str) -> str | None:
