@@ -216,6 +216,9 @@ def _add_gate_and_digest(add: _Add) -> None:
         help="report format (default text; text is coloured on a terminal unless NO_COLOR)",
     )
     gate_cmd.add_argument("--output", type=Path, help="write the report here (in --format)")
+    gate_cmd.add_argument(
+        "-v", "--verbose", action="store_true", help="the text report also lists every timer"
+    )
     gate_cmd.add_argument("--config", help=CONFIG_HELP)
     gate_cmd.add_argument(
         "--human",

@@ -80,9 +80,9 @@ def test_golden_byte_changed_exits_3_naming_file_and_owner(
     assert locked[0]["owner"] == "@org/goldens"
     protected = findings(report, "PG301")
     assert [f["path"] for f in protected] == ["tests/fix/data/label.txt"]
-    # main's golden still votes: the new label fails it
-    assert [f["nodeid"] for f in findings(report, "PG101")] == [
-        "tests/fix/test_label.py::test_label_golden"
+    # main's golden still votes: the new label fails it, at its assert's line (8)
+    assert [(f["nodeid"], f["path"], f["line"]) for f in findings(report, "PG101")] == [
+        ("tests/fix/test_label.py::test_label_golden", "tests/fix/test_label.py", 8)
     ]
 
 

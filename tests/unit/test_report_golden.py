@@ -112,6 +112,8 @@ def test_the_terminal_ends_with_the_total_time_not_every_timer() -> None:
     last = text.render(timed, color=False).rstrip("\n").splitlines()[-1]
     assert last == "took 12.3 s (each part's time is in the JSON report's timings)"
     assert "head run" not in text.render(timed, color=False)
+    verbose = text.render(timed, color=False, verbose=True).rstrip("\n").splitlines()
+    assert verbose[-2:] == [last, "seconds: context 0.31, head run 9.50, total 12.34"]
 
 
 def test_json_report_matches_golden() -> None:

@@ -78,13 +78,13 @@ def _print(report: Report, args: argparse.Namespace) -> None:
         to_file = text.colour_wanted(None, os.environ)  # a file is coloured only when forced
         args.output.write_text(render(report, args.format, color=to_file), "utf-8")
         if args.format != "text":
-            sys.stdout.write(text.render(report))
+            sys.stdout.write(text.render(report, verbose=args.verbose))
     else:
-        sys.stdout.write(render(report, args.format))
+        sys.stdout.write(render(report, args.format, verbose=args.verbose))
 
 
-def render(report: Report, form: str, color: bool | None = None) -> str:
-    """`color` None: decided from stdout and the environment."""
+def render(report: Report, form: str, color: bool | None = None, verbose: bool = False) -> str:
+    """`color` None: decided from stdout and the environment; `verbose`: every timer (text)."""
     from planegate import __version__
     from planegate.report import json_report, sarif, text
 
@@ -92,4 +92,4 @@ def render(report: Report, form: str, color: bool | None = None) -> str:
         return json_report.render(report)
     if form == "sarif":
         return sarif.render(report, version=__version__)
-    return text.render(report, color=color)
+    return text.render(report, color=color, verbose=verbose)

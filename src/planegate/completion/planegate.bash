@@ -22,7 +22,7 @@ _planegate() {
         digest) COMPREPLY=($(compgen -W "--collect-only --commit --config --debug --format --help --out --quiet -C -h -q" -- "$cur")) ;;
         explain) COMPREPLY=($(compgen -W "--debug --format --help --quiet -C -h -q" -- "$cur")) ;;
         freeze) COMPREPLY=($(compgen -W "--class --confidence --config --debug --evidence --help --note --owner --quiet --review-by -C -h -q" -- "$cur")) ;;
-        gate) COMPREPLY=($(compgen -W "--author --base --config --debug --digest --evidence --format --head --help --human --merge --output --quiet --shard -C -h -q" -- "$cur")) ;;
+        gate) COMPREPLY=($(compgen -W "--author --base --config --debug --digest --evidence --format --head --help --human --merge --output --quiet --shard --verbose -C -h -q -v" -- "$cur")) ;;
         init) COMPREPLY=($(compgen -W "--debug --help --no-trace --plugin --quiet --split --tests --verbose --write -C -h -q" -- "$cur")) ;;
         ledger) COMPREPLY=($(compgen -W "--config --debug --format --help --quiet -C -h -q check" -- "$cur")) ;;
         lint) COMPREPLY=($(compgen -W "--config --debug --format --help --quiet -C -h -q" -- "$cur")) ;;

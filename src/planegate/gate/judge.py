@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from planegate.errors import InternalError
@@ -10,6 +11,7 @@ from planegate.gate.context import Context
 from planegate.gate.digest_check import DigestCheck
 from planegate.progress import Stopwatch
 from planegate.report import Report, StepResult
+from planegate.report.locate import place_failures
 from planegate.steps import evidence, hunks, inventory, ledger, planes
 from planegate.steps.hunks_started import StartedAnalysis
 from planegate.steps.run_facts import Execution, RunFacts, StepCheck
@@ -43,7 +45,7 @@ def judge(
             analysis = hunks.start(ctx)  # it runs beside steps 2 to 4
     run = replace(run, hunk_analysis=analysis)
     steps = tuple(_timed(watch, check, ctx, run) for check in STEPS)
-    return Report(
+    report = Report(
         base=ctx.commits.base_tip,
         head=ctx.commits.head,
         merge_base=ctx.commits.merge_base,
@@ -56,6 +58,15 @@ def judge(
         base_broken=base_broken(steps),
         timings={**execution.timings, **watch.seconds},
     )
+    # every output (terminal, JSON, annotations) names the failing test's line, not its file
+    return place_failures(report, _failure_text(execution), ctx.base.read)
+
+
+def _failure_text(execution: Execution) -> Callable[[str], str]:
+    def text(nodeid: str) -> str:
+        return execution.head_run.outcome_of(nodeid).message
+
+    return text
 
 
 def _timed(watch: Stopwatch, check: StepCheck, ctx: Context, run: RunFacts) -> StepResult:

@@ -15,12 +15,10 @@ from planegate.gate.digest_check import check_digest
 from planegate.gate.execute import execute
 from planegate.gate.judge import judge
 from planegate.github.inputs import FetchedDigest, Job, agent_of
-from planegate.github.locate import place_failures
 from planegate.modes.base import exchange_folder, main_digest_folder, phase_of
 from planegate.progress import Progress
 from planegate.repo import digest_format as digest_mod
 from planegate.report import Report
-from planegate.steps.run_facts import Execution
 
 
 class GateMode:
@@ -47,8 +45,7 @@ class GateMode:
         """The whole gate (phase `all`) or the judge half over the run phase's data."""
         ctx = gate_context(job, digest)
         if phase_of(environ) == "all":
-            execution, report = pipeline.execute_and_judge(ctx, progress)
-            return _placed(report, ctx, execution)
+            return pipeline.execute_and_judge(ctx, progress)[1]
         analysis = pipeline.start_analysis(ctx)  # it runs while the run phase's data are read
         digest_check = check_digest(ctx)
         execution = exchange.read(exchange_folder(environ), digest_check.inventory)
@@ -56,7 +53,7 @@ class GateMode:
             raise InputDataError(
                 f"{exchange.FILE_NAME}: made for commits {execution.commits}, not {ctx.commits}"
             )
-        report = _placed(judge(ctx, execution, digest_check, analysis), ctx, execution)
+        report = judge(ctx, execution, digest_check, analysis)
         run_exit = (environ.get("PLANEGATE_RUN_EXIT") or "0").strip()
         if report.exit_code == exitcodes.PASS and run_exit != "0":
             raise InternalError(f"the run phase exited {run_exit} but left a passing result")
@@ -108,10 +105,3 @@ def fetched_digest(environ: Mapping[str, str]) -> FetchedDigest | None:
     source = folder / digest_mod.SOURCE_NAME
     said = source.read_text("utf-8", "replace").strip() if source.is_file() else ""
     return FetchedDigest(text, said or "main's digest artifact")
-
-
-def _placed(report: Report, ctx: Context, execution: Execution) -> Report:
-    """Failing tests annotated at their failing line (github/locate.py), not line 1."""
-    return place_failures(
-        report, lambda nodeid: execution.head_run.outcome_of(nodeid).message, ctx.base.read
-    )

@@ -44,8 +44,9 @@ class _Paint:
         return f"\x1b[{_CODES[colour]}m{text}\x1b[0m" if self.on else text
 
 
-def render(report: Report, *, color: bool | None = None) -> str:
-    """`color`: None decides from stdout and the environment (`colour_wanted`).
+def render(report: Report, *, color: bool | None = None, verbose: bool = False) -> str:
+    """`color`: None decides from stdout and the environment (`colour_wanted`); `verbose`
+    adds every part's time after the total.
 
     Every string that can come from the patch goes through `one_line` (no escape sequence,
     no control character, no line break) and the whole through `inert_commands`; the only
@@ -87,6 +88,11 @@ def render(report: Report, *, color: bool | None = None) -> str:
     if "total" in report.timings:
         total = report.timings["total"]
         lines += ["", f"took {total:.1f} s (each part's time is in the JSON report's timings)"]
+    if verbose and report.timings:
+        parts = ", ".join(
+            f"{shown(name)} {seconds:.2f}" for name, seconds in report.timings.items()
+        )
+        lines.append(f"seconds: {parts}")
     return untrusted.inert_commands("\n".join(lines) + "\n")
 
 

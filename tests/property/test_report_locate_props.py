@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planegate.github.locate import failure_line
+from planegate.report.locate import failure_line
 
 
 @given(st.text(), st.integers(min_value=1, max_value=10_000))

@@ -6,7 +6,7 @@ import dataclasses
 
 from helpers.github_support import finding, report_of
 from planegate.findings import Step
-from planegate.github.locate import def_line, failure_line, place_failures
+from planegate.report.locate import def_line, failure_line, place_failures
 
 LONGREPR = """\
 def test_total():
