@@ -4,27 +4,20 @@ reaches the evaluation, and report mode re-verifies a report's commits."""
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from helpers.action_support import HONEST, Seen, check_runs, run_with
 from helpers.fake_github import FakeGitHub, running
-from helpers.github_support import BASE, FAST, HEAD, action_env, finding, report_of
+from helpers.github_support import BASE, HEAD, finding, report_of
 from helpers.repo_helper import TestRepo
 from planegate.findings import Finding, Step
-from planegate.github.action import run_action
-from planegate.github.inputs import FetchedDigest, Job
-from planegate.modes.registry import MODES
-from planegate.progress import Progress
 from planegate.repo.git import GitRepo
 from planegate.report import Report, json_report
 from planegate.report.markdown import INTERNAL_ERROR_TITLE
-
-HONEST = report_of([])
 
 
 @pytest.fixture
@@ -32,34 +25,6 @@ def gh() -> Iterator[FakeGitHub]:
     with running() as fake:
         fake.add_pull(7, head_sha=HEAD, base_sha=BASE)
         yield fake
-
-
-class Seen:
-    """A `gate` mode whose judge returns a fixed Report and remembers the job and digest."""
-
-    name = "gate"
-    posts_verdict = True
-    uses_main_digest = True
-    writes_report = True
-
-    def __init__(self, report: Report | Exception) -> None:
-        self.result = report
-        self.jobs: list[Job] = []
-        self.digests: list[FetchedDigest | None] = []
-
-    def judge(
-        self,
-        job: Job,
-        digest: FetchedDigest | None,
-        environ: Mapping[str, str],
-        progress: Progress,
-    ) -> Report:
-        del environ, progress  # a fixed report needs neither
-        self.jobs.append(job)
-        self.digests.append(digest)
-        if isinstance(self.result, Exception):
-            raise self.result
-        return self.result
 
 
 @pytest.fixture
@@ -71,32 +36,6 @@ def clone(tmp_path: Path, gh: FakeGitHub) -> GitRepo:
     head = repo.commit("patch", {"a.txt": "2\n"})
     gh.add_pull(8, head_sha=head, base_sha=base)
     return GitRepo(repo.root)
-
-
-def _run(
-    gh: FakeGitHub,
-    tmp: Path,
-    evaluate: Seen,
-    trigger: tuple[dict[str, Any], str] | None = None,
-    *,
-    git: GitRepo | None = None,
-    **kw: str,
-) -> tuple[int, str]:
-    event, name = trigger or (gh.event_payload(7), "pull_request")
-    env = action_env(tmp, gh.api_url, event, name, **kw)
-    out = io.StringIO()
-    code = run_action(
-        env,
-        modes={**MODES, "gate": evaluate},
-        ancestry=None if git is None else lambda _job: git,
-        settings=FAST,
-        out=out,
-    )
-    return code, out.getvalue()
-
-
-def _check_runs(gh: FakeGitHub) -> list[dict[str, Any]]:
-    return list(gh.check_runs.values())
 
 
 GATED = "version: 1\nplanes:\n  property: {}\n  fixture:\n    paths: ['tests/']\n"
@@ -127,7 +66,7 @@ def _report_mode(
     report_file = tmp_path / "from-gate.json"
     report_file.write_text(json_report.render(report))
     seen = Seen(RuntimeError("evaluate must not run in report mode"))
-    code, out = _run(
+    code, out = run_with(
         gh,
         tmp_path,
         seen,
@@ -152,7 +91,7 @@ def test_report_mode_posts_an_existing_json_report(
     code, _ = _report_mode(gh, tmp_path, gated, _on(gated, [failed]))
 
     assert code == 1
-    (run,) = _check_runs(gh)
+    (run,) = check_runs(gh)
     assert run["conclusion"] == "failure" and len(gh.annotations[run["id"]]) == 1
     (comment,) = gh.comments_on(9)
     assert "recomputed from git" in comment["body"]
@@ -169,7 +108,7 @@ def test_report_mode_recomputes_the_evidence_a_forged_pass_hid(
     code, _ = _report_mode(gh, tmp_path, gated, forged)
 
     assert code == 3
-    (run,) = _check_runs(gh)
+    (run,) = check_runs(gh)
     assert run["conclusion"] == "failure"
     titles = {a["title"].split(" ")[0] for a in gh.annotations[run["id"]]}
     assert "PG301" in titles
@@ -182,7 +121,7 @@ def test_report_mode_refuses_a_report_on_another_commit(
     code, _ = _report_mode(gh, tmp_path, gated, other)
 
     assert code == 65
-    (run,) = _check_runs(gh)
+    (run,) = check_runs(gh)
     assert run["conclusion"] == "failure" and run["output"]["title"] == INTERNAL_ERROR_TITLE
 
 
@@ -193,7 +132,7 @@ def test_report_mode_refuses_a_merge_base_git_does_not_compute(
     lying = dataclasses.replace(_on(gated, []), merge_base=head)
     code, _ = _report_mode(gh, tmp_path, gated, lying)
     assert code == 65
-    (run,) = _check_runs(gh)
+    (run,) = check_runs(gh)
     assert "git computes" in run["output"]["summary"]
 
 
@@ -202,7 +141,7 @@ def test_main_digest_artifact_reaches_evaluate(
 ) -> None:
     gh.add_artifact(head_sha=clone.resolve("main"), payload=b'{"root": "r"}')
     seen = Seen(HONEST)
-    code, _ = _run(gh, tmp_path, seen, (gh.event_payload(8), "pull_request"), git=clone)
+    code, _ = run_with(gh, tmp_path, seen, (gh.event_payload(8), "pull_request"), git=clone)
 
     assert code == 0
     (digest,) = seen.digests
@@ -216,7 +155,7 @@ def test_a_pull_request_artifact_is_refused_with_a_finding(
 ) -> None:
     gh.add_artifact(head_sha=clone.resolve("main"), payload=b"forged", event="pull_request")
     seen = Seen(HONEST)
-    code, _ = _run(gh, tmp_path, seen, (gh.event_payload(8), "pull_request"), git=clone)
+    code, _ = run_with(gh, tmp_path, seen, (gh.event_payload(8), "pull_request"), git=clone)
 
     assert code == 0  # a refusal is a warning; the gate recomputes at the base tip
     assert seen.digests[0] is None

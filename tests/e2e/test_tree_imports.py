@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import strategies as st
 
 from helpers.repo_helper import TestRepo
 
@@ -135,6 +134,3 @@ def test_the_pythonpath_option_is_a_package_root(tmp_path: Path) -> None:
     assert code == 1
     assert [f["nodeid"] for f in findings(report, "PG101")] == [ADD]
     assert findings(report, "PG110") == []
-
-
-paths = st.lists(st.sampled_from(["/a", "/b", "/site", "/t", "/t/src"]), max_size=6)

@@ -3,22 +3,11 @@ skip's reason does not depend on the tree it ran in."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from helpers.fair_project import fair_repo
-from helpers.repo_helper import TestRepo
 from planegate.runner.session import Outcome
 from planegate.steps.on_base import Verdict, compare, reason
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> TestRepo:
-    return fair_repo(tmp_path / "repo")
-
 
 # --------------------------------------------------------------------------- the pure core
 

@@ -2,23 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from helpers.repo_helper import TestRepo
 from planegate.repo import gitenv
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> TestRepo:
-    made = TestRepo(tmp_path / "repo")
-    made.commit("one", {"a.txt": "one\n", "tests/test_a.py": "def test_a():\n    assert 1\n"})
-    made.commit("two", {"a.txt": "two\n"})
-    return made
-
 
 _keys = st.sampled_from(["safe.directory", "core.hooksPath", "user.name"])
 

@@ -3,33 +3,12 @@ where it ran."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from helpers.fair_project import fair_repo
-from helpers.repo_helper import TestRepo, run_cli
 from planegate.gate import main_run
 from planegate.repo import digest_format
 from planegate.repo.digest_format import Digest, MainRun, RecordedSigns
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> TestRepo:
-    """A base that skips, xfails and fails some of its scoring tests."""
-    return fair_repo(tmp_path / "repo")
-
-
-def gate(repo: TestRepo, digest: Path) -> tuple[int, dict[str, Any], str]:
-    done = run_cli(
-        "-C", str(repo.root), "gate", "--base", "main", "--digest", str(digest), "--format", "json"
-    )
-    return done.returncode, json.loads(done.stdout), done.stderr
-
 
 # --------------------------------------------------------------------------- the pure core
 

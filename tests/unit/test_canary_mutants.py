@@ -3,17 +3,10 @@ function is put back; only plain functions found by qualified name are broken.""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import pytest
 
-from helpers.project import PROJECT, manifest_for
-from helpers.repo_helper import TestRepo
-from planegate.cli import main
 from planegate.probes.canaries.child import sampled
 
 CORE = (
@@ -87,34 +80,3 @@ def test_only_plain_functions_found_by_qualified_name_are_broken() -> None:
 
 
 # --- the gate, on real repositories ---
-
-
-class Project:
-    """Main with `extra` files and planegate.yml's pytest section replaced by `pytest_yml`."""
-
-    def __init__(self, root: Path, extra: dict[str, str], pytest_yml: str = "") -> None:
-        files: dict[str, str | bytes] = {**PROJECT, "calc/core.py": CORE, **extra}
-        if pytest_yml:
-            config = str(PROJECT["planegate.yml"])
-            files["planegate.yml"] = config[: config.index("pytest:")] + pytest_yml
-        files["tests/fixtures.lock.json"] = manifest_for(files)
-        self.repo = TestRepo(root / "project")
-        self.repo.commit("initial", files)
-        self.digest = root / "digest.json"
-        assert main(["-C", str(self.repo.root), "digest", "--out", str(self.digest), "-q"]) == 0
-
-    def gate(
-        self, capsys: pytest.CaptureFixture[str], branch: str, files: dict[str, str]
-    ) -> tuple[int, dict[str, Any]]:
-        self.repo.checkout("main")
-        self.repo.branch(branch)
-        self.repo.commit(branch, files)
-        capsys.readouterr()  # what making main's digest printed
-        argv = ["-C", str(self.repo.root), "gate", "--base", "main", "--format", "json", "-q"]
-        code = main([*argv, "--digest", str(self.digest)])
-        return code, json.loads(capsys.readouterr().out)
-
-
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
-    yield Project(tmp_path_factory.mktemp("sampled"), {"tests/fix/test_examples.py": EXAMPLES})

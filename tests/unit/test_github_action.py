@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-import io
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from helpers.action_support import HONEST, Seen, check_runs, run_with
 from helpers.fake_github import FakeGitHub, running
-from helpers.github_support import BASE, FAST, HEAD, action_env, finding, read_outputs, report_of
+from helpers.github_support import BASE, HEAD, finding, read_outputs, report_of
 from planegate.config.load import parse as parse_config
 from planegate.errors import ConfigError
 from planegate.findings import Severity
-from planegate.github.action import run_action
-from planegate.github.inputs import FetchedDigest, Job, agent_of
-from planegate.modes.registry import MODES
-from planegate.progress import Progress
-from planegate.repo.git import GitRepo
-from planegate.report import Report
+from planegate.github.inputs import agent_of
 from planegate.report.markdown import INTERNAL_ERROR_TITLE, MARKER
 
 CHEAT = report_of([finding(n) for n in (3, 8)] + [finding(9, severity=Severity.WARNING)])
-HONEST = report_of([])
 
 
 @pytest.fixture
@@ -34,67 +27,13 @@ def gh() -> Iterator[FakeGitHub]:
         yield fake
 
 
-class Seen:
-    """A `gate` mode whose judge returns a fixed Report and remembers the job and digest."""
-
-    name = "gate"
-    posts_verdict = True
-    uses_main_digest = True
-    writes_report = True
-
-    def __init__(self, report: Report | Exception) -> None:
-        self.result = report
-        self.jobs: list[Job] = []
-        self.digests: list[FetchedDigest | None] = []
-
-    def judge(
-        self,
-        job: Job,
-        digest: FetchedDigest | None,
-        environ: Mapping[str, str],
-        progress: Progress,
-    ) -> Report:
-        del environ, progress  # a fixed report needs neither
-        self.jobs.append(job)
-        self.digests.append(digest)
-        if isinstance(self.result, Exception):
-            raise self.result
-        return self.result
-
-
-def _run(
-    gh: FakeGitHub,
-    tmp: Path,
-    evaluate: Seen,
-    trigger: tuple[dict[str, Any], str] | None = None,
-    *,
-    git: GitRepo | None = None,
-    **kw: str,
-) -> tuple[int, str]:
-    event, name = trigger or (gh.event_payload(7), "pull_request")
-    env = action_env(tmp, gh.api_url, event, name, **kw)
-    out = io.StringIO()
-    code = run_action(
-        env,
-        modes={**MODES, "gate": evaluate},
-        ancestry=None if git is None else lambda _job: git,
-        settings=FAST,
-        out=out,
-    )
-    return code, out.getvalue()
-
-
-def _check_runs(gh: FakeGitHub) -> list[dict[str, Any]]:
-    return list(gh.check_runs.values())
-
-
 def test_a_cheat_gets_a_failing_check_with_annotations_a_comment_summary_and_outputs(
     gh: FakeGitHub, tmp_path: Path
 ) -> None:
-    code, out = _run(gh, tmp_path, Seen(CHEAT))
+    code, out = run_with(gh, tmp_path, Seen(CHEAT))
 
     assert code == 3
-    (run,) = _check_runs(gh)
+    (run,) = check_runs(gh)
     assert run["conclusion"] == "failure" and run["head_sha"] == HEAD and run["name"] == "planegate"
     assert run["output"]["title"] == "planegate: fail — evidence (exit 3)"
     assert run["details_url"] == "https://github.com/octo/demo/actions/runs/777"
@@ -123,23 +62,23 @@ def test_a_cheat_gets_a_failing_check_with_annotations_a_comment_summary_and_out
 
 
 def test_an_honest_patch_gets_a_green_check_and_exit_0(gh: FakeGitHub, tmp_path: Path) -> None:
-    code, _ = _run(gh, tmp_path, Seen(HONEST))
+    code, _ = run_with(gh, tmp_path, Seen(HONEST))
     assert code == 0
-    (run,) = _check_runs(gh)
+    (run,) = check_runs(gh)
     assert run["conclusion"] == "success"
     assert read_outputs(tmp_path / "output.txt")["verdict"] == "pass"
 
 
 def test_two_runs_leave_one_comment(gh: FakeGitHub, tmp_path: Path) -> None:
-    _run(gh, tmp_path, Seen(CHEAT))
-    _run(gh, tmp_path, Seen(HONEST))
+    run_with(gh, tmp_path, Seen(CHEAT))
+    run_with(gh, tmp_path, Seen(HONEST))
     (comment,) = gh.comments_on(7)
     assert "## planegate: ✅ pass" in comment["body"]
 
 
 def test_the_token_never_reaches_evaluate(gh: FakeGitHub, tmp_path: Path) -> None:
     seen = Seen(HONEST)
-    _run(gh, tmp_path, seen, agent_authors="*[bot]", comment="on-failure")
+    run_with(gh, tmp_path, seen, agent_authors="*[bot]", comment="on-failure")
     (job,) = seen.jobs
     assert "ghs_test_token" not in repr(job)
     assert job.pull is not None and job.pull.number == 7
@@ -155,7 +94,7 @@ def test_fork_403_falls_back_to_workflow_commands_and_says_so(
     gh.fail("POST", "/repos/octo/demo/issues/7/comments", 403)
     event = gh.event_payload(7)
     event["pull_request"] = gh.add_pull(7, head_sha=HEAD, base_sha=BASE, head_repo="fork/demo")
-    code, out = _run(gh, tmp_path, Seen(CHEAT), (event, "pull_request"))
+    code, out = run_with(gh, tmp_path, Seen(CHEAT), (event, "pull_request"))
 
     assert code == 3
     assert gh.check_runs == {} and gh.comments_on(7) == []
@@ -172,17 +111,17 @@ def test_fork_403_falls_back_to_workflow_commands_and_says_so(
 def test_fork_403_on_a_pass_still_exits_0(gh: FakeGitHub, tmp_path: Path) -> None:
     gh.fail("POST", "/repos/octo/demo/check-runs", 403)
     gh.fail("POST", "/repos/octo/demo/issues/7/comments", 403)
-    code, _ = _run(gh, tmp_path, Seen(HONEST))
+    code, _ = run_with(gh, tmp_path, Seen(HONEST))
     assert code == 0
 
 
 def test_an_internal_error_still_completes_the_check_as_failure(
     gh: FakeGitHub, tmp_path: Path
 ) -> None:
-    code, _ = _run(gh, tmp_path, Seen(RuntimeError("boom")))
+    code, _ = run_with(gh, tmp_path, Seen(RuntimeError("boom")))
 
     assert code == 70
-    (run,) = _check_runs(gh)
+    (run,) = check_runs(gh)
     assert run["conclusion"] == "failure"
     assert run["output"]["title"] == INTERNAL_ERROR_TITLE
     assert "RuntimeError: boom" in run["output"]["summary"]
@@ -195,16 +134,16 @@ def test_an_internal_error_still_completes_the_check_as_failure(
 def test_a_planegate_error_keeps_its_exit_code_and_fails_the_check(
     gh: FakeGitHub, tmp_path: Path
 ) -> None:
-    code, _ = _run(gh, tmp_path, Seen(ConfigError("planegate.yml:3 planes: unknown key")))
+    code, _ = run_with(gh, tmp_path, Seen(ConfigError("planegate.yml:3 planes: unknown key")))
     assert code == 78
-    (run,) = _check_runs(gh)
+    (run,) = check_runs(gh)
     assert run["conclusion"] == "failure"
     assert "planegate.yml:3" in run["output"]["summary"]
 
 
 def test_a_pass_that_cannot_be_posted_exits_69(gh: FakeGitHub, tmp_path: Path) -> None:
     gh.fail("POST", "/repos/octo/demo/check-runs", 502, times=10)
-    code, out = _run(gh, tmp_path, Seen(HONEST))
+    code, out = run_with(gh, tmp_path, Seen(HONEST))
     assert code == 69
     assert "::warning title=planegate::posting failed: check run" in out
     assert "Posting failed" in (tmp_path / "summary.md").read_text()
@@ -214,13 +153,13 @@ def test_a_failure_that_cannot_be_posted_keeps_the_verdicts_code(
     gh: FakeGitHub, tmp_path: Path
 ) -> None:
     gh.fail("POST", "/repos/octo/demo/check-runs", 502, times=10)
-    code, _ = _run(gh, tmp_path, Seen(CHEAT))
+    code, _ = run_with(gh, tmp_path, Seen(CHEAT))
     assert code == 3
 
 
-def test_502_twice_then_201_posts_one_check_run(gh: FakeGitHub, tmp_path: Path) -> None:
+def test_502_twice_then_201_posts_one_checkrun_with(gh: FakeGitHub, tmp_path: Path) -> None:
     gh.fail("POST", "/repos/octo/demo/check-runs", 502, times=2)
-    code, _ = _run(gh, tmp_path, Seen(CHEAT))
+    code, _ = run_with(gh, tmp_path, Seen(CHEAT))
     assert code == 3 and len(gh.check_runs) == 1
 
 
@@ -237,7 +176,7 @@ def test_workflow_run_rereads_the_uploaded_pull_request_from_the_api(
         "repository": gh.repository(),
     }
     seen = Seen(CHEAT)
-    code, _ = _run(
+    code, _ = run_with(
         gh,
         tmp_path,
         seen,
@@ -250,20 +189,20 @@ def test_workflow_run_rereads_the_uploaded_pull_request_from_the_api(
     (job,) = seen.jobs
     assert job.author == "coder[bot]" and job.agent is True and job.base == BASE
     assert len(gh.requests_to("GET", r"/pulls/7$")) == 1
-    (run,) = _check_runs(gh)
+    (run,) = check_runs(gh)
     assert run["head_sha"] == HEAD
 
 
 def test_enterprise_server_api_prefix(tmp_path: Path) -> None:
     with running(prefix="/api/v3") as gh:
         gh.add_pull(7, head_sha=HEAD, base_sha=BASE)
-        code, _ = _run(gh, tmp_path, Seen(CHEAT))
+        code, _ = run_with(gh, tmp_path, Seen(CHEAT))
         assert code == 3 and len(gh.check_runs) == 1
         assert all(r.path.startswith("/repos/") for r in gh.log)
 
 
 def test_bad_inputs_are_a_usage_error(gh: FakeGitHub, tmp_path: Path) -> None:
-    code, out = _run(gh, tmp_path, Seen(HONEST), annotations="maybe")
+    code, out = run_with(gh, tmp_path, Seen(HONEST), annotations="maybe")
     assert code == 64
     assert out.startswith("::error title=planegate::input annotations: expected true or false")
     assert gh.log == []
@@ -274,10 +213,10 @@ def test_push_event_posts_on_the_pushed_commit_without_a_comment(
 ) -> None:
     event = {"before": BASE, "after": HEAD, "repository": gh.repository()}
     seen = Seen(HONEST)
-    code, _ = _run(gh, tmp_path, seen, (event, "push"))
+    code, _ = run_with(gh, tmp_path, seen, (event, "push"))
     assert code == 0
     assert seen.jobs[0].base == BASE and seen.jobs[0].pull is None
-    (run,) = _check_runs(gh)
+    (run,) = check_runs(gh)
     assert run["head_sha"] == HEAD and gh.comments == {}
 
 
@@ -287,7 +226,7 @@ def test_merge_group_posts_on_the_queue_commit_and_judges_it_as_a_persons(
     group = {"head_sha": HEAD, "base_sha": BASE, "head_ref": "refs/heads/gh-readonly-queue/main/x"}
     event = {"merge_group": group, "repository": gh.repository()}
     seen = Seen(HONEST)
-    code, _ = _run(gh, tmp_path, seen, (event, "merge_group"))
+    code, _ = run_with(gh, tmp_path, seen, (event, "merge_group"))
     assert code == 0
     (job,) = seen.jobs
     assert (job.head, job.base, job.pull) == (HEAD, BASE, None)
@@ -296,5 +235,5 @@ def test_merge_group_posts_on_the_queue_commit_and_judges_it_as_a_persons(
         '  fixture: {owner: "@o", paths: ["f/"]}\nagents: {authors: ["*"]}\n'
     )
     assert agent_of(job, parse_config(config, "planegate.yml")) is False
-    (run,) = _check_runs(gh)
+    (run,) = check_runs(gh)
     assert (run["head_sha"], run["conclusion"]) == (HEAD, "success") and gh.comments == {}

@@ -10,50 +10,6 @@ import pytest
 from planegate.cli import main
 from planegate.config import load as config
 
-MIXED = '''\
-# SPDX-License-Identifier: MIT
-"""Prices: examples and properties side by side."""
-
-import pytest
-from hypothesis import given, strategies as st
-
-from shop.price import discount, total
-
-PERCENTS = st.integers(min_value=0, max_value=100)
-
-
-@pytest.fixture(scope="module", name="ceiling")
-def _ceiling():
-    return 100
-
-
-@pytest.fixture
-def base():
-    return 200
-
-
-def test_discount_example(base):
-    assert discount(base, 10) == 180
-
-
-@given(PERCENTS)
-def test_discount_never_raises_price(ceiling, percent):
-    assert discount(ceiling, percent) <= ceiling
-
-
-class TestTotal:
-    def test_empty(self):
-        assert total([]) == 0
-
-    @given(st.lists(st.integers(min_value=0)))
-    def test_monotone(self, xs):
-        assert total([*xs, 1]) > total(xs)
-
-    @pytest.mark.parametrize("n", [1, 2, 3])
-    def test_single(self, n):
-        assert total([n]) == n
-'''
-
 
 def test_migrate_writes_seed_nodeids_as_per_nodeid_membership(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

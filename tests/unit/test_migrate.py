@@ -11,10 +11,6 @@ from planegate.cli import main
 from planegate.config import load as config
 
 
-def cli(*argv: str) -> int:
-    return main([*argv, "-q"])
-
-
 def test_migrate_seed_layout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "planes.json").write_text(
         json.dumps(

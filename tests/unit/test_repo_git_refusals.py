@@ -7,17 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers.repo_helper import TestRepo
 from planegate.errors import PlanegateError
 from planegate.repo import export, gitenv
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> TestRepo:
-    made = TestRepo(tmp_path / "repo")
-    made.commit("one", {"a.txt": "one\n", "tests/test_a.py": "def test_a():\n    assert 1\n"})
-    made.commit("two", {"a.txt": "two\n"})
-    return made
 
 
 @pytest.mark.parametrize("path", ["../x", "a/../../x", ".git/config", "a/.GIT/hooks", "a//b", ""])

@@ -11,9 +11,6 @@ from planegate.errors import ServiceUnavailable, UsageError
 from planegate.runner import contain
 from planegate.runner import env as child_env
 
-FRONT = "import sys, _planted; sys.path.insert(0, '/planted-front'); "
-FRONT += "sys.meta_path.insert(0, _planted.Finder())\n"
-
 
 def test_the_two_variables_are_read_strictly_and_never_reach_the_child() -> None:
     parent = {"PLANEGATE_PROJECT_SITE": "/a:/b::/a", "PLANEGATE_CHILD_USER": "10002:10003"}
