@@ -81,12 +81,11 @@ def test_explain_a_rule_and_an_exit_code(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_an_output_that_breaks_its_schema_is_an_internal_error() -> None:
-    from planegate import wire
     from planegate.commands import json_output
     from planegate.errors import InternalError
 
     with pytest.raises(InternalError) as refused:
-        json_output.emit(wire.VERIFY, {"command": "verify", "exit_code": 0})
+        json_output.emit("verify", {"command": "verify", "exit_code": 0})
     assert refused.value.message.startswith("the verify output breaks its schema: ")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from planegate import exitcodes, wire
+from planegate import exitcodes
 from planegate.commands import json_output
 from planegate.commands.common import progress_of, root_of
 
@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     if json_output.wanted(args):
         not_passing = None if result.run is None else len(result.run.not_passed)
         json_output.emit(
-            wire.DIGEST_SUMMARY,
+            "digest-summary",
             {
                 "command": "digest",
                 "exit_code": exitcodes.PASS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planegate import exitcodes, urls, wire
+from planegate import exitcodes, urls
 from planegate.commands import json_output
 from planegate.errors import UsageError
 
@@ -20,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if json_output.wanted(args):
         json_output.emit(
-            wire.EXPLAIN,
+            "explain",
             {"command": "explain", "exit_code": exitcodes.PASS, "rule": rule, "exit": exit_entry},
         )
     elif rule is not None:

@@ -8,7 +8,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from planegate import exitcodes, wire
+from planegate import exitcodes
 from planegate.commands import json_output
 from planegate.commands.common import load_worktree_config, root_of
 
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             for due in ledger.replays_due(parsed.state(), today)
         ]
     if json_output.wanted(args):
-        json_output.emit(wire.LEDGER_CHECK, result)
+        json_output.emit("ledger-check", result)
     else:
         _print(result)
     return int(result["exit_code"])

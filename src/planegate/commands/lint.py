@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from planegate import exitcodes, wire
+from planegate import exitcodes
 from planegate.commands import json_output
 from planegate.commands.common import load_worktree_config, root_of
 
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     code = exitcodes.HUNKS if found else exitcodes.PASS
     if json_output.wanted(args):
         json_output.emit(
-            wire.LINT,
+            "lint",
             {
                 "command": "lint",
                 "exit_code": code,

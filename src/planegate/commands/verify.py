@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from planegate import exitcodes, wire
+from planegate import exitcodes
 from planegate.commands import json_output
 from planegate.commands.common import data_hashes, load_worktree_config, read_manifest, root_of
 from planegate.errors import InputDataError
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     code = exitcodes.EVIDENCE if mismatches else exitcodes.PASS
     if json_output.wanted(args):
         json_output.emit(
-            wire.VERIFY,
+            "verify",
             {
                 "command": "verify",
                 "exit_code": code,
