@@ -1,6 +1,6 @@
 """The digest `planegate digest` leaves in the work tree: a local `gate` without `--digest`
-uses it when it is the base tip's digest and says so; one of another commit is ignored with a
-note; and it is never taken for a data file of the fixture plane."""
+never reads it unasked (anything run in the work tree can write that path) but says how to use
+it; `--digest` uses it; and it is never taken for a data file of the fixture plane."""
 
 from __future__ import annotations
 
@@ -57,32 +57,70 @@ def shop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> TestRepo:
     return repo
 
 
-def test_the_base_tips_digest_in_the_work_tree_is_used_and_named(
+def test_the_base_tips_digest_in_the_work_tree_is_named_not_read_unasked(
     shop: TestRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     base = shop.git("rev-parse", "main")
     code, report = gate(shop, capsys)
     assert code == 0, report
-    assert report["digest_source"].startswith(
-        f"planegate-digest.json in the work tree (commit {base[:12]}); matches git at the base tip"
+    assert report["digest_source"] == (
+        f"recomputed from git at the base tip {base[:12]}; planegate-digest.json in the work "
+        "tree is a digest of the base tip: pass `--digest planegate-digest.json` to use it "
+        "(it is not read unasked)"
     )
+    argv = ["-C", str(shop.root), "gate", "--base", "main", "--format", "json", "-q"]
+    code = main([*argv, "--digest", str(shop.root / "planegate-digest.json")])
+    used = json.loads(capsys.readouterr().out)
+    assert code == 0, used
+    assert used["digest_source"].endswith(f"(commit {base[:12]}); matches git at the base tip")
 
 
-def test_a_digest_of_another_commit_is_ignored_with_a_note(
+def test_a_digest_forged_in_the_work_tree_cannot_excuse_a_regression(
     shop: TestRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    old = shop.git("rev-parse", "main")
+    """What a test run of the patch in this work tree could write: main's run claiming the
+    golden test failed on main too. Without `--digest` it is never read: the bug is the
+    patch's (exit 1), not main's (exit 6)."""
+    digest = shop.root / "planegate-digest.json"
+    forged = json.loads(digest.read_text())
+    assert forged["run"] is not None
+    golden = "tests/test_golden.py::test_total_golden"
+    forged["run"]["not_passed"] = {golden: {"outcome": "failed", "message": "assert 5 == 6"}}
+    digest.write_text(json.dumps(forged))
+    shop.checkout("main")
+    shop.branch("bug")
+    shop.commit("off by one", {"shop/price.py": PRICE.replace("sum(items)", "sum(items) - 1")})
+    code, report = gate(shop, capsys)
+    assert code == 1, report
+    assert "not read unasked" in report["digest_source"]
+
+
+def test_a_digest_in_the_work_tree_that_git_would_refuse_is_not_even_read(
+    shop: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read, a digest whose hashes git refutes stops the gate (65); unasked, it is not read."""
+    digest = shop.root / "planegate-digest.json"
+    tampered = json.loads(digest.read_text())
+    tampered["files"]["planegate.yml"] = "0" * 64
+    digest.write_text(json.dumps(tampered))
+    code, report = gate(shop, capsys)
+    assert code == 0, report
+    assert report["digest_source"].startswith("recomputed from git at the base tip")
+    argv = ["-C", str(shop.root), "gate", "--base", "main", "-q", "--digest", str(digest)]
+    assert main(argv) == 65
+    capsys.readouterr()
+
+
+def test_a_digest_of_another_commit_gets_no_hint(
+    shop: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
     shop.checkout("main")
     shop.commit("readme", {"README.md": "shop\n"})
     tip = shop.git("rev-parse", "main")
     shop.checkout("honest")
     code, report = gate(shop, capsys)
     assert code == 0, report
-    assert report["digest_source"] == (
-        f"recomputed from git at the base tip {tip[:12]}; planegate-digest.json in the work "
-        f"tree is the digest of {old[:12]}, not of the base tip: ignored (`planegate digest` "
-        "on the base writes the one the gate uses)"
-    )
+    assert report["digest_source"] == f"recomputed from git at the base tip {tip[:12]}"
 
 
 def test_a_digest_the_patch_commits_is_not_used(
@@ -92,9 +130,8 @@ def test_a_digest_the_patch_commits_is_not_used(
     shop.git("add", "--force", digest.name)
     shop.commit("the patch commits a digest")
     code, report = gate(shop, capsys)
-    assert report["digest_source"].endswith(
-        "; planegate-digest.json is tracked by git, not the one `planegate digest` wrote: ignored"
-    )
+    assert report["digest_source"].startswith("recomputed from git at the base tip")
+    assert "--digest" not in report["digest_source"]  # no hint to use a file the patch made
     assert code != 0  # the patch added a file matching the fixture plane's data patterns
 
 

@@ -22,12 +22,13 @@ def run(args: argparse.Namespace) -> int:
     from planegate.gate.context import GateOptions
     from planegate.repo.digest_format import FILE_NAME
 
+    root = root_of(args)
     options = GateOptions(
-        root=root_of(args),
+        root=root,
         base=args.base,
         head=args.head,
-        digest_file=args.digest,
-        worktree_digest=None if args.digest is not None else root_of(args) / FILE_NAME,
+        digest_file=None if args.digest is None else root / args.digest,  # as if run in -C
+        worktree_digest=None if args.digest is not None else root / FILE_NAME,
         config_path=args.config,
         agent=not args.human,
         author=args.author,

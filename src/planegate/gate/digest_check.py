@@ -99,42 +99,39 @@ def digest_input(options: GateOptions) -> DigestInput | None:
     return DigestInput(text, str(path), f"digest file {path}")
 
 
-def worktree_digest(ctx: Context) -> tuple[DigestInput | None, str]:
-    """The digest `planegate digest` left in the work tree, when it is the base tip's; else
-    None and a note for the report (a file of another commit is not an error: it is ignored)."""
+def worktree_digest_note(ctx: Context) -> str:
+    """A hint when `planegate digest` left the base tip's digest in the work tree. It is never
+    read unasked: anything that ran in this work tree (the patch's own tests, run by hand, or a
+    child of an earlier gate) can write that path, and a digest decides which failures are
+    "as on main"; `--digest` is the person's word that the file is theirs."""
     path = ctx.options.worktree_digest
     if path is None or not path.is_file():
-        return None, ""
-    name = path.name
+        return ""
     try:
         tracked = path.resolve().relative_to(ctx.repo.root.resolve()).as_posix()
     except ValueError:
         tracked = None
     if tracked is not None and (tracked in ctx.head.files or tracked in ctx.base.files):
-        return None, f"; {tracked} is tracked by git, not the one `planegate digest` wrote: ignored"
+        return ""  # a file git tracks is the patch's or main's, not what `digest` wrote
     try:
-        text = path.read_bytes()
-        commit = digest_format.from_json(text, name).commit
-    except InputDataError as error:
-        return None, f"; {name} in the work tree is not a digest ({error.message}): ignored"
-    except OSError as error:
-        return None, f"; {name} in the work tree cannot be read ({error.strerror}): ignored"
+        commit = digest_format.from_json(path.read_bytes(), path.name).commit
+    except (InputDataError, OSError):
+        return ""
     if commit != ctx.base.commit:
-        return None, (
-            f"; {name} in the work tree is the digest of {commit[:12]}, not of the base tip: "
-            "ignored (`planegate digest` on the base writes the one the gate uses)"
-        )
-    return DigestInput(text, name, f"{name} in the work tree"), ""
+        return ""
+    return (
+        f"; {path.name} in the work tree is a digest of the base tip: pass "
+        f"`--digest {path.name}` to use it (it is not read unasked)"
+    )
 
 
 def check_digest(ctx: Context) -> DigestCheck:
     """Main's digest against git: its commit must be the base's tip or an ancestor of it, and
     its hashes must match git's there; only the tip's own digest vouches for the inventory."""
-    given, note = digest_input(ctx.options), ""
+    given = digest_input(ctx.options)
     base = ctx.base
     if given is None:
-        given, note = worktree_digest(ctx)
-    if given is None:
+        note = worktree_digest_note(ctx)
         return DigestCheck(
             (), None, f"recomputed from git at the base tip {base.commit[:12]}" + note
         )
