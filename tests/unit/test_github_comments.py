@@ -58,6 +58,13 @@ def test_a_marked_comment_by_someone_else_is_never_taken(gh: FakeGitHub) -> None
     assert (again.action, again.comment_id) == ("updated", outcome.comment_id)
 
 
+def test_a_marked_comment_of_a_deleted_account_is_skipped_not_a_crash(gh: FakeGitHub) -> None:
+    ghost = gh._create_comment(7, {"body": f"{MARKER}\nold"})
+    gh.comments[ghost["id"]]["user"] = None
+    outcome = _upsert(gh, f"{MARKER}\nreport")
+    assert outcome.action == "created" and outcome.comment_id != ghost["id"]
+
+
 def test_two_checks_keep_a_comment_each(gh: FakeGitHub) -> None:
     repo = make_github(gh.api_url, "ghs_test_token", FAST).get_repo("octo/demo")
     for check in ("planegate", "planegate-docs", "planegate", "planegate-docs"):

@@ -58,13 +58,14 @@ def find_sticky(
     """The oldest comment by `author` that starts with the marker (a quoted marker later in a
     reply does not count); editing it keeps its place in the conversation."""
     return next(
-        (
-            c
-            for c in comments
-            if (c.body or "").lstrip().startswith(marker) and c.user.login == author
-        ),
+        (c for c in comments if (c.body or "").lstrip().startswith(marker) and _login(c) == author),
         None,
     )
+
+
+def _login(comment: IssueComment) -> str | None:
+    """The author's login; a deleted account's comment may carry no user."""
+    return comment.user.login if comment.user is not None else None
 
 
 def _marked(body: str, marker: str) -> str:
