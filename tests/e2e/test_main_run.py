@@ -6,6 +6,7 @@ main too"), and runs the base itself when the digest cannot vouch for them."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,10 @@ def test_a_gate_with_mains_run_reruns_only_what_main_did_not_explain(
     assert [f["nodeid"] for s in report["steps"] for f in s["findings"]] == [BROKEN]
     # the skips and the xfail are main's by the digest; only the failing test runs on the base
     assert "rerunning 1 tests that did not pass on the patch" in progress, progress
+    # a log that is not a terminal: tests done of total with the time spent, per tenth
+    counts = re.findall(r"planegate: planes: (\d+)/(\d+) tests, \d+ s elapsed", progress)
+    assert counts and counts[-1][0] == counts[-1][1], progress
+    assert "planegate: base: 1/1 tests" in progress, progress
     base = probe(report, "base run")
     assert base["detail"].startswith("main's run in the digest: 4 scoring tests did not pass")
     assert base["tests"] == 0

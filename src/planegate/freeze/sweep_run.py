@@ -89,7 +89,7 @@ def sweep(options: SweepOptions, progress: Progress = QUIET) -> SweepOutcome:
     plans = core.plan_sweep(options.runs, seed, cfg.seed)
     progress.step("sweep", f"{commit[:12]}, {len(plans)} runs, seed {seed}")
     with repo.worktree(commit) as tree:
-        ctx = Sessions(tree, cfg, ini_options, options.environ)
+        ctx = Sessions(tree, cfg, ini_options, options.environ, progress=progress)
         runs = tuple(_sweep_run(ctx, p, len(plans), progress) for p in plans)
         suite = _suite(runs)
         decision = core.decide(runs, suite, frozen)

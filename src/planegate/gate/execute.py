@@ -74,7 +74,7 @@ def execute(
             watch.time("head run"),
             flipped.started(ctx, main, base_inventory, files) as base_run,
         ):
-            head_run, overlay_notes, probed, answers = _run_head(ctx, base_run, within)
+            head_run, overlay_notes, probed, answers = _run_head(ctx, base_run, within, progress)
         with watch.time("shadow lane"):
             shadow = _shadow(ctx, progress) if within is None or within.shadow else ()
         with watch.time("base collection (alongside)"):
@@ -189,18 +189,23 @@ def _run_head(
     ctx: Context,
     base_run: flipped.Pending,
     within: Within | None = None,
+    progress: Progress = QUIET,
 ) -> tuple[session.RunResult, tuple[str, ...], ProbeResult, AnswerProbes]:
     """The head's run, with what the probes ask of it, then every probe after it."""
     deselect = frozenset(ctx.frozen) | (within.elsewhere if within is not None else frozenset())
     with ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
-        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept)
+        sessions = Sessions(
+            tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept, progress=progress
+        )
         plans = registry.planned(ctx, None if within is None else within.assigned)
         options = registry.head_run_options(plans)
         result = sessions.run(deselect=deselect, trace=trace_spec(ctx), **options)
         result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
         base = flipped.base_side(ctx, result, base_run)
         head = HeadRun(ctx, sessions, result, checkout_command(ctx.commits), base, plans)
+        if plans:
+            progress.step("probes", f"{len(plans)} probes on the patch's run")
         found = registry.run_all(head)
     notes = list(reran)
     if applied.restored:
@@ -324,7 +329,7 @@ def compare_on_base(
     what = f"{len(nodeids)} tests that did not pass on the patch" if nodeids else "its tests"
     progress.step("base", f"rerunning {what} on the base {ctx.base.commit[:12]}")
     with ctx.repo.worktree(ctx.base.commit) as tree:
-        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, progress=progress)
         ran = rerun(
             sessions,
             ctx.base.commit,

@@ -67,7 +67,7 @@ def run_main(
     protection, found = protection_at(snap, cfg, dict.fromkeys(frozen, ""))
     trusted = frozenset(protection.select(snap.files))
     with repo.worktree(snap.commit) as tree:
-        sessions = Sessions(tree, cfg, ini_options, trusted=trusted)
+        sessions = Sessions(tree, cfg, ini_options, trusted=trusted, progress=progress)
         result = sessions.run(deselect=frozen, trace=TraceSpec(found.test_side, found.roots))
         if not result.collected:
             raise nothing_collected(snap.commit, result)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from planegate.config.load import Config
+from planegate.progress import QUIET, Progress
 from planegate.runner import session
 
 
@@ -39,16 +40,18 @@ def build(
 class Sessions:
     """What every session in one tree shares: the configuration, the base's pytest setup,
     the parent environment the child's minimal environment is cut from, and the tree's files
-    that are main's evidence (the overlay's: every session in the tree trusts them)."""
+    that are main's evidence (the overlay's: every session in the tree trusts them), and where
+    a session shows how many tests are done."""
 
     tree: Path
     cfg: Config
     ini_options: Mapping[str, Any] = field(hash=False)
     environ: Mapping[str, str] | None = field(default=None, hash=False)
     trusted: frozenset[str] = frozenset()
+    progress: Progress = field(default=QUIET, hash=False, compare=False)  # tests done of total
 
     def spec(self, **changes: Any) -> session.RunSpec:
         return build(self.tree, self.cfg, self.ini_options, **{"trusted": self.trusted, **changes})
 
     def run(self, **changes: Any) -> session.RunResult:
-        return session.run(self.spec(**changes), parent_env=self.environ)
+        return session.run(self.spec(**changes), self.progress, parent_env=self.environ)
