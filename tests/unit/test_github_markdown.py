@@ -167,3 +167,11 @@ def test_sarif_run_names_its_category_so_two_checks_keep_their_own_alerts() -> N
     assert sarif.to_sarif(report)["runs"][0]["automationDetails"] == {"id": "planegate/"}
     named = sarif.to_sarif(report, category="planegate-shard-2")
     assert named["runs"][0]["automationDetails"] == {"id": "planegate-shard-2/"}
+
+
+def test_the_job_summary_marks_no_step_when_every_step_passed() -> None:
+    text = render_job_summary(report_of([]), CTX)
+    assert "```mermaid\nflowchart LR\n" in text
+    assert "class inventory passed" in text and "decided" not in text.split("classDef")[-1]
+    assert "| planes | 1 | ✅ pass | 0 | 0 | 0 |" in text
+    assert "### By plane" not in text  # no finding names a plane

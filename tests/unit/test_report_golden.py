@@ -8,7 +8,15 @@ from pathlib import Path
 from planegate.config import manifest as fixtures
 from planegate.findings import Finding, Severity, Step
 from planegate.repo.hashing import file_sha256
-from planegate.report import ProbeRecord, Report, ShadowResult, StepResult, json_report, text
+from planegate.report import (
+    ProbeRecord,
+    Report,
+    ShadowResult,
+    StepResult,
+    json_report,
+    markdown,
+    text,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
@@ -114,6 +122,13 @@ def test_the_terminal_ends_with_the_total_time_not_every_timer() -> None:
     assert "head run" not in text.render(timed, color=False)
     verbose = text.render(timed, color=False, verbose=True).rstrip("\n").splitlines()
     assert verbose[-2:] == [last, "seconds: context 0.31, head run 9.50, total 12.34"]
+
+
+def test_job_summary_matches_golden() -> None:
+    """The job summary: the gate's order as a Mermaid diagram (the deciding step marked), the
+    tables by step and by plane, then the findings."""
+    rendered = markdown.render_job_summary(REPORT, markdown.MarkdownContext(repository="o/r"))
+    assert rendered == (GOLDEN / "job_summary.md").read_text("utf-8")
 
 
 def test_json_report_matches_golden() -> None:

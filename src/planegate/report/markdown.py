@@ -18,6 +18,7 @@ from urllib.parse import quote
 from planegate import exitcodes, untrusted
 from planegate.findings import STEP_ORDER, Finding, Severity
 from planegate.report import Report
+from planegate.report.pictures import pictures
 from planegate.rules import RULES
 
 MARKER = "<!-- planegate:report -->"
@@ -202,11 +203,12 @@ def render(  # noqa: PLR0913 - the report and its context; the limits keyword-on
     marker: bool = False,
     preface: Sequence[str] = (),
     stated_limit: int | None = None,
+    after_header: Sequence[str] = (),
 ) -> str:
     """The report as markdown, `measure(result) <= limit`, cut by priority with a pointer
     (which names `stated_limit`, GitHub's number, when that differs from `limit`)."""
     budget = _Budget(measure, limit - _POINTER_RESERVE)
-    body = ([MARKER] if marker else []) + list(preface) + _header(report)
+    body = ([MARKER] if marker else []) + list(preface) + _header(report) + list(after_header)
     findings = sorted(report.findings, key=priority)
     if findings:
         body += [f"### Findings ({_counts(findings)})", "", *_TABLE_HEAD]
@@ -309,7 +311,16 @@ def render_check_summary(report: Report, ctx: MarkdownContext) -> str:
 
 
 def render_job_summary(report: Report, ctx: MarkdownContext, preface: Sequence[str] = ()) -> str:
-    return render(report, ctx, limit=JOB_SUMMARY_LIMIT, measure=utf8_length, preface=preface)
+    """The check summary's content with pictures a reviewer reads at a glance (the gate's
+    order as a diagram, a table per step and per plane) below the header."""
+    return render(
+        report,
+        ctx,
+        limit=JOB_SUMMARY_LIMIT,
+        measure=utf8_length,
+        preface=preface,
+        after_header=[*pictures(report), ""],
+    )
 
 
 def render_internal_error(message: str, ctx: MarkdownContext, *, limit: int) -> str:
