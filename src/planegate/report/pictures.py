@@ -38,7 +38,7 @@ def step_table(report: Report) -> list[str]:
 def plane_table(report: Report) -> list[str]:
     """| plane | errors | warnings | notices |, for the planes findings name (none: empty)."""
     findings = [f for result in report.steps for f in result.findings]
-    planes = [p for p in PLANES if any(f.plane == p for f in findings)]
+    planes: list[str] = [p for p in PLANES if any(f.plane == p for f in findings)]
     if any(f.plane is None for f in findings):
         planes.append("")
     if not planes:
