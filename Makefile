@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test quick lint typecheck suite bench docs image-smoke clean
+.PHONY: demo test quick lint typecheck suite bench docs screenshots image-smoke clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,14 @@ docs: $(STAMP)
 	$(BIN)/python -c 'from planegate.rules import catalogue_markdown as c; open("docs/findings.md", "w").write(c())'
 	$(BIN)/python scripts/completion.py
 	$(BIN)/python scripts/architecture.py
+
+# The README's pictures of the PR comment and the check run, from the demo's real rendered
+# output: Debian's chromium and an emoji font, and markdown-it-py in the venv (only here).
+screenshots: $(STAMP)
+	command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && SUDO= || SUDO="sudo -n"; \
+	  $$SUDO apt-get install -y --no-install-recommends chromium fonts-noto-color-emoji; }
+	$(BIN)/python -m pip install --quiet markdown-it-py
+	$(BIN)/python scripts/screenshots.py --out docs/images
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

@@ -122,3 +122,18 @@ def test_every_module_and_call_the_architecture_names_exists() -> None:
         if not path.is_file() or (name and not _defines(path, name)):
             missing.append(token)
     assert missing == []
+
+
+def test_the_readmes_screenshots_exist_and_the_make_target_makes_them() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    shown = re.findall(
+        r"!\[[^]]+\]\(https://raw\.githubusercontent\.com/[^/]+/[^/]+/main/([^)]+)\)", readme
+    )
+    assert sorted(shown) == ["docs/images/check-run.png", "docs/images/comment.png"]
+    for path in shown:
+        assert (ROOT / path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
+    makefile = (ROOT / "Makefile").read_text("utf-8")
+    target = makefile.split("\nscreenshots:", 1)[1].split("\n\n", 1)[0]
+    assert "scripts/screenshots.py --out docs/images" in target
+    script = (ROOT / "scripts/screenshots.py").read_text("utf-8")
+    assert all(f'"{Path(path).stem}"' in script for path in shown)

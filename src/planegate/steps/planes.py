@@ -19,7 +19,7 @@ from planegate.runner.session import Outcome, RunResult, Tamper
 from planegate.signs import findings as signs_findings
 from planegate.signs.compare import MainsSigns
 from planegate.signs.lines import MainsLines
-from planegate.steps import on_base
+from planegate.steps import failure_text, on_base
 from planegate.steps.run_facts import RunFacts
 from planegate.vocabulary import SCORING_PLANES
 
@@ -97,7 +97,7 @@ def _failures(
 def _failure(plane: str, outcome: Outcome, run: RunFacts, owner: str) -> Finding:
     nodeid = outcome.nodeid
     rule = "PG101" if outcome.outcome in ("failed", "error") else "PG102"
-    detail = untrusted.one_line(_first_line(outcome.message))
+    detail = untrusted.one_line(failure_text.first_line(outcome.message))
     triage = run.triage
     label = f" [{triage[nodeid][0]}; repro: {triage[nodeid][1]}]" if nodeid in triage else ""
     return Finding(
@@ -115,7 +115,7 @@ def _failure(plane: str, outcome: Outcome, run: RunFacts, owner: str) -> Finding
 def _broken(ctx: GitFacts, plane: str, outcome: Outcome, base_commit: str) -> Finding:
     """PG111: failing on the base as on the head, in the same environment and mode."""
     nodeid = outcome.nodeid
-    detail = untrusted.one_line(_first_line(outcome.message))
+    detail = untrusted.one_line(failure_text.first_line(outcome.message))
     repro = repro_command(base_commit, nodeid, ctx.cfg)
     return Finding(
         "PG111",
@@ -195,15 +195,6 @@ def _budget_findings(ctx: GitFacts, head_run: RunResult, owner: str) -> list[Fin
         for nodeid, examples in sorted(head_run.examples.items())
         if examples < floor and ctx.plane_map.plane_of(nodeid) == "property"
     ]
-
-
-def _first_line(message: str) -> str:
-    """pytest's first `E` line (the assertion, not the diff hints after it), else the last."""
-    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
-    for line in lines:
-        if line.startswith("E "):
-            return line[2:].strip()[:200]
-    return lines[-1][:200] if lines else ""
 
 
 def _tamper_findings(
