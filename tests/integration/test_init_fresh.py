@@ -94,3 +94,25 @@ def test_an_empty_commit_is_a_configuration_error_not_a_crash(
     code, _, err = init(repo.root, capsys, "--no-trace")
     assert code == 78
     assert "pytest collected no tests" in err
+
+
+def test_a_traced_run_that_stops_is_an_error_with_pytests_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = TestRepo(tmp_path / "stops")
+    repo.commit(
+        "suite",
+        {
+            "tests/test_a.py": "def test_a():\n    assert True\n",
+            "tests/test_b.py": (
+                "import os\n\n\ndef test_b():\n"
+                "    print('shutting down the interpreter', flush=True)\n    os._exit(3)\n"
+            ),
+        },
+    )
+    code, out, err = init(repo.root, capsys, "--write")
+    assert code == 78
+    assert out == ""
+    assert err.startswith(f"planegate: pytest stopped before the suite in {repo.root} finished:")
+    assert len(err.strip().splitlines()) == 1
+    assert not (repo.root / "planegate.yml").exists()

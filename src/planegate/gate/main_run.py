@@ -30,7 +30,10 @@ from planegate.signs import record as signs_record
 from planegate.vocabulary import SCORING_PLANES
 
 MESSAGE_CHARS = 2000  # the schema's bound on a stored reason
-REASONED = ("skipped", "xfailed")  # outcomes whose message is a reason (failure text is not kept)
+# outcomes whose message is kept: a skip's or xfail's reason, and a setup or collection error's
+# text (a fixture not found, an import that fails: what a maintainer needs to fix main); an
+# assertion's failure text is not kept
+REASONED = ("skipped", "xfailed", "error")
 
 
 def fingerprint() -> dict[str, str]:

@@ -47,6 +47,7 @@ class Collector:
                 self.root, cfg, ini_options, targets, kinds=True, extra_args=args
             )
             self.traced = result
+            stopped(result, self.root)
         else:
             result, _ = discover.run(
                 self.root, cfg, ini_options, targets, kinds=True, trace=None, collect_only=True
@@ -68,7 +69,23 @@ def collection(result: RunResult, root: Path) -> Collection:
     return Collection(items, result.collect_errors)
 
 
+def stopped(result: RunResult, root: Path) -> None:
+    """A traced run that collected tests and then stopped before its end (a crash, an exit, a
+    usage error, a timeout) is an error with pytest's own message (exit 78): what it read is
+    incomplete, so the proposal would be too."""
+    if result.closed or not result.collected:
+        return
+    unfinished = f"{len(result.unfinished)} of {len(result.selected)} tests never finished"
+    status = "" if result.exit_status is None else f", exit status {result.exit_status}"
+    raise ConfigError(
+        f"pytest stopped before the suite in {root} finished ({unfinished}{status}): "
+        f"{_why(result)}",
+        "init reads the files a whole run opens; `python -m pytest` shows where it stops",
+    )
+
+
 def _why(result: RunResult) -> str:
     if result.timed_out:
         return "it did not finish in time (pytest.timeout)"
-    return startup.pytest_message(result.output) or "no output"
+    message = startup.pytest_message(result.output)
+    return message if len(message.strip(" .sFExX")) > 0 else "no message from pytest"

@@ -40,11 +40,6 @@ def propose_data(root: Path, proposal: Proposal, traced: RunResult, verbose: boo
     ]
     notes += package_notes(found)
     notes += read_nothing_notes(found, verbose)
-    if not found.closed:
-        notes.append(
-            "the traced run did not finish: the data patterns may miss files; "
-            "see `python -m pytest` for why"
-        )
     proposal.notes += notes
 
 

@@ -17,13 +17,13 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from planegate.progress import QUIET, Progress
-from planegate.runner import contain, pytest_ini, subtests, traced, treescan
+from planegate.runner import contain, plugins, pytest_ini, subtests, traced, treescan
 from planegate.runner import env as child_env
 from planegate.runner.child.extras import EXTRA_KINDS
 from planegate.runner.child.main import SCRIPT
@@ -173,7 +173,7 @@ def run(
             execution = _execute(spec, child_spec, env, scratch_dir, progress, how)
         finally:
             Path(args[1]).unlink(missing_ok=True)  # the gate-written ini
-    return _interpret(execution, canary, spec, tuple(committed))
+    return _with_fixture_hints(_interpret(execution, canary, spec, tuple(committed)), site)
 
 
 def _arguments(spec: RunSpec, scratch: Path, canary: _Canary) -> list[str]:
@@ -208,32 +208,8 @@ def _arguments(spec: RunSpec, scratch: Path, canary: _Canary) -> list[str]:
 
 
 def plugin_modules(names: Iterable[str], site: Iterable[str] = ()) -> list[str]:
-    """Map allowed plugin names (entry-point or distribution names) to importable modules:
-    from the interpreter's own distributions first; a name none of them declares, from the
-    project's site folders (read as metadata, never imported here)."""
-    own = _pytest11(None)
-    theirs = _pytest11(list(site)) if site else []
-    modules: list[str] = []
-    for name in names:
-        found = _matching(own, name) or _matching(theirs, name) or [name]
-        modules += [module for module in found if module not in modules]
-    return modules
-
-
-def _pytest11(path: list[str] | None) -> list[tuple[str, str, str]]:
-    """(entry-point name, distribution name, module) of every pytest11 entry point."""
-    from importlib.metadata import distributions
-
-    found = []
-    for dist in distributions() if path is None else distributions(path=path):
-        for ep in dist.entry_points:
-            if ep.group == "pytest11":
-                found.append((ep.name, str(dist.name or ""), ep.value.split(":", 1)[0]))
-    return found
-
-
-def _matching(points: list[tuple[str, str, str]], name: str) -> list[str]:
-    return [module for ep, dist, module in points if ep == name or dist.lower() == name.lower()]
+    """The modules the child imports for the allowed plugins (runner/plugins.py)."""
+    return plugins.modules(names, site)
 
 
 def _git_dirs(tree: Path) -> list[str]:
@@ -365,6 +341,23 @@ def _interpret(
         tampering=found + fold.tampering() + execution.tampering,
         extra=fold.extra,
         reads={k: traced.Reads(*v) for k, v in fold.reads.items() if k not in canary_ids},
+    )
+
+
+def _with_fixture_hints(result: RunResult, site: tuple[str, ...]) -> RunResult:
+    """pytest's "fixture 'X' not found" names the installed distribution providing X."""
+
+    def hinted(text: str) -> str:
+        return plugins.explain_missing_fixtures(text, site) if "fixture '" in text else text
+
+    if not any("fixture '" in o.message for o in result.outcomes.values()) and not any(
+        "fixture '" in message for _, message in result.collect_errors
+    ):
+        return result
+    return replace(
+        result,
+        outcomes={k: replace(o, message=hinted(o.message)) for k, o in result.outcomes.items()},
+        collect_errors=tuple((nodeid, hinted(text)) for nodeid, text in result.collect_errors),
     )
 
 
