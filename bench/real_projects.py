@@ -49,10 +49,12 @@ class Project:
     patch: str  # the production module the honest patch comments
     split: bool = True
     deps: tuple[tuple[str, str], ...] = ()  # (distribution, module) the tests import
+    plugins: tuple[str, ...] = ()  # pytest plugins the suite needs: init's --plugin
 
     @property
     def sdist(self) -> str:
-        return f"{self.name}-{self.version}.tar.gz"
+        """The sdist's file name: the index normalises the name to underscores."""
+        return f"{self.name.replace('-', '_')}-{self.version}.tar.gz"
 
 
 PROJECTS = (
@@ -72,6 +74,27 @@ PROJECTS = (
         deps=(("pretend", "pretend"), ("tomli_w", "tomli_w")),
     ),
     Project("tomli", "2.5.0", "src/tomli/_parser.py"),
+    Project("cachetools", "8.0.2", "src/cachetools/__init__.py"),
+    Project("toolz", "1.2.0", "toolz/itertoolz.py"),
+    Project(
+        "markdown-it-py",
+        "4.3.0",
+        "markdown_it/main.py",
+        deps=(
+            ("pytest-regressions", "pytest_regressions"),
+            ("pytest-timeout", "pytest_timeout"),
+            ("flit_core", "flit_core"),
+            ("requests", "requests"),
+        ),
+        plugins=("pytest-regressions", "pytest-datadir", "pytest-timeout"),
+    ),
+    Project("idna", "3.21", "idna/core.py"),
+    Project(
+        "python-dateutil",
+        "4.0.0",
+        "src/dateutil/relativedelta.py",
+        deps=(("freezegun", "freezegun"),),
+    ),
 )
 
 
@@ -147,6 +170,7 @@ def has_tests(repo: Path) -> bool:
 def setup_main(project: Project, repo: Path, outcome: Outcome) -> Path | None:
     """init (and split), lock, commit, digest: main as a person leaves it. The digest path."""
     init = ["init", "--write", "-q"] + (["--split"] if project.split else [])
+    init += [option for plugin in project.plugins for option in ("--plugin", plugin)]
     done, outcome.timings["init"] = _planegate(repo, *init)
     outcome.init_notes = [line for line in done.stderr.splitlines() if line.strip()]
     if done.returncode != 0:

@@ -27,6 +27,7 @@ from planegate.freeze.bundles import (
     test_source_hash,
     write_bundle,
 )
+from planegate.freeze.plain_control import plain_pytest
 from planegate.progress import QUIET, Progress
 from planegate.repo.git import GitRepo
 from planegate.runner.spec import Sessions
@@ -99,6 +100,10 @@ def sweep(options: SweepOptions, progress: Progress = QUIET) -> SweepOutcome:
         fresh = [t for t in order_flakes if t.nodeid not in frozen]
         candidates = [*decision.flaky, *fresh][: core.MAX_PROPOSALS]
         found = _probe_all(ctx, runs, candidates, progress)
+    broken, env_found = _environment_only(options, broken, decision.always, progress)
+    env_candidates = [t for t in decision.always if t.nodeid in env_found.keys() - frozen]
+    candidates = [*candidates, *env_candidates][: core.MAX_PROPOSALS]
+    found.update(env_found)
     owner = freeze_owner(cfg, options.owner)
     swept = _Swept(options.root, repo, commit, seed, runs, owner, ledger.env_fingerprint())
     proposals = tuple(_proposal(swept, t, found[t.nodeid]) for t in candidates)
@@ -146,10 +151,40 @@ def _split_always(
 
 @dataclass
 class _Found:
-    """Mutable while probing one nodeid; frozen into core.Probes for each decision."""
+    """Mutable while probing one nodeid; frozen into core.Probes for each decision. `verdict`
+    is set when the class is known without the probes (an environment difference)."""
 
     probes: core.Probes
     records: list[dict[str, Any]]
+    verdict: core.Classification | None = None
+
+
+def _environment_only(
+    options: SweepOptions,
+    broken: tuple[str, ...],
+    always: Sequence[core.Tally],
+    progress: Progress,
+) -> tuple[tuple[str, ...], dict[str, _Found]]:
+    """The broken tests that pass under plain pytest in the working tree: environment
+    differences, proposed as `env` freezes; the rest stay broken."""
+    if not broken:
+        return broken, {}
+    progress.step("sweep", f"{len(broken)} tests failed every run; trying plain pytest")
+    plain = plain_pytest(options.root, broken, options.environ)
+    runs = {t.nodeid: t.runs for t in always}
+    found: dict[str, _Found] = {}
+    for nodeid, outcome in plain.items():
+        if not outcome.passed:
+            continue
+        reason = (
+            f"failed all {runs.get(nodeid, 0)} runs in the gate's environment and alone, and "
+            "passes under plain `python -m pytest` in the working tree: an environment "
+            "difference (a file git does not track, time-zone data, a variable)"
+        )
+        record = {"probe": "plain pytest", "command": list(outcome.command), "outcome": "passed"}
+        verdict = core.Classification("env", 0.9, reason)
+        found[nodeid] = _Found(core.Probes(has_passing_run=False), [record], verdict)
+    return tuple(n for n in broken if n not in found), found
 
 
 def _probe_all(
@@ -293,7 +328,7 @@ def _proposal(swept: _Swept, t: core.Tally, found: _Found) -> Proposal:
     failing = core.first_failing(runs, t.nodeid)
     assert failing is not None
     message = failing.outcomes.get(t.nodeid, core.Attempt("missing")).message
-    verdict = core.classify(found.probes, message)
+    verdict = found.verdict or core.classify(found.probes, message)
     signature = core.failure_signature(message)
     summary = {
         "base_commit": commit,

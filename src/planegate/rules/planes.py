@@ -97,7 +97,10 @@ RULES: tuple[Rule, ...] = (
         "environment and mode: the base is broken, and the patch is not blamed (exit 6 when "
         "nothing else failed).",
         "The plane's owner fixes the test or the base's code, or freezes the test for a "
-        "classified reason (`planegate freeze`); the repro command reruns it on the base.",
+        "classified reason (`planegate freeze`); the repro command reruns it on the base. "
+        "When it passes under plain pytest in a checkout of main, it depends on the "
+        "environment (a generated file git does not track, time-zone data): `planegate "
+        "sweep` on main proposes an `env` freeze with that evidence.",
     ),
     Rule(
         "PG112",
