@@ -10,7 +10,7 @@ from planegate.gate import merge
 from planegate.gate.context import Context
 from planegate.gate.digest_check import DigestCheck
 from planegate.progress import Stopwatch
-from planegate.report import Report, StepResult
+from planegate.report import Report, StepResult, mains_own
 from planegate.report.locate import place_failures
 from planegate.steps import evidence, hunks, inventory, ledger, planes
 from planegate.steps.hunks_started import StartedAnalysis
@@ -59,7 +59,7 @@ def judge(
         timings={**execution.timings, **watch.seconds},
     )
     # every output (terminal, JSON, annotations) names the failing test's line, not its file
-    return place_failures(report, _failure_text(execution), ctx.base.read)
+    return place_failures(mains_own.quiet(report), _failure_text(execution), ctx.base.read)
 
 
 def _failure_text(execution: Execution) -> Callable[[str], str]:
