@@ -80,9 +80,12 @@ stage() {
 }
 
 prepare() {
-	case ${INPUT_MODE:-} in gate | digest | sweep | report) ;; *)
-		die "mode must be gate, digest, sweep or report, got '${INPUT_MODE:-}'" ;;
+	case ${INPUT_MODE:-} in gate | digest | sweep | report | merge) ;; *)
+		die "mode must be gate, digest, sweep, report or merge, got '${INPUT_MODE:-}'" ;;
 	esac
+	if [[ -n ${INPUT_SHARD:-} && ${INPUT_MODE:-} != gate ]]; then
+		die "the shard input belongs to gate mode (the merge job uses mode merge), got mode '${INPUT_MODE:-}'"
+	fi
 	case ${INPUT_DIGEST_UPLOAD:-v4} in v4 | v3 | off) ;; *)
 		die "digest-upload must be v4, v3 or off, got '${INPUT_DIGEST_UPLOAD:-}'" ;;
 	esac
@@ -152,8 +155,8 @@ staged_inputs() {
 
 run_phase() {
 	local dir=${PLANEGATE_DIR:?} image=${PLANEGATE_IMAGE_REF:?} workspace=${GITHUB_WORKSPACE:?}
-	if [[ $INPUT_MODE == report ]]; then
-		echo "planegate: mode report executes nothing; phase 1 skipped"
+	if [[ $INPUT_MODE == report || $INPUT_MODE == merge ]]; then
+		echo "planegate: mode $INPUT_MODE executes nothing; phase 1 skipped"
 		output exit-code 0
 		return 0
 	fi
@@ -184,7 +187,7 @@ run_phase() {
 		-e HOME -e CI=true -e GITHUB_ACTIONS=true -e GITHUB_WORKSPACE \
 		-e GITHUB_EVENT_NAME -e GITHUB_REPOSITORY -e GITHUB_SHA -e GITHUB_REF \
 		-e GIT_CONFIG_COUNT -e GIT_CONFIG_KEY_0 -e GIT_CONFIG_VALUE_0 -e GIT_CONFIG_KEY_1 -e GIT_CONFIG_VALUE_1 \
-		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_HEAD \
+		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_HEAD -e INPUT_SHARD \
 		-e INPUT_WORKING_DIRECTORY -e PLANEGATE_EXCHANGE -e PLANEGATE_SETUP \
 		-e PLANEGATE_GATE_USER -e PLANEGATE_PROJECT_USER \
 		--entrypoint planegate-phase1 "$image" || status=$?
@@ -214,7 +217,7 @@ fetch_phase() {
 		-e GITHUB_EVENT_NAME -e GITHUB_SHA -e GITHUB_REF -e GITHUB_HEAD_REF -e GITHUB_BASE_REF \
 		-e GIT_CONFIG_COUNT -e GIT_CONFIG_KEY_0 -e GIT_CONFIG_VALUE_0 -e GIT_CONFIG_KEY_1 -e GIT_CONFIG_VALUE_1 \
 		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_HEAD \
-		-e INPUT_DIGEST_ARTIFACT -e INPUT_AGENT_AUTHORS -e INPUT_AGENT_LABELS \
+		-e INPUT_DIGEST_ARTIFACT -e INPUT_AGENT_AUTHORS -e INPUT_AGENT_LABELS -e INPUT_SHARD \
 		-e INPUT_WORKING_DIRECTORY -e PLANEGATE_MAIN_DIGEST \
 		"$image" || echo "::warning title=planegate::main's digest was not fetched; phase 1 runs the base's tests itself"
 	return 0
@@ -266,7 +269,7 @@ judge_phase() {
 		-e INPUT_PHASE -e INPUT_MODE -e INPUT_CONFIG -e INPUT_BASE -e INPUT_HEAD \
 		-e INPUT_DIGEST_ARTIFACT -e INPUT_COMMENT -e INPUT_ANNOTATIONS -e INPUT_MENTION_OWNERS \
 		-e INPUT_CHECK_NAME -e INPUT_COMMENT_AUTHOR -e INPUT_AGENT_AUTHORS -e INPUT_AGENT_LABELS \
-		-e INPUT_SARIF -e INPUT_WORKING_DIRECTORY -e INPUT_REPORT_FILE -e PLANEGATE_EXCHANGE \
+		-e INPUT_SARIF -e INPUT_WORKING_DIRECTORY -e INPUT_REPORT_FILE -e INPUT_SHARD -e PLANEGATE_EXCHANGE \
 		-e PLANEGATE_OUT \
 		-e PLANEGATE_RUN_EXIT \
 		"$image" || status=$?
@@ -281,6 +284,11 @@ judge_phase() {
 	fi
 	if [[ $INPUT_MODE == digest && -f $dir/out/planegate-digest.json ]]; then
 		output digest-path "$dir/out/planegate-digest.json"
+	fi
+	if [[ -n ${INPUT_SHARD:-} && -f $dir/out/planegate-shard.json ]]; then
+		local index=${INPUT_SHARD%%/*} total=${INPUT_SHARD##*/}
+		output shard-path "$dir/out/planegate-shard.json"
+		output shard-artifact "planegate-shard-${index//[^0-9]/}-of-${total//[^0-9]/}"
 	fi
 	echo "planegate: phase 2 (judge) exited $status"
 	return "$status"

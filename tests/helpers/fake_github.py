@@ -334,8 +334,11 @@ class FakeGitHub:
         created_at: str = T,
         name: str = "planegate-digest",
         zip_bytes: bytes | None = None,
+        run_id: int | None = None,
     ) -> int:
-        artifact_id, run_id = self.new_id(), self.new_id()
+        """An artifact of a new workflow run, or of the run `run_id` (made if it is new)."""
+        artifact_id = self.new_id()
+        run_id = run_id if run_id is not None else self.new_id()
         r = f"{self.api_url}/repos/{FULL}"
         head_repo = self.repository(FULL if head_repo_id == REPO_ID else "fork/demo", head_repo_id)
         self.runs[run_id] = {
@@ -475,6 +478,10 @@ class FakeGitHub:
         match = re.fullmatch(rf"{r}/actions/runs/(\d+)", path)
         if match and method == "GET" and int(match[1]) in self.runs:
             return 200, self.runs[int(match[1])], {}
+        match = re.fullmatch(rf"{r}/actions/runs/(\d+)/artifacts", path)
+        if match and method == "GET" and int(match[1]) in self.runs:
+            run = [a for a in self.artifacts if a["workflow_run"]["id"] == int(match[1])]
+            return 200, {"total_count": len(run), "artifacts": run}, {}
         match = re.fullmatch(rf"{r}/actions/artifacts/(\d+)/zip", path)
         if match and method == "GET" and int(match[1]) in self.blobs:
             return 302, None, {"Location": f"{self.blob_url}/blob/{match[1]}.zip?sig=signed"}

@@ -199,6 +199,7 @@ SAME_LAYER_EDGES: set[tuple[str, str]] = {
     ("steps", "runner"),
     ("steps", "signs"),
     ("shards", "gate"),  # a shard runs one slice of the gate
+    ("github", "shards"),  # the action's `shard` input is a shard; merge mode reads evidence
     ("commands", "demo"),
     ("commands", "modes"),  # `planegate action` hands the modes to github/
 }

@@ -44,6 +44,7 @@ OUTPUTS = {
     "comment-url",
     "sarif-id",
     "digest-path",
+    "shard-artifact",
 }
 
 

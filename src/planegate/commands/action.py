@@ -24,7 +24,7 @@ def run_phase(environ: Mapping[str, str], progress: Progress) -> int:
     job = read_job(environ)
     folder = exchange_folder(environ)
     folder.mkdir(parents=True, exist_ok=True)
-    return MODES[job.inputs.mode].run(job, folder, environ, progress)
+    return MODES[job.inputs.mode_key].run(job, folder, environ, progress)
 
 
 def _checkout(job: Job) -> GitRepo:

@@ -285,7 +285,7 @@ def fetch_phase(
     try:
         runner = read_runner(environ)
         inputs = read_inputs(environ)
-        mode = modes[inputs.mode]
+        mode = modes[inputs.mode_key]
         check_inputs(mode, inputs, runner)
         token = token_of(environ)
         if not mode.uses_main_digest or not token:
@@ -340,7 +340,7 @@ def run_action(
     try:
         runner = read_runner(env)
         inputs = read_inputs(env)
-        mode = modes[inputs.mode]
+        mode = modes[inputs.mode_key]
         check_inputs(mode, inputs, runner)
     except PlanegateError as error:
         stream.write(command("error", error.message, {"title": "planegate"}) + "\n")

@@ -14,9 +14,11 @@ from planegate.errors import UsageError
 from planegate.github import check_runs, comments
 from planegate.github.artifacts import DEFAULT_NAME as DEFAULT_ARTIFACT
 from planegate.github.event_payload import Event, PullRequest, is_agent, load_json, parse_event
+from planegate.shards.slicing import Shard, parse_shard
 
-ModeName = Literal["gate", "digest", "sweep", "report"]
-MODE_NAMES: tuple[ModeName, ...] = ("gate", "digest", "sweep", "report")
+ModeName = Literal["gate", "digest", "sweep", "report", "merge"]
+MODE_NAMES: tuple[ModeName, ...] = ("gate", "digest", "sweep", "report", "merge")
+SHARD_MODE = "shard"  # the mode a `gate` job with a `shard` input runs (modes/shard.py)
 SarifMode = Literal["upload", "off"]
 SARIF_MODES: tuple[SarifMode, ...] = ("upload", "off")
 REPORT_NAME = "planegate-report.json"
@@ -42,6 +44,12 @@ class ActionInputs:
     sarif: SarifMode = "off"
     ca_bundle: str | None = None  # PEM file of the CAs that sign GITHUB_API_URL's certificate
     working_directory: str = "."  # relative to the workspace
+    shard: Shard | None = None  # `gate` mode in a matrix job: this job's slice, K of N
+
+    @property
+    def mode_key(self) -> str:
+        """The mode that runs: `gate` with a `shard` input runs the shard mode."""
+        return SHARD_MODE if self.shard is not None else self.mode
 
 
 @dataclass(frozen=True)
@@ -204,7 +212,21 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         sarif=_choice(environ, "sarif", SARIF_MODES, "off"),  # type: ignore[arg-type]
         ca_bundle=_input(environ, "ca-bundle"),
         working_directory=_input(environ, "working-directory") or ".",
+        shard=_shard(environ),
     )
+
+
+def _shard(environ: Mapping[str, str]) -> Shard | None:
+    """The `shard` input, `K/N`, only in `gate` mode; None when empty."""
+    text = _input(environ, "shard")
+    if text is None:
+        return None
+    if (_input(environ, "mode") or "gate") != "gate":
+        raise UsageError("the `shard` input belongs to `gate` mode (the merge job uses `merge`)")
+    try:
+        return parse_shard(text)
+    except ValueError as error:
+        raise UsageError(f"the `shard` input: {error}") from None
 
 
 def head_of(inputs: ActionInputs, event: Event) -> str:
