@@ -93,7 +93,8 @@ PROJECTS = (
         "python-dateutil",
         "4.0.0",
         "src/dateutil/relativedelta.py",
-        deps=(("freezegun", "freezegun"),),
+        deps=(("freezegun", "freezegun"), ("pytest-cov", "pytest_cov")),
+        plugins=("pytest-cov",),  # its `no_cover` mark, under filterwarnings = error
     ),
 )
 

@@ -11,7 +11,7 @@ import pytest
 from planegate.errors import UsageError
 from planegate.runner import plugins, session
 
-PLUGIN = "import pytest\n\n\n@pytest.fixture\ndef data_regression():\n    return 'checked'\n"
+PLUGIN = "import pytest\n\n\n@pytest.fixture\ndef regress_demo_golden():\n    return 'checked'\n"
 
 
 def site_with_plugin(root: Path) -> Path:
@@ -65,7 +65,7 @@ def test_a_missing_fixture_names_the_distribution_that_provides_it(tmp_path: Pat
     tree = tmp_path / "tree"
     (tree / "tests").mkdir(parents=True)
     (tree / "tests" / "test_golden.py").write_text(
-        "def test_matches(data_regression):\n    assert data_regression == 'checked'\n"
+        "def test_matches(regress_demo_golden):\n    assert regress_demo_golden == 'checked'\n"
     )
     environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PLANEGATE_PROJECT_SITE": str(site)}
     without = session.RunSpec(tree=tree, ini_options={}, plugins=(), timeout=300)
@@ -74,9 +74,29 @@ def test_a_missing_fixture_names_the_distribution_that_provides_it(tmp_path: Pat
     )
     assert outcome.outcome == "error", outcome
     assert (
-        "fixture 'data_regression' not found (the installed distribution "
+        "fixture 'regress_demo_golden' not found (the installed distribution "
         "'pytest-regress-demo' provides it: add it to pytest.plugins in planegate.yml"
     ) in outcome.message
     allowed = session.RunSpec(tree=tree, ini_options={}, plugins=("pytest_regress_demo",))
     again = session.run(allowed, parent_env=environ)
     assert again.outcome_of("tests/test_golden.py::test_matches").passed, again.output
+
+
+def test_an_unknown_mark_names_the_distribution_that_registers_it(tmp_path: Path) -> None:
+    site = site_with_plugin(tmp_path)
+    plugin = site / "pytest_regress_demo" / "plugin.py"
+    plugin.write_text(
+        PLUGIN
+        + "\n\ndef pytest_configure(config):\n"
+        + "    config.addinivalue_line('markers', 'golden_only: compare goldens only')\n"
+    )
+    text = "pytest.PytestUnknownMarkWarning: Unknown pytest.mark.golden_only - is this a typo?"
+    assert plugins.explain_missing_fixtures(text, [str(site)]) == text.replace(
+        "golden_only -",
+        "golden_only (the installed distribution 'pytest-regress-demo' provides it: add it "
+        "to pytest.plugins in planegate.yml, or --plugin for init) -",
+    )
+    unknown = text.replace("golden_only", "nowhere_mark")
+    assert "(a mark a plugin registers: install the plugin" in plugins.explain_missing_fixtures(
+        unknown, [str(site)]
+    )

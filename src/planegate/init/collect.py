@@ -11,6 +11,7 @@ not import leaves the others' reads in. Later collections (checking a split) are
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,8 @@ from planegate.errors import ConfigError
 from planegate.init import discover
 from planegate.init.propose import CollectedItem, Collection
 from planegate.init.suite import collecting_config
-from planegate.runner import spec, startup
+from planegate.runner import env as child_env
+from planegate.runner import plugins, spec, startup
 from planegate.runner.child import kinds
 from planegate.runner.session import RunResult
 
@@ -87,5 +89,7 @@ def stopped(result: RunResult, root: Path) -> None:
 def _why(result: RunResult) -> str:
     if result.timed_out:
         return "it did not finish in time (pytest.timeout)"
-    message = startup.pytest_message(result.output)
+    message = plugins.explain_missing_fixtures(
+        startup.pytest_message(result.output), child_env.project_site(os.environ)
+    )
     return message if len(message.strip(" .sFExX")) > 0 else "no message from pytest"

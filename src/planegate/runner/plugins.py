@@ -23,6 +23,7 @@ from planegate.errors import UsageError
 
 _SEPARATORS = re.compile(r"[-_.]+")
 _MISSING_FIXTURE = re.compile(r"fixture '([A-Za-z_][A-Za-z0-9_]*)' not found")
+_UNKNOWN_MARK = re.compile(r"Unknown pytest\.mark\.([A-Za-z_][A-Za-z0-9_]*)")
 MAX_LISTED = 12
 
 
@@ -111,6 +112,16 @@ def fixture_providers(fixture: str, site: Iterable[str] = ()) -> list[str]:
     """Installed plugin distributions whose Python files define a function named `fixture`
     (read as text, never imported)."""
     pattern = re.compile(rf"^\s*(?:async\s+)?def\s+{re.escape(fixture)}\s*\(", re.MULTILINE)
+    return _providers(pattern, site)
+
+
+def mark_providers(mark: str, site: Iterable[str] = ()) -> list[str]:
+    """Installed plugin distributions whose Python files register the marker `mark` (its
+    name opening a string, as `addinivalue_line("markers", "name: ...")` writes it)."""
+    return _providers(re.compile(rf"[\"']{re.escape(mark)}\b"), site)
+
+
+def _providers(pattern: re.Pattern[str], site: Iterable[str]) -> list[str]:
     found: list[str] = []
     folders = tuple(site)
     for point in (*points(None), *(points(folders) if folders else ())):
@@ -131,18 +142,31 @@ def _sources(point: PluginPoint) -> Iterator[str]:
 
 
 def explain_missing_fixtures(message: str, site: Iterable[str] = ()) -> str:
-    """pytest's "fixture 'X' not found" with the installed distribution that provides X
-    named, when one does: the plugin the configuration has not allowed yet."""
+    """pytest's "fixture 'X' not found" and "Unknown pytest.mark.X" with the installed
+    distribution that provides X named, when one does: the plugin the configuration has not
+    allowed yet; else, for a mark, that it comes from a plugin not installed or not allowed."""
     folders = tuple(site)
 
-    def named(match: re.Match[str]) -> str:
-        providers = fixture_providers(match.group(1), folders)
-        if not providers:
-            return match.group(0)
-        which = " or ".join(repr(p) for p in providers)
+    def fixture(match: re.Match[str]) -> str:
+        return _hinted(match.group(0), fixture_providers(match.group(1), folders))
+
+    def mark(match: re.Match[str]) -> str:
+        providers = mark_providers(match.group(1), folders)
+        if providers:
+            return _hinted(match.group(0), providers)
         return (
-            f"{match.group(0)} (the installed distribution {which} provides it: add it to "
-            "pytest.plugins in planegate.yml, or --plugin for init)"
+            f"{match.group(0)} (a mark a plugin registers: install the plugin and name it in "
+            "pytest.plugins, or --plugin for init)"
         )
 
-    return _MISSING_FIXTURE.sub(named, message)
+    return _UNKNOWN_MARK.sub(mark, _MISSING_FIXTURE.sub(fixture, message))
+
+
+def _hinted(text: str, providers: list[str]) -> str:
+    if not providers:
+        return text
+    which = " or ".join(repr(p) for p in providers)
+    return (
+        f"{text} (the installed distribution {which} provides it: add it to pytest.plugins in "
+        "planegate.yml, or --plugin for init)"
+    )

@@ -16,9 +16,13 @@ def refusal(result: RunResult) -> str | None:
 
 
 def pytest_message(output: str) -> str:
-    """The lines pytest prints for an error (`ERROR: ...`, `...: error: ...`), else the last."""
+    """The lines pytest prints for an error (`ERROR: ...`, `...: error: ...`), the exception
+    of an internal error (its last `INTERNALERROR>` line), else the last line."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("ERROR") or ": error:" in line]
+    internal = [line for line in lines if line.startswith("INTERNALERROR>")]
+    if internal:
+        errors.append("INTERNALERROR: " + internal[-1].removeprefix("INTERNALERROR>").strip())
     text = " | ".join(errors) if errors else (lines[-1] if lines else "")
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
