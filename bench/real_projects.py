@@ -131,9 +131,11 @@ def _importable(module: str) -> bool:
 
 
 def _run(
-    command: list[str], cwd: Path, timeout: float = 7200
+    command: list[str], cwd: Path, timeout: float = 7200, pythonpath: str = ""
 ) -> tuple[subprocess.CompletedProcess[str], float]:
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
     start = time.perf_counter()
     done = subprocess.run(
         command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
@@ -214,7 +216,9 @@ def time_gate_and_pytest(repo: Path, digest: Path, outcome: Outcome, runs: int =
         outcome.timings["gate"] = min(seconds, outcome.timings.get("gate", seconds))
         exits.add(done.returncode)
         fresh_checkout(repo)
-        plain_done, seconds = _run(plain, repo)
+        # a src/ layout is importable as the project's own tox or CI makes it (installed);
+        # the gate puts src/ on sys.path itself
+        plain_done, seconds = _run(plain, repo, pythonpath="src" if (repo / "src").is_dir() else "")
         outcome.timings["pytest"] = min(seconds, outcome.timings.get("pytest", seconds))
     outcome.gate_exit = done.returncode
     if len(exits) > 1:
