@@ -84,9 +84,7 @@ def gate(
 
 
 def launches(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        f for s in report["steps"] for f in s["findings"] if f["rule"] in ("PG563", "PG564")
-    ]
+    return [f for s in report["steps"] for f in s["findings"] if f["rule"] in ("PG563", "PG564")]
 
 
 def notes(report: dict[str, Any]) -> list[str]:
@@ -123,7 +121,8 @@ def test_a_line_of_the_patch_calling_mains_helper_is_the_patchs_start(
     assert [(f["rule"], f["path"]) for f in errors] == [("PG563", "calc/core.py")]
     line = next(n for n, text in enumerate(CHAINED.splitlines(), 1) if "tools.run([" in text)
     assert errors[0]["line"] == line
-    assert "subprocess.Popen (cat tests/fix/data/label.txt) at calc/tools.py:10" in (
-        errors[0]["message"]
+    assert (
+        "subprocess.Popen (cat tests/fix/data/label.txt) at calc/tools.py:10"
+        in (errors[0]["message"])
     )
     assert f"called from calc/core.py:{line}, a line of the patch" in errors[0]["message"]
