@@ -51,6 +51,21 @@ LIBC = (
     "    return buffer.raw[:size].decode() if size > 0 else f'n={n + 1}'\n"
 )
 
+# no frame of the tree on the thread's stack: it runs `subprocess.run` itself
+THREAD = (
+    "import subprocess\nimport tempfile\nimport threading\n"
+    + GOLDEN
+    + "\n\n"
+    + HEAD
+    + "def label(n):\n"
+    "    with tempfile.NamedTemporaryFile('r') as copy:\n"
+    "        argv = ['cp', str(_GOLDEN), copy.name]\n"
+    "        worker = threading.Thread(target=subprocess.run, args=(argv,))\n"
+    "        worker.start()\n"
+    "        worker.join()\n"
+    "        return copy.read() or f'n={n + 1}'\n"
+)
+
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
@@ -120,4 +135,17 @@ def test_libc_open_and_read_through_ctypes_are_named_with_their_lines(
         (line_of(LIBC, "libc.open("), "ctypes.dlsym of open"),
         (line_of(LIBC, "libc.read("), "ctypes.dlsym of read"),
     }
+    assert "PG101" not in errors(report)
+
+
+def test_a_thread_started_on_subprocess_itself_is_the_patchs_start(
+    shared: Shared, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared.patch("thread", {"calc/core.py": THREAD})
+    code, report = shared.gate(capsys)
+    assert code == 5
+    found = [f for f in named(report, "PG563") if f["severity"] == "error"]
+    assert [f["path"] for f in found] == [None]
+    assert "subprocess.Popen (cp tests/fix/data/label.txt" in found[0]["message"]
+    assert "with no frame of the tree" in found[0]["message"]
     assert "PG101" not in errors(report)
