@@ -95,6 +95,7 @@ def test_the_bug_alone_fails_the_fixture_test(
         ("cat", CAT, "subprocess.run(", "subprocess.Popen (cat tests/fix/data/label.txt)"),
         ("find-exec-cat", FIND, "subprocess.run(argv", "-exec cat {} ;"),
         ("sh-c", SHELL, "subprocess.run(['sh'", "subprocess.Popen (sh -c cat"),
+        ("named-like-a-test", CAT, "subprocess.run(", "subprocess.Popen (cat tests/fix/data"),
     ],
 )
 def test_a_program_reading_the_golden_is_named_with_the_line_that_started_it(
@@ -105,15 +106,22 @@ def test_a_program_reading_the_golden_is_named_with_the_line_that_started_it(
     at: str,
     shown: str,
 ) -> None:
-    shared.patch(name, {"calc/core.py": cheat})
+    module = "calc/core.py"
+    if name == "named-like-a-test":  # a production module named like a test, not collected
+        module = "calc/test_label_source.py"
+        cheat = cheat.replace("def add(a, b):\n    return a + b\n\n\n", "")
+        core = "from calc.test_label_source import label  # noqa: F401\n\n\n" + HEAD
+        shared.patch(name, {"calc/core.py": core, module: cheat})
+    else:
+        shared.patch(name, {module: cheat})
     code, report = shared.gate(capsys)
     assert code == 5
     assert "PG562" not in errors(report)  # no open of the interpreter read it
     found = [f for f in named(report, "PG563") if f["severity"] == "error"]
     assert found, report
-    assert found[0]["path"] == "calc/core.py"
+    assert found[0]["path"] == module
     assert found[0]["line"] == line_of(cheat, at)
-    assert f"at calc/core.py:{found[0]['line']}" in found[0]["message"]
+    assert f"at {module}:{found[0]['line']}" in found[0]["message"]
     assert shown in found[0]["message"]
     assert "tests/fix/test_label.py::test_label_golden" in found[0]["message"]
     assert "PG101" not in errors(report)  # the trick worked: the test passed

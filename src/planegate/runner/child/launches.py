@@ -9,7 +9,8 @@ the audit hook does see is the start and the load: `subprocess.Popen`, `os.exec`
 `audit.py`), `ctypes.dlsym/handle` and `ctypes.call_function`.
 
 Each is attributed to the first production frame on the stack (a file of the tree that is not
-on the test side, as `reads.py` tells the sides), with the production frames that called it,
+main's evidence, as the audit hook tells them apart: `frames.classify`; a module the patch
+names like a test is production here), with the production frames that called it,
 whatever library code lies between
 (`multiprocessing`, `ctypes.util.find_library`, `CDLL.__getattr__`), down to pytest's test loop.
 A start with only test-side frames of the tree on the stack is the test's own and is not kept;
@@ -28,7 +29,8 @@ from __future__ import annotations
 from types import FrameType, SimpleNamespace
 from typing import Any
 
-from planegate.runner.child.reads import PROD, TEST, bucket, side_of
+from planegate.runner.child.frames import PRODUCTION, TESTS, classify, relative
+from planegate.runner.child.reads import bucket
 
 PROCESS_EVENTS = frozenset(
     {"subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.system", "os.fork",
@@ -50,7 +52,7 @@ def on_event(
     t = s.trace
     if t is None:
         return
-    places = _starters(s, t, frame)
+    places = _starters(s, frame)
     if places is None:
         return
     path, line = places[0] if places else ("", 0)
@@ -66,13 +68,11 @@ def on_event(
     kept.setdefault(sign, _untreed(s, shown))
 
 
-def _starters(
-    s: SimpleNamespace, t: SimpleNamespace, frame: FrameType | None
-) -> list[tuple[str, int]] | None:
+def _starters(s: SimpleNamespace, frame: FrameType | None) -> list[tuple[str, int]] | None:
     """(file, line) of each production frame, the first one first: the line that started it,
     then its production callers (a line of the patch calling main's own helper is the
-    patch's start). Empty with no frame of the tree at all; None when only the test side's
-    frames are there."""
+    patch's start). Empty with no frame of the tree at all; None when only frames of main's
+    evidence are there."""
     tests = False
     found: list[tuple[str, int]] = []
     bottom = s.bottom
@@ -80,10 +80,10 @@ def _starters(
         code = frame.f_code
         if code is bottom:
             break
-        side, path = side_of(s, t, code.co_filename)
-        if side == PROD:
-            found.append((path, frame.f_lineno or 0))
-        tests = tests or side == TEST
+        kind = classify(s, code.co_filename)
+        if kind == PRODUCTION:
+            found.append((relative(s, code.co_filename), frame.f_lineno or 0))
+        tests = tests or kind == TESTS
         frame = frame.f_back
     return None if tests and not found else found
 
