@@ -207,7 +207,8 @@ def test_a_daemon_in_its_own_session_is_killed_when_the_run_ends(
     )
     shared.patch("daemon", {"calc/core.py": cheat})
     code, report = shared.gate(capsys)
-    assert code == 1 and f"{COMMUTES} failed" in str(report)
+    assert code == 5 and f"{COMMUTES} failed" in str(report)  # PG563: the patch's start
+    assert "PG563" in errors(report)
     pid = int(pid_file.read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # killed and reaped, whatever its session

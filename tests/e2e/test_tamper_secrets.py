@@ -1,5 +1,5 @@
 """Secrets, names and honesty: the child cannot read the gate's environment, sees no name of
-the product, and honest production code (atexit, caches, resources, subprocesses, logging,
+the product, and honest production code (atexit, caches, resources, logging,
 dataclasses, threads, Hypothesis itself) passes."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_a_subprocess_cannot_read_the_gates_environment_either(
     body = "    return subprocess.run(['cat', f'/proc/{ppid}/environ'], capture_output=True).stdout"
     shared.patch("environ-cat", {"calc/core.py": reader(dump, body)})
     code, report = shared.gate_cli({"GITHUB_TOKEN": TOKEN})
-    assert code == 1 and "PG101" in errors(report)
+    assert code == 5 and {"PG101", "PG563"} <= errors(report)  # the cat is the patch's start
     assert dump.exists() and TOKEN not in dump.read_bytes().decode("utf-8", "replace")
 
 
@@ -96,13 +96,14 @@ def test_the_child_sees_no_product_name_and_no_pytest_variable(
     assert not [name for name in seen["environ"] if name.startswith("PYTEST_")]
 
 
-HONEST_CORE = '''"""Caches, resources, a subprocess, logging, a thread and an atexit hook."""
+# a subprocess the patch adds is its own start (PG563): one main's code makes is quiet
+# (test_launch_honest.py)
+HONEST_CORE = '''"""Caches, resources, logging, a thread and an atexit hook."""
 import atexit
 import collections
 import functools
 import importlib.resources
 import logging
-import subprocess
 import sys
 import threading
 import typing
@@ -128,8 +129,7 @@ def add(a, b):
 
 def label(n):
     prefix = importlib.resources.files("calc").joinpath("prefix.txt").read_text().strip()
-    done = subprocess.run([sys.executable, "-c", "print('ok')"], capture_output=True, text=True)
-    worker = threading.Thread(target=_opened.append, args=(done.stdout.strip(),))
+    worker = threading.Thread(target=_opened.append, args=(str(sys.flags.optimize),))
     worker.start()
     worker.join()
     log.warning("labelled %s", Pair(prefix, n))

@@ -37,13 +37,16 @@ class RecordedSigns:
     main's production code opened under each key (a nodeid, or a module outside any test),
     the harness changes of main's run (event, path, line, as `harness_sign` gives them), the
     fixture tests run again with one byte of their locked files changed (nodeid: files), those
-    that still passed, and those of them that passed with every byte of the files changed."""
+    that still passed, and those of them that passed with every byte of the files changed;
+    the processes main's production code started and the foreign functions it loaded (event,
+    program or symbol, path, line; None in a digest written before they were recorded)."""
 
     prod_reads: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     harness: tuple[tuple[str, str, int], ...] = ()
     probed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     survivors: tuple[str, ...] = ()
     whole: tuple[str, ...] = ()
+    launches: tuple[tuple[str, str, str, int], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ def to_json(digest: Digest) -> str:
 
 
 def _signs_json(signs: RecordedSigns) -> dict[str, Any]:
-    return {
+    found: dict[str, Any] = {
         "prod_reads": {key: list(paths) for key, paths in sorted(signs.prod_reads.items())},
         "harness": [
             {"event": event, "path": path, "line": line}
@@ -100,6 +103,12 @@ def _signs_json(signs: RecordedSigns) -> dict[str, Any]:
         "survivors": sorted(signs.survivors),
         "whole": sorted(signs.whole),
     }
+    if signs.launches is not None:
+        found["launches"] = [
+            {"event": event, "name": name, "path": path, "line": line}
+            for event, name, path, line in sorted(signs.launches)
+        ]
+    return found
 
 
 def _signs_of(data: Mapping[str, Any] | None) -> RecordedSigns | None:
@@ -111,7 +120,14 @@ def _signs_of(data: Mapping[str, Any] | None) -> RecordedSigns | None:
         probed={nodeid: tuple(files) for nodeid, files in data["probed"].items()},
         survivors=tuple(data["survivors"]),
         whole=tuple(data["whole"]),
+        launches=_launches_of(data.get("launches")),
     )
+
+
+def _launches_of(data: Any) -> tuple[tuple[str, str, str, int], ...] | None:
+    if data is None:
+        return None
+    return tuple((d["event"], d["name"], d["path"], d["line"]) for d in data)
 
 
 def _run_of(data: Mapping[str, Any] | None) -> MainRun | None:

@@ -322,6 +322,32 @@ RULES: tuple[Rule, ...] = (
         "Compute the result; package data the production code needs lives in the package.",
     ),
     Rule(
+        "PG563",
+        Step.HUNKS,
+        "production code starts a process",
+        "While the scoring tests ran, production code started a process (subprocess, "
+        "os.exec*, os.posix_spawn, os.system, os.fork; found by the first production frame "
+        "on the stack, whatever library lies between). A program reads files no audit event "
+        "shows: `cat` of a golden, `find ... -exec cat`, `sh -c` with a path built at run "
+        "time. An error when the starting line is the patch's (or no frame of the tree "
+        "started it); a warning for the plane's owner when it is main's own line but main's "
+        "run does not show that start there; quiet when main's run shows the same program "
+        "started from the same line.",
+        "Compute the result in the production code; a program the project needs is started "
+        "by a line main already has, or reviewed by the plane's owner.",
+    ),
+    Rule(
+        "PG564",
+        Step.HUNKS,
+        "production code loads a foreign function",
+        "While the scoring tests ran, production code loaded a C library or one of its "
+        "symbols through ctypes (ctypes.dlopen, ctypes.dlsym, a call by address): libc's "
+        "open and read read files no audit event shows. Errors, warnings and main's own "
+        "loads as for PG563. ctypes for C types (c_int, sizeof, structures) loads nothing.",
+        "Compute the result in the production code; a C library the project needs is loaded "
+        "by a line main already has, or reviewed by the plane's owner.",
+    ),
+    Rule(
         "PG580",
         Step.HUNKS,
         "property test uses wall-clock time",

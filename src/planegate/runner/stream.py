@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from planegate.runner.child.extras import EXTRA_KINDS
+from planegate.runner.traced import Launch
+
+Traced = tuple[tuple[str, ...], tuple[str, ...], tuple[Launch, ...]]
 
 MAX_TAMPER = 100
 
@@ -53,7 +56,7 @@ class Fold:
         self.errors: list[tuple[str, str]] = []
         self.examples: dict[str, int] = {}
         self.subtests: dict[str, list[dict[str, Any]]] = {}  # failed or skipped subtests
-        self.reads: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # child/reads.py
+        self.reads: dict[str, Traced] = {}  # child/reads.py, child/launches.py
         self.ended = self.seen_selected = self.seen_collected = False
         self.stray = self.starts = self.after_end = 0
         self.tamper: list[Tamper] = []
@@ -127,13 +130,15 @@ class Fold:
         phases[when] = _slim(record)
 
     def _reads(self, record: dict[str, Any]) -> None:
-        """What one test (or one module outside any test) read, by side; a key sent twice
-        keeps both."""
+        """What one test (or one module outside any test) read, by side, and what its
+        production code started; a key sent twice keeps both."""
         test, prod = _paths(record["test"]), _paths(record["prod"])
-        before = self.reads.get(str(record["nodeid"]), ((), ()))
-        if before != ((), ()):
+        launches = _launches(record.get("procs", []))
+        before = self.reads.get(str(record["nodeid"]))
+        if before is not None:
             test, prod = tuple(sorted({*before[0], *test})), tuple(sorted({*before[1], *prod}))
-        self.reads[str(record["nodeid"])] = (test, prod)
+            launches = tuple(dict.fromkeys((*before[2], *launches)))
+        self.reads[str(record["nodeid"])] = (test, prod, launches)
 
     def _tamper(self, tamper: Tamper) -> None:
         if len(self.tamper) < MAX_TAMPER and tamper not in self.tamper:
@@ -160,6 +165,20 @@ def _slim(record: dict[str, Any]) -> dict[str, Any]:
     if record.get("subtest") is not None:
         slim["subtest"] = str(record["subtest"])
     return slim
+
+
+def _launches(value: object) -> tuple[Launch, ...]:
+    """[event, program or symbol, path, line, shown, callers] lists (child/launches.py)."""
+    if not isinstance(value, list):
+        raise TypeError("expected a list of process starts")
+    found = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 6:
+            raise TypeError("expected [event, name, path, line, shown, callers]")
+        event, name, path, line, shown, callers = item
+        launch = Launch(str(event), str(name), str(path), int(line), str(shown), _paths(callers))
+        found.append(launch)
+    return tuple(found)
 
 
 def _paths(value: object) -> tuple[str, ...]:

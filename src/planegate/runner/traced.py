@@ -6,11 +6,32 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class Launch:
+    """A process production code started, or a foreign function it loaded
+    (`runner/child/launches.py`): the audit event, the program or symbol, the production file
+    and line that started it ('' and 0: no frame of the tree), the first command line seen
+    there (shown, never compared) and the production frames that called it ("path:line")."""
+
+    event: str
+    name: str
+    path: str
+    line: int
+    shown: str = ""
+    callers: tuple[str, ...] = ()
+
+    @property
+    def sign(self) -> tuple[str, str, str, int]:
+        return (self.event, self.name, self.path, self.line)
+
+
+@dataclass(frozen=True)
 class Reads:
-    """What one test (or one module, outside any test) opened: repository paths by side."""
+    """What one test (or one module, outside any test) opened: repository paths by side; and
+    what production code started under it."""
 
     test: tuple[str, ...] = ()
     prod: tuple[str, ...] = ()
+    launches: tuple[Launch, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,7 @@ def _mains_signs(parts: Sequence[Part]) -> MainsSigns:
         traced=any(s.traced for s in signs),
         problems=_once(p for s in signs for p in s.problems),
         recorded=any(s.recorded for s in signs),
+        launches=_once(x for s in signs for x in s.launches),
     )
 
 

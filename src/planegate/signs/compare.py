@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from planegate.runner.session import Tamper
-from planegate.runner.traced import Reads
+from planegate.runner.traced import Launch, Reads
 
 HARNESS = "harness changed: "
 # an exported tree's folder (repo/git.py `worktree`: tempfile.mkdtemp() + "/tree"): each run
@@ -49,6 +49,7 @@ class MainsSigns:
     traced: bool = False  # the traced session ran and closed: prod_reads and harness tell
     problems: tuple[str, ...] = ()  # why a session tells nothing (it did not close)
     recorded: bool = False  # read from main's run in the digest: nothing ran on the base
+    launches: tuple[Launch, ...] = ()  # main's process starts and loads (signs/spawned.py)
 
 
 def harness_sign(tamper: Tamper) -> Tamper | None:

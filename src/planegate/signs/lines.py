@@ -1,5 +1,6 @@
 """Whether a line of the tree that ran is main's own: the same text on the base's tip and not
-in a hunk the patch adds or changes (difflib over the two versions of the file)."""
+in a hunk the patch adds or changes (difflib over the two versions of the file); and, for such
+a line, its number on the base."""
 
 from __future__ import annotations
 
@@ -23,12 +24,33 @@ def patch_lines(base: str | None, head: str | None) -> frozenset[int]:
     return frozenset(changed)
 
 
+def base_lines(base: str | None, head: str | None) -> dict[int, int]:
+    """1-based head line -> the same line's number on the base, for the lines the patch
+    left as they were (none when either side has no such file)."""
+    if base is None or head is None:
+        return {}
+    matcher = difflib.SequenceMatcher(None, base.splitlines(), head.splitlines(), autojunk=False)
+    found: dict[int, int] = {}
+    for tag, old, _, new, end in matcher.get_opcodes():
+        if tag == "equal":
+            found.update((new + i + 1, old + i + 1) for i in range(end - new))
+    return found
+
+
 class MainsLines:
-    """`is_mains(path, line)`, each file diffed once."""
+    """`is_mains(path, line)`, each file diffed once; `base_line(path, line)`."""
 
     def __init__(self, base: Callable[[str], str | None], head: Callable[[str], str | None]):
         self._base, self._head = base, head
         self._changed: dict[str, frozenset[int] | None] = {}
+        self._lines: dict[str, dict[int, int]] = {}
+
+    def base_line(self, path: str, line: int) -> int | None:
+        """The number on the base of a head line main already had, unchanged; None for a
+        line the patch added or changed (or a file the base does not have)."""
+        if path not in self._lines:
+            self._lines[path] = base_lines(self._base(path), self._head(path))
+        return self._lines[path].get(line)
 
     def is_mains(self, path: str, line: int) -> bool:
         if path not in self._changed:

@@ -5,9 +5,10 @@ the same conditions.
 At most two sessions, in one export of the base's tip, each only when the head showed
 something to compare:
 - traced (read tracing as in the head's run), collecting what the head's run collected and
-  running only the tests under which production code opened an oracle file and the tests
-  during which a harness change appeared: what main's production code opened there and which
-  harness changes main's run shows;
+  running only the tests under which production code opened an oracle file, the tests
+  during which a harness change appeared and those under which main's own lines started a
+  process or loaded a foreign function: what main's production code opened there, which
+  harness changes main's run shows and what main's code started (signs/spawned.py);
 - then the fixture probe's survivors, with the same byte of the same locked files changed;
   those that survive on the base too run once more on both trees (the head's exported again
   and overlaid) with every byte of their files changed: main's state only when the head's
@@ -30,9 +31,10 @@ from planegate.repo.digest_format import RecordedSigns
 from planegate.runner import overlay
 from planegate.runner.session import RunResult, Tamper
 from planegate.runner.spec import Sessions
-from planegate.runner.traced import TraceSpec
-from planegate.signs import compare
+from planegate.runner.traced import Launch, TraceSpec
+from planegate.signs import compare, spawned
 from planegate.signs.compare import MainsSigns
+from planegate.signs.lines import MainsLines
 from planegate.signs.record import passing, write_all
 
 
@@ -61,8 +63,13 @@ def observe(
     digest (`main`), compare with those instead."""
     if not head_run.closed or head_run.canary_problem:
         return MainsSigns()
-    if main is not None and all(
-        main.probed.get(nodeid) == files for nodeid, files in probed.survivors
+    starts = None
+    if any(r.launches for r in head_run.reads.values()):
+        starts = spawned.to_compare(head_run.reads, MainsLines(ctx.base.text, ctx.head.text))
+    if (
+        main is not None
+        and all(main.probed.get(nodeid) == files for nodeid, files in probed.survivors)
+        and (main.launches is not None or starts is None)
     ):
         return _recorded(ctx, probed, main, progress)
     signs = [*head_run.tampering, *tampering]
@@ -71,8 +78,8 @@ def observe(
     oracle = compare.oracle_reads(head_run.reads, locked)
     harness = [t for t in signs if compare.harness_sign(t) is not None]
     traced = (
-        sorted({*compare.oracle_tests(oracle), *_anchors(harness, head_run)})
-        if oracle or harness
+        sorted({*compare.oracle_tests(oracle), *_anchors(harness, head_run), *(starts or ())})
+        if oracle or harness or starts is not None
         else None
     )
     if traced is None and not probed.survivors:
@@ -102,6 +109,7 @@ def _recorded(
         harness=tuple(Tamper(event, path, line) for event, path, line in main.harness),
         traced=True,
         recorded=True,
+        launches=tuple(Launch(*sign) for sign in main.launches or ()),
     )
     files = dict(probed.survivors)
     if not files:
@@ -141,7 +149,8 @@ def _traced(
         )
     )
     reads = compare.base_prod_reads(result.reads, oracle)
-    return MainsSigns(prod_reads=reads, harness=harness, traced=True)
+    starts = tuple(dict.fromkeys(x for r in result.reads.values() for x in r.launches))
+    return MainsSigns(prod_reads=reads, harness=harness, traced=True, launches=starts)
 
 
 def _perturbed(

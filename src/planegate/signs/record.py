@@ -28,14 +28,17 @@ def recorded(
     survivors: tuple[str, ...] = (),
     whole: tuple[str, ...] = (),
 ) -> RecordedSigns:
-    """Main's production reads and harness changes from its traced run, with the probe's."""
+    """Main's production reads, harness changes and process starts from its traced run, with
+    the probe's."""
     harness = {
         (sign.event, sign.path, sign.line)
         for tamper in result.tampering
         if (sign := compare.harness_sign(tamper)) is not None
     }
+    launches = {launch.sign for reads in result.reads.values() for launch in reads.launches}
     return RecordedSigns(
         prod_reads={key: reads.prod for key, reads in sorted(result.reads.items()) if reads.prod},
+        launches=tuple(sorted(launches)),
         harness=tuple(sorted(harness)),
         probed=probed,
         survivors=survivors,

@@ -9,8 +9,9 @@ from typing import Any
 from planegate.signs.compare import MainsSigns
 from planegate.wire import codec
 
-# a run.json from before `recorded` reads as signs the base's sessions showed
-OPTIONAL = {MainsSigns: frozenset({"recorded"})}
+# a run.json from before `recorded` reads as signs the base's sessions showed; one from
+# before `launches` as a base that started nothing (every start stays the patch's)
+OPTIONAL = {MainsSigns: frozenset({"recorded", "launches"})}
 
 
 def to_dict(signs: MainsSigns) -> dict[str, Any]:

@@ -17,7 +17,8 @@ Two attributions:
   other processes, writes into the interpreter.
 
 On a traced run the `open` handler also hands each open to `runner/child/reads.py`, which keeps
-what each test read in this state until the channel's hooks send it.
+what each test read in this state until the channel's hooks send it; process starts and
+foreign-function loads go to `runner/child/launches.py`, kept with them.
 
 A record is written to the result channel before the operation proceeds, so nothing the
 operation achieves can erase it. Nothing here keeps state a patch can reach without an audited
@@ -45,6 +46,8 @@ from planegate.runner.child.frames import (
     record,
     relative,
 )
+from planegate.runner.child.launches import FOREIGN_EVENTS, PROCESS_EVENTS
+from planegate.runner.child.launches import on_event as trace_start
 from planegate.runner.child.reads import on_open as trace_open
 
 FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
@@ -225,6 +228,8 @@ def _table(
             "object.__setattr__": _on_setattr,
         }
     )
+    for name in PROCESS_EVENTS | FOREIGN_EVENTS:
+        table.setdefault(name, _on_launch)  # os.fork and os.forkpty stay direct events
     for name in ("cdata", "string_at", "wstring_at", "dlsym"):
         table[f"ctypes.{name}"] = _on_ctypes
     return table
@@ -248,9 +253,17 @@ def _on_reach(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:
 
 
 def _on_direct(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:
-    frame = direct(s, _caller(s))
+    caller = _caller(s)
+    frame = direct(s, caller)
     if frame is None or classify(s, frame.f_code.co_filename) == PRODUCTION:
         record(s, DIRECT_EVENTS[event], frame)
+    if event in PROCESS_EVENTS:  # os.fork, os.forkpty: a process started, wherever from
+        trace_start(s, caller, event, args)
+
+
+def _on_launch(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:
+    """A process started or a foreign function loaded (`runner/child/launches.py`)."""
+    trace_start(s, _caller(s), event, args)
 
 
 def _on_ctypes(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:
@@ -258,6 +271,7 @@ def _on_ctypes(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:
     (`ctypes.pythonapi`). Calling a C library (prctl, say) is not recorded: the kernel, not
     this hook, guards other processes. (`ctypes.cast` and `memmove` raise no audit event.)"""
     if event == "ctypes.dlsym" and not (args and type(args[0]) is s.ctypes_pydll):
+        trace_start(s, _caller(s), event, args)  # a C library's symbol: compared with main's
         return
     frame = direct(s, _caller(s), s.ctypes_dir)
     if frame is None or classify(s, frame.f_code.co_filename) == PRODUCTION:

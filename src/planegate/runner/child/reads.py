@@ -62,11 +62,16 @@ def on_open(
     if found is None:
         return
     side, reader = found
-    key = t.current[0] or reader
-    bucket = t.reads.get(key)
-    if bucket is None:
-        bucket = t.reads[key] = (set(), set())
-    bucket[0 if side == TEST else 1].add(real[len(t.root) :])
+    kept = bucket(t, t.current[0] or reader)
+    (kept[0] if side == TEST else kept[1]).add(real[len(t.root) :])
+
+
+def bucket(t: SimpleNamespace, key: str) -> tuple[set[str], set[str], dict[Any, str]]:
+    """What `key` read (test side, production) and started (`runner/child/launches.py`)."""
+    found: tuple[set[str], set[str], dict[Any, str]] | None = t.reads.get(key)
+    if found is None:
+        found = t.reads[key] = (set(), set(), {})
+    return found
 
 
 def _writes_only(mode: object, flags: object) -> bool:
@@ -84,13 +89,19 @@ def _reader(
         filename = frame.f_code.co_filename
         if filename.startswith("<frozen importlib") or filename in t.lookups:
             return None
-        found: tuple[str, str] | None = t.sides.get(filename)
-        if found is None:
-            found = t.sides[filename] = _side(s, t, filename)
+        found = side_of(s, t, filename)
         if found[0]:
             return found
         frame = frame.f_back
     return None
+
+
+def side_of(s: SimpleNamespace, t: SimpleNamespace, filename: str) -> tuple[str, str]:
+    """(side, tree-relative path) of a code file, or ('', '') outside the tree; cached."""
+    found: tuple[str, str] | None = t.sides.get(filename)
+    if found is None:
+        found = t.sides[filename] = _side(s, t, filename)
+    return found
 
 
 def _side(s: SimpleNamespace, t: SimpleNamespace, filename: str) -> tuple[str, str]:
@@ -122,9 +133,14 @@ def flush(s: SimpleNamespace, emit: Emit, key: str) -> None:
     """Send what `key` (a nodeid, or a module outside any test) read, once."""
     if s.trace is None:
         return
-    bucket = s.trace.reads.pop(key, None)
-    if bucket is not None:
-        emit("reads", {"nodeid": key, "test": sorted(bucket[0]), "prod": sorted(bucket[1])})
+    found = s.trace.reads.pop(key, None)
+    if found is not None:
+        record = {"nodeid": key, "test": sorted(found[0]), "prod": sorted(found[1])}
+        if found[2]:
+            record["procs"] = [
+                [*sign[:4], shown, list(sign[4])] for sign, shown in sorted(found[2].items())
+            ]
+        emit("reads", record)
 
 
 def flush_all(s: SimpleNamespace, emit: Emit) -> None:
