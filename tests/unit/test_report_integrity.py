@@ -76,11 +76,14 @@ def test_a_test_modules_namespace_is_held_to_what_was_collected() -> None:
     )
     prod = module("core", "def sum(values):\n    return 0\n", "/tree/calc/core.py")
     versions.watch_modules(watch, {"test_core": tests}, True)
+    versions.assign(watch, {"t": vars(tests)})
     vars(tests)["sum"] = vars(prod)[
         "sum"
     ]  # production code gives the test module a name of its own
     vars(tests)["EXPECTED"] = 6  # and changes its expected value
-    versions.check(watch, "during the call of t")
+    versions.check(watch, "during another test")  # only the harness's namespaces
+    assert sent == []
+    versions.check(watch, "during the call of t", "t")  # and t's own module
     events = sorted(s["event"] for s in sent)
     assert events == [
         "harness changed: test_core.EXPECTED replaced during the call of t",
@@ -90,7 +93,7 @@ def test_a_test_modules_namespace_is_held_to_what_was_collected() -> None:
     # the tests' own code rebinding their own names is theirs
     sent.clear()
     vars(tests)["helper"] = vars(tests)["test_x"]
-    versions.check(watch, "later")
+    versions.check_all(watch, "at the end")
     assert sent == []
 
 

@@ -257,11 +257,13 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
         _c: Any = checks,
         _g: Any = guard,
         _check: Any = check,
+        _all: Any = versions.check_all,
         _flush: Any = reads.flush_all,
     ) -> None:
         if not _g(_a, "pytest_sessionfinish"):
             return
         _check(_c, "full", "at the end of the session")
+        _all(_c.versions, "at the end of the session")
         _flush(_a, _e)
         fields = {"exitstatus": int(exitstatus), "testscollected": session.testscollected}
         _e("end", fields)
@@ -302,7 +304,7 @@ def _report_hook(
             _a.muted.append(bool(report.failed))
             return
         at = f"when {report.nodeid} reported its {report.when}"
-        _watch(_c.versions, f"before {report.nodeid} sent its {report.when} ({at})")
+        _watch(_c.versions, f"before {report.nodeid} sent its {report.when} ({at})", report.nodeid)
         _check(_c, "report", at)  # every record sent
         fields = _report_fields(report)
         if report.when == "call":

@@ -182,7 +182,12 @@ def after_collection(c: SimpleNamespace, config: Any, items: Iterable[Any] = ())
         c.spaces += _spaces(name, sys.modules[name])
     harness = {name: sys.modules[name] for name in list(sys.modules) if _watched(c, name)}
     versions.watch_modules(c.versions, harness, False)
-    versions.watch_modules(c.versions, _test_modules(c, items), True)
+    tests = _test_modules(c, items)
+    versions.watch_modules(c.versions, {name: module for name, (module, _) in tests.items()}, True)
+    versions.assign(
+        c.versions,
+        {nodeid: vars(module) for module, nodeids in tests.values() for nodeid in nodeids},
+    )
     versions.rebase(c.versions)
     _compile(c)
     c.config = config
@@ -195,16 +200,20 @@ def after_collection(c: SimpleNamespace, config: Any, items: Iterable[Any] = ())
     c.registry = tuple(_registered(caller) for caller in callers if caller is not None)
 
 
-def _test_modules(c: SimpleNamespace, items: Iterable[Any]) -> dict[str, ModuleType]:
-    """The modules of main's tests as collected (a module of the tree pytest imported)."""
-    found: dict[str, ModuleType] = {}
+def _test_modules(
+    c: SimpleNamespace, items: Iterable[Any]
+) -> dict[str, tuple[ModuleType, list[str]]]:
+    """The modules of main's tests as collected (a module of the tree pytest imported), each
+    with the nodeids of its tests."""
+    found: dict[str, tuple[ModuleType, list[str]]] = {}
     for item in items:
         module = getattr(item, "module", None)
         if type(module) is not ModuleType:
             continue
         path = vars(module).get("__file__")
         if isinstance(path, str) and frames.classify(c.audit, path) == frames.TESTS:
-            found.setdefault(str(vars(module).get("__name__", path)), module)
+            name = str(vars(module).get("__name__", path))
+            found.setdefault(name, (module, []))[1].append(item.nodeid)
     return found
 
 

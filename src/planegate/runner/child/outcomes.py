@@ -68,7 +68,7 @@ def hooks(
             return report
         nodeid, when = item.nodeid, call.when
         at = f"when {nodeid} reported its {when}"
-        _versions(_c.versions, f"during the {when} of {nodeid} ({at})")
+        _versions(_c.versions, f"during the {when} of {nodeid} ({at})", nodeid)
         _check(_c, "report", at)
         if when == "call":
             raised = _calls.raised.pop(nodeid, None)

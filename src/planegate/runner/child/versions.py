@@ -40,8 +40,12 @@ def make(audit: SimpleNamespace) -> SimpleNamespace:
         keys=[],
         values=[],
         tests=[],
-        known=set(),  # ids of the dicts watched
-        last=(),
+        stamps=[],  # each namespace's tag when it was last compared
+        index_of={},  # id of a watched dict -> its index
+        hot=(),  # the harness's namespaces' indexes, read at every check
+        hot_views=(),
+        hot_last=(),
+        test_of={},  # nodeid -> the index of its module's namespace
         read=operator.attrgetter("value"),
         is_=operator.is_,
         map=map,
@@ -77,42 +81,71 @@ def _offset() -> int | None:
 
 def _watch(v: SimpleNamespace, label: str, mapping: Mapping[str, Any], test: bool) -> None:
     """Watch one namespace from now on (a module's dict; a test module's when `test`)."""
-    if not v.usable or type(mapping) is not dict or id(mapping) in v.known:
+    if not v.usable or type(mapping) is not dict or id(mapping) in v.index_of:
         return
-    v.known.add(id(mapping))
+    v.index_of[id(mapping)] = len(v.dicts)
     v.labels.append(label)
     v.dicts.append(mapping)  # kept alive here: the view reads its memory
     v.views.append(ctypes.c_uint64.from_address(id(mapping) + v.offset))
     v.keys.append(tuple(mapping))
     v.values.append(tuple(mapping.values()))
     v.tests.append(test)
+    v.stamps.append(v.views[-1].value)
 
 
 def watch_modules(v: SimpleNamespace, modules: Mapping[str, object], test: bool) -> None:
     for name, module in modules.items():
         if isinstance(module, ModuleType):
             _watch(v, name, vars(module), test)
-    v.last = v.tuple(v.map(v.read, v.views))
+    v.hot = tuple(index for index, test in enumerate(v.tests) if not test)
+    v.hot_views = tuple(v.views[index] for index in v.hot)
+    v.hot_last = tuple(v.stamps[index] for index in v.hot)
+
+
+def assign(v: SimpleNamespace, spaces: Mapping[str, Mapping[str, Any]]) -> None:
+    """Which test module's namespace each nodeid reads (checked with that test's reports)."""
+    for nodeid, mapping in spaces.items():
+        index = v.index_of.get(id(mapping))
+        if index is not None:
+            v.test_of[nodeid] = index
 
 
 def rebase(v: SimpleNamespace) -> None:
     """Take every watched namespace as it is now, unreported (the end of collection)."""
     v.keys = [v.tuple(mapping) for mapping in v.dicts]
     v.values = [v.tuple(mapping.values()) for mapping in v.dicts]
-    v.last = v.tuple(v.map(v.read, v.views))
+    v.stamps = [view.value for view in v.views]
+    v.hot_last = tuple(v.stamps[index] for index in v.hot)
 
 
-def check(v: SimpleNamespace, when: str) -> None:
-    """Every watched namespace against its tag at the last check: one read per namespace."""
-    if not v.views:
-        return
-    now = v.tuple(v.map(v.read, v.views))
-    if now == v.last:
-        return
-    for index, (before, after) in enumerate(zip(v.last, now, strict=True)):
-        if before != after:
-            _compare(v, index, when)
-    v.last = now
+def check(v: SimpleNamespace, when: str, nodeid: str = "") -> None:
+    """The harness's namespaces, and the namespace of `nodeid`'s module, against their tags
+    at their last check: one read per namespace, a comparison only where a tag moved."""
+    now = v.tuple(v.map(v.read, v.hot_views))
+    if now != v.hot_last:
+        for position, (before, after) in enumerate(zip(v.hot_last, now, strict=True)):
+            if before != after:
+                _compare(v, v.hot[position], when)
+                v.stamps[v.hot[position]] = after
+        v.hot_last = now
+    index = v.test_of.get(nodeid)
+    if index is not None:
+        _check_one(v, index, when)
+
+
+def check_all(v: SimpleNamespace, when: str) -> None:
+    """Every test module's namespace too (at the end of the session)."""
+    check(v, when)
+    for index, test in enumerate(v.tests):
+        if test:
+            _check_one(v, index, when)
+
+
+def _check_one(v: SimpleNamespace, index: int, when: str) -> None:
+    tag = v.views[index].value
+    if tag != v.stamps[index]:
+        _compare(v, index, when)
+        v.stamps[index] = tag
 
 
 def _compare(v: SimpleNamespace, index: int, when: str) -> None:
