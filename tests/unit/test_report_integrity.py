@@ -72,7 +72,9 @@ def test_a_test_modules_namespace_is_held_to_what_was_collected() -> None:
     state, sent = audit_state()
     watch = versions.make(state)
     tests = module(
-        "test_core", "EXPECTED = 5\n\n\ndef test_x():\n    pass\n", "/tree/tests/test_core.py"
+        "test_core",
+        "EXPECTED = 5\nseen = 0\n\n\ndef test_x():\n    global seen\n    seen += 1\n",
+        "/tree/tests/test_core.py",
     )
     prod = module("core", "def sum(values):\n    return 0\n", "/tree/calc/core.py")
     versions.watch_modules(watch, {"test_core": tests}, True)
@@ -93,6 +95,7 @@ def test_a_test_modules_namespace_is_held_to_what_was_collected() -> None:
     # the tests' own code rebinding their own names is theirs
     sent.clear()
     vars(tests)["helper"] = vars(tests)["test_x"]
+    vars(tests)["test_x"]()  # it says `global seen`
     versions.check_all(watch, "at the end")
     assert sent == []
 

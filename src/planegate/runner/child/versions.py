@@ -8,7 +8,8 @@ dict: one machine word per namespace, read between every two reports. A namespac
 moved is compared with its snapshot (every key, every value's identity):
 - nothing differs: it was rebound and restored in between: reported, naming the namespace;
 - a test module's binding differs (any value, data included) and the new value's code is not
-  main's tests': reported, naming the binding; the harness's own data bindings (flags,
+  main's tests' (a data value: unless the module's own functions assign that name with
+  `global`): reported, naming the binding; the harness's own data bindings (flags,
   caches) change freely, and its code bindings are named by `integrity.check`.
 Where the tag cannot be read (an interpreter without one, another layout: `usable` is False)
 only the identity checks run; docs/runner.md says so.
@@ -17,9 +18,10 @@ only the identity checks run; docs/runner.md says so.
 from __future__ import annotations
 
 import ctypes
+import dis
 import operator
 from collections.abc import Mapping
-from types import ModuleType, SimpleNamespace
+from types import CodeType, FunctionType, ModuleType, SimpleNamespace
 from typing import Any
 
 from planegate.runner.child import frames
@@ -167,6 +169,7 @@ def _test_bindings(
 ) -> None:
     """A test module's namespace as collected: a binding whose new value is not main's tests'
     own code (data included: a test's expected value lives there) is named."""
+    own: frozenset[str] | None = None
     for key in sorted(set(old) | set(now)):
         before, after = old.get(key, _MISSING), now.get(key, _MISSING)
         if before is after:
@@ -174,8 +177,34 @@ def _test_bindings(
         kind = frames.origin(v.audit, after)[0] if after is not _MISSING else None
         if kind == frames.TESTS:
             continue
+        own = _own_globals(now) if own is None else own
+        if kind is None and key in own:
+            continue  # a name the module's own functions assign (`global counter`)
         verb = "removed" if after is _MISSING else "added" if before is _MISSING else "replaced"
         _report(v, f"{label}.{key} {verb} {when}", after)
+
+
+def _own_globals(space: Mapping[str, Any]) -> frozenset[str]:
+    """The names a module's own functions (and its classes' methods) store or delete as
+    globals: read from their code objects, nested ones included."""
+    codes = []
+    for value in list(space.values()):
+        if type(value) is FunctionType:
+            codes.append(value.__code__)
+        elif type(value) is type:
+            items = type.__dict__["__dict__"].__get__(value).values()
+            codes += [f.__code__ for f in items if type(f) is FunctionType]
+    names: set[str] = set()
+    while codes:
+        code = codes.pop()
+        codes += [c for c in code.co_consts if type(c) is CodeType]
+        names.update(
+            str(i.argval) for i in dis.get_instructions(code) if i.opname in _GLOBAL_WRITES
+        )
+    return frozenset(names)
+
+
+_GLOBAL_WRITES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL"})
 
 
 def _report(v: SimpleNamespace, event: str, value: object) -> None:
