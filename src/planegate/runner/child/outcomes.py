@@ -62,6 +62,7 @@ def hooks(
         _check: Any = integrity.check,
         _versions: Any = versions.check,
         _skips: tuple[type[BaseException], ...] = skips,
+        _j: Any = _judge,
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
         if not _g(_a, "pytest_runtest_makereport"):
@@ -72,26 +73,39 @@ def hooks(
         if when != "teardown":  # the teardown's record is checked as it is sent
             _check(_c, "report", at)
         if when == "call":
-            raised = _calls.raised.pop(nodeid, None)
-            excinfo = call.excinfo
-            failing = _failing(raised, _skips) or _failing(
-                excinfo.value if excinfo is not None else None, _skips
-            )
-            if failing is not None and _claims_success(report):
-                if _a.muted is None:  # a sampled canary's broken run sends no record
-                    _calls.forced.add(nodeid)
-                frames.record(
-                    _a,
-                    f"{nodeid} was reported {report.outcome}; its call raised {failing} "
-                    "(the report was not built from the call)",
-                    None,
-                )
+            _j(_a, _calls, nodeid, call, report, _skips)
         return report
 
     return {
         "pytest_runtest_call": pytest_runtest_call,
         "pytest_runtest_makereport": pytest_runtest_makereport,
     }
+
+
+def _judge(
+    audit: SimpleNamespace,
+    calls: SimpleNamespace,
+    nodeid: str,
+    call: Any,
+    report: pytest.TestReport,
+    skips: tuple[type[BaseException], ...],
+) -> None:
+    """The call's report against the exception the call raised (ours, and `CallInfo`'s)."""
+    raised = calls.raised.pop(nodeid, None)
+    excinfo = call.excinfo
+    failing = _failing(raised, skips) or _failing(
+        excinfo.value if excinfo is not None else None, skips
+    )
+    if failing is None or not _claims_success(report):
+        return
+    if audit.muted is None:  # a sampled canary's broken run sends no record
+        calls.forced.add(nodeid)
+    frames.record(
+        audit,
+        f"{nodeid} was reported {report.outcome}; its call raised {failing} "
+        "(the report was not built from the call)",
+        None,
+    )
 
 
 def _failing(error: BaseException | None, skips: tuple[type[BaseException], ...]) -> str | None:
