@@ -108,10 +108,10 @@ def test_an_honest_patch_passes_with_three_tests_sampled_and_broken(
     assert code == 0, errors(report)
     record = sample_record(report)
     assert record["outcome"] == "pass" and record["tests"] == 3  # the default sample
-    # each broken test names the function it called, at its line on the head; never label(),
-    # which the patch rewrote
+    # each broken test names the function it called, at its line on the head; label(), which
+    # the patch rewrote, may be broken too
     targets = {"add (calc/core.py:1)", "Counter.count (calc/core.py:13)"}
-    targets.add("Counter.__init__ (calc/core.py:10)")
+    targets |= {"Counter.__init__ (calc/core.py:10)", "label (calc/core.py:5)"}
     detail, _, ran = record["detail"].rpartition(" (")
     assert ran == "4 sampled in the head's run)"  # every test, up to 2 for each break
     named = [part.split(" -> ", 1)[1] for part in detail.split("; ")]
@@ -134,7 +134,8 @@ def test_reports_rewritten_to_passed_are_caught_though_the_fixed_canaries_hold(
     assert first["nodeid"] in first["message"]
     assert "reported passed with " in first["message"]
     assert "broken, failed on main with the same break" in first["message"]
-    assert "replace the body of" in first["message"] and "python -m pytest" in first["message"]
+    assert "return a wrong value of its own type" in first["message"]
+    assert "python -m pytest" in first["message"]
     assert sample_record(report)["outcome"] == "fail"
     assert tampering(report)  # the patched report class is named as well
 
@@ -148,6 +149,8 @@ def test_a_test_that_swallows_every_error_is_weak_evidence_not_a_lie(
     weak = findings(report, "PG126")
     assert [f["nodeid"] for f in weak] == ["tests/fix/test_tolerant.py::test_add_does_not_crash"]
     assert weak[0]["severity"] == "warning" and weak[0]["owner"] == "@org/goldens"
+    # a property comparing two calls of add() fails with add() broken: each call is off by
+    # its own amount
     assert weak[0]["path"] == "calc/core.py" and weak[0]["line"] == 1
     assert "passed with add (calc/core.py:1) broken, on main's code too" in weak[0]["message"]
     assert not findings(report, "PG125")
@@ -181,3 +184,116 @@ def test_tests_with_subtests_or_as_property_methods_keep_their_verdicts_when_bro
     assert record["outcome"] == "pass"
     assert "tests/fix/test_subtests.py::test_add_in_subtests -> add" in record["detail"]
     assert "tests/prop/test_class_props.py::TestAdd::test_zero -> add" in record["detail"]
+
+
+# --- a sample that cannot be starved or recognised ---
+
+# lets through a failure that reads like the old canary break (a RuntimeError, its message)
+# and rewrites every other report of the project's tests to passed
+RECOGNISER = REPORT_PROPERTY.replace(
+    "    return 'passed' if self.nodeid.startswith('te' + 'sts/') else self.__dict__['_o']\n",
+    "    text = str(self.__dict__.get('longrepr'))\n"
+    "    canary = 'Runtime' + 'Error' in text or 'state not ' + 'ready' in text\n"
+    "    if self.nodeid.startswith('te' + 'sts/') and not canary:\n        return 'passed'\n"
+    "    return self.__dict__['_o']\n",
+)
+DOCSTRINGS = (
+    'def add(a, b):\n    """Add."""\n    return a - b\n\n\n'
+    'def label(n):\n    """Label."""\n    return f\'n={n}\'\n\n\n'
+    'class Counter:\n    def __init__(self):\n        """Start."""\n        self.seen = []\n\n'
+    '    def count(self, item):\n        """Count."""\n        self.seen.append(item)\n'
+    "        return len(self.seen)\n"
+)
+UNITTEST_SUITE = {
+    "tests/prop/test_add_props.py": (
+        "import unittest\n\nfrom hypothesis import given, strategies as st\n\n"
+        "from calc.core import add\n\n\nclass AddProperties(unittest.TestCase):\n"
+        "    @given(st.integers(), st.integers())\n    def test_commutes(self, a, b):\n"
+        "        self.assertEqual(add(a, b), add(b, a))\n"
+    ),
+    "tests/fix/test_label.py": (
+        "import unittest\nfrom pathlib import Path\n\nfrom calc.core import label\n\n\n"
+        "class LabelChecks(unittest.TestCase):\n    def test_golden(self):\n"
+        "        expected = (Path(__file__).parent / 'data' / 'label.txt').read_text()\n"
+        "        self.assertEqual(label(3), expected)\n"
+    ),
+    "tests/fix/test_examples.py": (
+        "import unittest\n\nfrom calc.core import Counter, add\n\n\n"
+        "class Examples(unittest.TestCase):\n    def test_add_small(self):\n"
+        "        self.assertEqual(add(2, 3), 5)\n\n    def test_counts(self):\n"
+        "        counter = Counter()\n        counter.count('a')\n"
+        "        self.assertEqual(counter.count('b'), 2)\n"
+    ),
+}
+# every function main's tests call wrapped in a closure: nothing of the tree is a plain def
+WRAPPED = (
+    "def _wrap(function):\n    def wrapper(*args, **kwargs):\n"
+    "        return function(*args, **kwargs)\n\n    return wrapper\n\n\n"
+    + CORE.replace("def add", "@_wrap\ndef add")
+    .replace("def label", "@_wrap\ndef label")
+    .replace("    def count", "    @_wrap\n    def count")
+    .replace("    def __init__", "    @_wrap\n    def __init__")
+)
+
+
+def lies(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return findings(report, "PG125")
+
+
+@pytest.mark.parametrize(
+    ("name", "core"),
+    [("recognised", CORE.replace("return a + b", "return a - b")), ("docstrings", DOCSTRINGS)],
+)
+def test_a_forger_that_spares_canary_failures_or_starves_the_sample_is_caught(
+    project: Project, capsys: pytest.CaptureFixture[str], name: str, core: str
+) -> None:
+    # the breaks read as ordinary wrong values; the functions the patch touched are broken too
+    code, report = project.gate(
+        capsys, name, {"calc/core.py": core, "calc/__init__.py": RECOGNISER}
+    )
+    assert code != 0
+    assert lies(report), errors(report)
+    assert sample_record(report)["outcome"] == "fail"
+
+
+def test_a_patch_touching_every_called_function_is_still_sampled(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    honest = DOCSTRINGS.replace("return a - b", "return a + b")
+    code, report = project.gate(capsys, "honest-docstrings", {"calc/core.py": honest})
+    assert code == 0, errors(report)
+    record = sample_record(report)
+    assert record["outcome"] == "pass" and record["tests"] == 3
+
+
+def test_a_unittest_style_suite_is_sampled_and_its_forger_caught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = Project(tmp_path, UNITTEST_SUITE, ALL_SAMPLED)
+    honest = CORE.replace("return f'n={n}'", "return 'n=' + str(n)")
+    code, report = project.gate(capsys, "honest", {"calc/core.py": honest})
+    assert code == 0, errors(report)
+    assert sample_record(report)["tests"] == 4  # every test of the suite, a unittest method
+    files = {"calc/core.py": CORE.replace("return a + b", "return a - b")}
+    files["calc/__init__.py"] = RECOGNISER
+    code, report = project.gate(capsys, "forged", files)
+    assert code != 0
+    assert lies(report), errors(report)
+
+
+def test_a_sample_with_nothing_to_break_is_a_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = Project(tmp_path, {"tests/fix/test_examples.py": EXAMPLES}, ALL_SAMPLED)
+    code, report = project.gate(capsys, "wrapped", {"calc/core.py": WRAPPED})
+    assert code == 1
+    starved = findings(report, "PG140")
+    assert starved and starved[0]["severity"] == "error", errors(report)
+    assert "on main's code" in starved[0]["message"]
+    # main's own code wrapped the same way: main's state, a warning for the plane's owner
+    project.repo.checkout("main")
+    project.repo.commit("wrapped on main", {"calc/core.py": WRAPPED})
+    code, report = project.gate(capsys, "docs", {"README.md": "calc\n"})
+    assert code == 0, errors(report)
+    warned = findings(report, "PG141")
+    assert warned and warned[0]["severity"] == "warning"

@@ -61,12 +61,14 @@ def _config_in(values):
 _TEMPLATE = tempfile.TemporaryDirectory(prefix="planegate-attack-template-")
 
 
-def _template() -> Path:
-    """The project committed on main and its digest, built on first use."""
-    root = Path(_TEMPLATE.name)
+def _template(main_files: Mapping[str, str | bytes] | None = None, name: str = "") -> Path:
+    """The project committed on main and its digest, built on first use (`main_files` replace
+    or add to the shared project's files, in a template of their own called `name`)."""
+    root = Path(_TEMPLATE.name) / (name or "shared")
     digest = root / "digest.json"
     if not digest.exists():
         files = {k: v for k, v in PROJECT.items() if k != "pytest.ini"}
+        files.update(main_files or {})
         files["pyproject.toml"] = PYPROJECT
         files["tests/fixtures.lock.json"] = manifest_for(files)
         repo = TestRepo(root / "project")
@@ -78,10 +80,12 @@ def _template() -> Path:
 class Shared:
     """The repository, main's digest, and one gate run per attack branch."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(
+        self, root: Path, main_files: Mapping[str, str | bytes] | None = None, name: str = ""
+    ) -> None:
         """A copy of the repository and digest made once per session (the digest runs main's
         tests)."""
-        shutil.copytree(_template(), root, symlinks=True, dirs_exist_ok=True)
+        shutil.copytree(_template(main_files, name), root, symlinks=True, dirs_exist_ok=True)
         self.root = root
         self.repo = TestRepo(root / "project", init=False)
         self.digest = root / "digest.json"

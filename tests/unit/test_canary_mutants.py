@@ -1,5 +1,6 @@
-"""The sampled canaries' breaking of production functions: every reference raises and the
-function is put back; only plain functions found by qualified name are broken."""
+"""The sampled canaries' breaking of production functions: every reference returns a wrong
+value (or raises as the function would) and the function is put back; only plain functions
+found by qualified name are broken."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from planegate.probes.canaries.child import sampled
+from planegate.probes.canaries.child import breaks, sampled
 
 CORE = (
     "def add(a, b):\n    return a + b\n\n\ndef label(n):\n    return f'n={n}'\n\n\n"
@@ -42,23 +43,60 @@ def module_of(source: str) -> ModuleType:
     return module
 
 
-def test_a_broken_function_raises_for_every_reference_and_is_put_back() -> None:
+def test_a_broken_function_returns_a_wrong_value_for_every_reference_and_is_put_back() -> None:
     module = module_of(BREAKABLE)
     add = sampled.function_named(module, "add")
     assert add is not None and sampled.breakable(add)
     alias, held = module.add, [module.add]
     original = add.__code__
-    add.__code__ = sampled.raiser(original, "state not ready (ab12cd)")
+    add.__code__ = breaks.broken(add)
     try:
-        for call in (alias, held[0], module.__dict__["add"]):
-            with pytest.raises(RuntimeError, match=r"state not ready \(ab12cd\)") as raised:
-                call(1, b=2)
-            last = raised.traceback[-1]
-            assert str(last.path) == "/tree/calc/core.py" and last.frame.code.name == "add"
-            assert last.lineno + 1 in (4, 5)  # the def's own lines, as the function's
+        # an int, off by one, then by two...: an ordinary wrong value, and never the same
+        # wrong value twice (a property comparing two calls fails too)
+        assert [call(1, b=2) for call in (alias, held[0], module.__dict__["add"])] == [4, 5, 6]
+        assert module.add("ab", "c") == "abccccc" and module.add([1], [2]) == [1, 2] + [None] * 5
+        assert module.add(0.1, 0.2) != pytest.approx(0.3)
+        assert add.__code__.co_filename == "/tree/calc/core.py" and add.__name__ == "add"
     finally:
         add.__code__ = original
     assert module.add(1, 2) == 3
+
+
+RAISES = (
+    "class Invalid(Exception):\n    pass\n\n\n"
+    "def check(value):\n    if value < 0:\n        raise Invalid(value)\n    value += 1\n\n\n"
+    "def fail(value):\n    raise KeyError(value)\n"
+)
+
+
+def test_a_function_without_a_value_to_bend_raises_its_own_exception_in_its_own_frame() -> None:
+    module = module_of(RAISES)
+    check, fail = module.check, module.fail
+    check.__code__, fail.__code__ = breaks.broken(check), breaks.broken(fail)
+    with pytest.raises(module.Invalid) as raised:
+        check(3)  # returns None: the exception its code names, the argument as its message
+    assert str(raised.value) == "3"
+    last = raised.traceback[-1]
+    assert str(last.path) == "/tree/calc/core.py" and last.frame.code.name == "check"
+    assert last.lineno + 1 == 6  # the function's first line of body, not the template's
+    # what the original raises is swallowed: a test expecting it fails too
+    assert fail(1) is None
+
+
+BENDABLE = [True, False, 0, -2, 7, 0.0, -2.0, 1e300, float("inf"), 1j, "", "x", b"", b"ab"]
+BENDABLE += [[], [1], (), (1, 2), {}, {"a": 1}, set(), {1}, frozenset({2})]
+
+
+@pytest.mark.parametrize("value", BENDABLE, ids=[repr(v) for v in BENDABLE])
+def test_every_bent_value_has_its_type_and_differs(value: object) -> None:
+    bent = [breaks.wrong(value, call) for call in (1, 2, 3)]
+    assert all(b is not None and type(b[0]) is type(value) and b[0] != value for b in bent)
+    if type(value) is not bool:
+        assert bent[0] != bent[1] != bent[2]
+
+
+def test_other_values_are_not_bent() -> None:
+    assert breaks.wrong(None) is None and breaks.wrong(object()) is None
 
 
 def test_only_plain_functions_found_by_qualified_name_are_broken() -> None:

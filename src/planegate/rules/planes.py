@@ -190,11 +190,12 @@ RULES: tuple[Rule, ...] = (
         Step.PLANES,
         "sampled canary passed with its function broken",
         "One of main's own scoring tests, chosen at random among those that passed, ran again "
-        "in the same run with a production function it called directly broken (every call "
-        "raises), and was reported passing, while main's code with the same break fails it "
-        "or does not call that function at all. The run reports results the tests did not "
-        "give (a forged or rewritten result stream), or the patch's code routes main's test "
-        "differently from main's: either way the run's passes cannot be taken as evidence.",
+        "in the same run with a production function it called directly broken (it returns "
+        "a wrong value of its own type, or raises), and was reported passing, while main's "
+        "code with the same break fails it or does not call that function at all. The run "
+        "reports results the tests did not give (a forged or rewritten result stream), or the "
+        "patch's code routes main's test differently from main's: either way the run's passes "
+        "cannot be taken as evidence.",
         "Remove whatever rewrites or forges test results; if the patch reroutes the call on "
         "purpose, rerun the repro command and show a reviewer why the test still passes.",
     ),
@@ -203,7 +204,7 @@ RULES: tuple[Rule, ...] = (
         Step.PLANES,
         "sampled test does not depend on the function it calls",
         "One of main's scoring tests still passes, on main's own code too, when a production "
-        "function it calls directly is broken (every call raises): it catches the error or "
+        "function it calls directly is broken (a wrong value, or a raise): it catches the error or "
         "never uses the result, so it is weak evidence for that function. A warning for the "
         "plane's owner; the patch is not blamed.",
         "Make the test check what the function returns (no bare except, no "
@@ -218,5 +219,28 @@ RULES: tuple[Rule, ...] = (
         "sends it as the session ends; a stream written by other code that did not know the "
         "sample lacks it.",
         "Find what wrote the result stream or ended the session early and remove it.",
+    ),
+    Rule(
+        "PG140",
+        Step.PLANES,
+        "sampled canaries had nothing to break",
+        "Main's sampled tests passed in the scoring run, yet none called a production function "
+        "that could be broken (a plain `def` of the tree, called straight from the test), "
+        "while on main's code the same tests do. The patch took away what the spot check "
+        "needs (functions wrapped in closures or made async, calls routed through objects it "
+        "built), so nothing of the run was checked.",
+        "Keep the functions main's tests call plain functions of the tree, or ask a reviewer "
+        "to look at how the patch reroutes them.",
+    ),
+    Rule(
+        "PG141",
+        Step.PLANES,
+        "main's sampled tests give the canaries nothing to break",
+        "Main's sampled tests passed, but none calls a production function the sampled "
+        "canaries can break, on main's own code too (they call C code, wrapped or async "
+        "functions, or nothing of the tree directly): the run's results are not spot-checked. "
+        "A warning for the plane's owner; the patch is not blamed.",
+        "Have some scoring tests call the project's plain functions directly, or accept that "
+        "the run is not spot-checked.",
     ),
 )

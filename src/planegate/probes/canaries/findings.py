@@ -1,5 +1,5 @@
-"""The planes step's findings from the sampled canaries (PG125-PG127): main's scoring tests
-rerun with a production function they call broken (probes/canaries/run.py runs them)."""
+"""The planes step's findings from the sampled canaries (PG125-PG127, PG140, PG141): main's
+scoring tests rerun with a production function they call broken (probes/canaries/run.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ from planegate.gitfacts import GitFacts
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure
 from planegate.probes.canaries import plan as mutants
 
-RULE = {mutants.LIED: "PG125", mutants.UNTESTED: "PG126", mutants.UNCLOSED: "PG127"}
+RULE = {
+    mutants.LIED: "PG125",
+    mutants.UNTESTED: "PG126",
+    mutants.UNCLOSED: "PG127",
+    mutants.STARVED: "PG140",
+    mutants.STARVED_ON_MAIN: "PG141",
+}
+MAINS = frozenset({mutants.UNTESTED, mutants.STARVED_ON_MAIN})  # warnings for the plane's owner
 
 
 def findings(ctx: GitFacts, answers: AnswerProbes) -> list[Finding]:
@@ -18,9 +25,10 @@ def findings(ctx: GitFacts, answers: AnswerProbes) -> list[Finding]:
 
 
 def _finding(ctx: GitFacts, failure: ProbeFailure) -> Finding:
-    _, path, line = mutants.described(failure)
+    starved = failure.probe in (mutants.STARVED, mutants.STARVED_ON_MAIN)
+    _, path, line = ("", "", 0) if starved else mutants.described(failure)
     plane = ctx.plane_map.plane_of(failure.nodeid)
-    if failure.probe == mutants.UNTESTED:
+    if failure.probe in MAINS:
         severity, owner = Severity.WARNING, ctx.who.of_plane(plane, file_of(failure.nodeid))
     else:
         severity, owner = Severity.ERROR, ctx.author

@@ -1,11 +1,8 @@
-"""The sampled canaries' vocabulary and their plan: which of main's tests are sampled and
-which functions of the files the patch changed may be broken (`run.py` judges what the
-head's run said, `child/sampled.py` breaks in the child).
-
-`defs` lists a module's top-level and class-level functions by qualified name, as the child's
-code objects name them (`Class.method`, nested classes included): a function of a file the
-patch changed may be broken only when every `def` of its name reads the same on both sides.
-The break is the same in the child and in a repro: every call raises an ordinary exception.
+"""The sampled canaries' vocabulary and their plan: which of main's tests are sampled, from
+every kind of test main has (`run.py` judges what the head's run said, `child/sampled.py`
+breaks in the child, `child/breaks.py` says how). Any production function a sampled test
+calls directly may be broken, whether or not the patch changed it: the patched version must
+fail main's test just as main's would.
 """
 
 from __future__ import annotations
@@ -13,22 +10,21 @@ from __future__ import annotations
 import ast
 import os
 import random
-import secrets
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from planegate import sourcesize
 from planegate.config.planemap import file_of
 from planegate.probes.answers.wire import ProbeFailure
 from planegate.probes.canaries.wire import SampleSpec
-from planegate.probes.protocol import ProbeContext, changed_code, scoring_files
+from planegate.probes.protocol import ProbeContext, scoring_files
 
-EXCEPTION = "RuntimeError"
 SAMPLED = "sampled canaries"  # the report's record of them
 LIED = "sampled canary"  # PG125: passed with its function broken, fails so on main
 UNTESTED = "sampled canary (main's test)"  # PG126: passes so on main too
 UNCLOSED = "sampled canary run"  # PG127: the run sent no record of its sample
-KINDS = (LIED, UNTESTED, UNCLOSED)
+STARVED = "sampled canary (nothing to break)"  # PG140: main's code has something to break
+STARVED_ON_MAIN = "sampled canary (nothing to break on main)"  # PG141: neither has main's
+KINDS = (LIED, UNTESTED, UNCLOSED, STARVED, STARVED_ON_MAIN)
 
 FACTOR = 2  # tests sampled per break: a sampled test may fail or call nothing to break
 
@@ -54,98 +50,92 @@ def plan(ctx: ProbeContext, assigned: frozenset[str] | None = None) -> Plan:
         tests,
         ctx.cfg.sampled_canaries,
         rng.getrandbits(63),
-        f"state not ready ({secrets.token_hex(3)})",
+        "",  # no message: a break returns a wrong value, or raises as the function would
         ctx.evidence.test_side,
         ctx.evidence.roots,
-        left_as_on_main(ctx),
+        {},  # every function may be broken, the ones the patch changed too
     )
     return Plan(spec)
-
-
-def left_as_on_main(ctx: ProbeContext) -> dict[str, tuple[str, ...]]:
-    """For each Python file the patch changes: the qualified names whose every `def` reads the
-    same on both sides (an honest patch that rewrites a function is not taken for a lying run;
-    a file main lacks has none)."""
-    kept: dict[str, tuple[str, ...]] = {}
-    for path in changed_code(ctx):
-        if not path.endswith(".py"):
-            continue
-        before = defs(ctx.base.text(path) or "")
-        after = defs(ctx.head.text(path) or "")
-        kept[path] = tuple(
-            sorted(
-                name
-                for name, nodes in before.items()
-                if [ast.dump(n) for n in nodes] == [ast.dump(n) for n in after.get(name, [])]
-            )
-        )
-    return kept
 
 
 def candidates(
     ctx: ProbeContext, rng: random.Random, count: int, assigned: frozenset[str] | None = None
 ) -> tuple[str, ...]:
-    """`count` test functions of main's scoring files (`path::name`, `path::Class::name`),
-    read from main's source: files in random order, one test each, then round again. In a
-    shard, only tests of its slice."""
+    """`count` tests of main's scoring files (`path::name`, `path::Class::name`), read from
+    main's source, from every kind there is (plain functions, parametrized, Hypothesis,
+    `Test*` classes, `unittest.TestCase` subclasses): kinds taken in turn, files in random
+    order. In a shard, only tests of its slice."""
     keys = None if assigned is None else {n.split("[", 1)[0] for n in assigned}
     files = list(scoring_files(ctx))
     if keys is not None:
         wanted = {file_of(key) for key in keys}
         files = [path for path in files if path in wanted]
     rng.shuffle(files)
-    per_file: list[list[str]] = []
+    by_kind: dict[str, list[str]] = {}
+    read = 0
     for path in files:
-        if len(per_file) >= count:
+        if read >= max(count * 4, 16) and len(by_kind) >= len(KINDS_OF_TESTS):
             break
-        names = _test_functions(ctx.base.text(path) or "")
-        found = [f"{path}::{name}" for name in names if f"{path}::{name}" not in ctx.frozen]
-        found = [key for key in found if keys is None or key in keys]
-        if found:
-            rng.shuffle(found)
-            per_file.append(found)
+        found = [
+            (f"{path}::{name}", kind)
+            for name, kind in _test_functions(ctx.base.text(path) or "")
+            if f"{path}::{name}" not in ctx.frozen and (keys is None or f"{path}::{name}" in keys)
+        ]
+        read += bool(found)
+        for key, kind in found:
+            by_kind.setdefault(kind, []).append(key)
+    pools = [by_kind[kind] for kind in sorted(by_kind)]
+    rng.shuffle(pools)
+    for pool in pools:
+        rng.shuffle(pool)
     picked: list[str] = []
-    for depth in range(count):
-        picked += [names[depth] for names in per_file if depth < len(names)]
-        if len(picked) >= count or all(depth >= len(names) for names in per_file):
+    for depth in range(max((len(pool) for pool in pools), default=0)):
+        picked += [pool[depth] for pool in pools if depth < len(pool)]
+        if len(picked) >= count:
             break
     return tuple(picked[:count])
 
 
-def _test_functions(source: str) -> list[str]:
+KINDS_OF_TESTS = ("function", "parametrized", "hypothesis", "class", "unittest")
+
+
+def _test_functions(source: str) -> list[tuple[str, str]]:
+    """(name, kind) of each test function of a module, as pytest collects them."""
     module = sourcesize.parse(source)
     if module is None:
         return []
     found = []
     for node in module.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found += [node.name] if node.name.startswith("test") else []
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            found += [(node.name, _kind(node, "function"))] if node.name.startswith("test") else []
+        elif isinstance(node, ast.ClassDef) and (node.name.startswith("Test") or node.bases):
+            kind = "unittest" if node.bases and _is_unittest(node) else "class"
+            if kind == "class" and not node.name.startswith("Test"):
+                continue
             found += [
-                f"{node.name}::{item.name}"
+                (f"{node.name}::{item.name}", _kind(item, kind))
                 for item in node.body
                 if isinstance(item, ast.FunctionDef) and item.name.startswith("test")
             ]
     return found
 
 
-def defs(source: str) -> dict[str, list[ast.FunctionDef]]:
-    """qualified name -> every top-level or class-level `def` of that name (async ones too,
-    as a FunctionDef-like node, so a name defined twice is seen as ambiguous)."""
-    module = sourcesize.parse(source)
-    found: dict[str, list[ast.FunctionDef]] = {}
-    if module is not None:
-        for qualname, node in _walk(module.body, ""):
-            found.setdefault(qualname, []).append(node)
-    return found
+def _is_unittest(node: ast.ClassDef) -> bool:
+    """A class pytest collects whatever its name: a `TestCase` subclass, or one of a base
+    class of the project's (any base but `object`, when it is not named `Test*`)."""
+    names = [ast.unparse(base).rsplit(".", 1)[-1] for base in node.bases]
+    return any(name.endswith("TestCase") for name in names) or (
+        not node.name.startswith("Test") and names != ["object"]
+    )
 
 
-def _walk(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, ast.FunctionDef]]:
-    for node in body:
-        if isinstance(node, ast.ClassDef):
-            yield from _walk(node.body, f"{prefix}{node.name}.")
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield f"{prefix}{node.name}", node  # type: ignore[misc]
+def _kind(node: ast.FunctionDef | ast.AsyncFunctionDef, kind: str) -> str:
+    decorators = " ".join(ast.unparse(d) for d in node.decorator_list)
+    if "given(" in decorators:
+        return "hypothesis"
+    if "parametrize" in decorators:
+        return "parametrized"
+    return kind
 
 
 def described(failure: ProbeFailure) -> tuple[str, str, int]:

@@ -22,10 +22,17 @@ import time
 from dataclasses import dataclass, replace
 
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure, joined
-from planegate.probes.canaries import plan as mutants
 from planegate.probes.canaries.child.sampled import MAX_CALLS
-from planegate.probes.canaries.plan import LIED, SAMPLED, UNCLOSED, UNTESTED, Plan
-from planegate.probes.canaries.wire import SampleSpec, child_plugins, sampled_of
+from planegate.probes.canaries.plan import (
+    LIED,
+    SAMPLED,
+    STARVED,
+    STARVED_ON_MAIN,
+    UNCLOSED,
+    UNTESTED,
+    Plan,
+)
+from planegate.probes.canaries.wire import Sampled, SampleSpec, child_plugins, sampled_of
 from planegate.probes.protocol import Found, HeadRun, ProbeContext
 from planegate.report import ProbeRecord
 from planegate.runner.session import RunResult
@@ -76,8 +83,7 @@ def check(ctx: ProbeContext, head: RunResult, planned: Plan, checkout: str) -> A
         if s.path and head.outcome_of(s.nodeid).passed
     )
     if not targets:
-        why = f"none of the {len(reported)} sampled tests that ran called a function to break"
-        return _record("not run", 0.0, 0, why)
+        return starved(ctx, spec, head, reported, checkout, started)
     survivors = tuple(t for t in targets if not reported[t.nodeid].failed)
     failures = verdicts(ctx, spec, survivors, checkout) if survivors else ()
     detail = "; ".join(f"{t.nodeid} -> {t.qualname} ({t.path}:{t.line})" for t in targets)
@@ -85,6 +91,43 @@ def check(ctx: ProbeContext, head: RunResult, planned: Plan, checkout: str) -> A
     outcome = "fail" if any(f.probe != UNTESTED for f in failures) else "pass"
     found = _record(outcome, time.monotonic() - started, len(targets), detail)
     return replace(found, failures=failures)
+
+
+def starved(
+    ctx: ProbeContext,
+    spec: SampleSpec,
+    head: RunResult,
+    reported: dict[str, Sampled],
+    checkout: str,
+    started: float,
+) -> AnswerProbes:
+    """Nothing was broken though sampled tests passed: the same tests on the base, free to
+    break what they call there. The base breaks one: the patch left main's tests nothing to
+    break (PG140, an error); it breaks none either: main's tests give the sample nothing
+    (PG141, a warning for the plane's owner). No test passed: nothing to say."""
+    passed = tuple(n for n in reported if head.outcome_of(n).passed)
+    why = f"none of the {len(reported)} sampled tests that ran called a function to break"
+    if not passed:
+        return _record("not run", 0.0, 0, why)
+    on_main = _on_base(ctx, replace(spec, tests=passed, breaks=len(passed), force={}))
+    held = on_main.closed and not on_main.canary_problem
+    there = sampled_of(on_main.extra) if held else None
+    broken = [e for e in (there or {}).values() if e.path]
+    seconds = time.monotonic() - started
+    if there is not None and not broken:
+        what = "no function main's test calls directly can be broken, on main's code too"
+        failure = _failure(Target(passed[0], "", "", 0), STARVED_ON_MAIN, what, ctx, checkout)
+        return replace(_record("pass", seconds, 0, why), failures=(failure,))
+    if broken:
+        first = broken[0]
+        what = (
+            "the patch leaves nothing of main's sampled tests to break: on main's code "
+            f"{first.qualname} ({first.path}:{first.line}) is broken for {first.nodeid}"
+        )
+    else:
+        what = "nothing could be broken, and main's run of the same tests did not hold"
+    failure = _failure(Target(passed[0], "", "", 0), STARVED, what, ctx, checkout)
+    return replace(_record("fail", seconds, 0, why), failures=(failure,))
 
 
 def _record(outcome: str, seconds: float, tests: int, detail: str) -> AnswerProbes:
@@ -97,14 +140,16 @@ def verdicts(
     """Each test that did not fail with its function broken, judged by the same break on the
     base: failing there, or not calling the function there, is a lie (PG125); passing there
     too, a test that does not depend on it (PG126). `{f}` stands for the function's place."""
-    on_main = _on_base(ctx, spec, survivors)
+    force = {t.nodeid: (t.path, t.qualname) for t in survivors}
+    nodeids = tuple(force)
+    on_main = _on_base(ctx, replace(spec, tests=nodeids, breaks=len(nodeids), only={}, force=force))
     held = on_main.closed and not on_main.canary_problem
     there = sampled_of(on_main.extra) if held else None
     found = []
     for target in survivors:
 
         def failure(kind: str, what: str, target: Target = target) -> ProbeFailure:
-            return _failure(target, kind, what, spec.message, ctx, checkout)
+            return _failure(target, kind, what, ctx, checkout)
 
         entry = None if there is None else there.get(target.nodeid)
         if entry is None or not entry.path:
@@ -131,12 +176,10 @@ def verdicts(
     return tuple(found)
 
 
-def _on_base(ctx: ProbeContext, spec: SampleSpec, survivors: tuple[Target, ...]) -> RunResult:
-    """The survivors on the base's tree, each run as usual and again with its function broken
-    there as on the head."""
-    force = {t.nodeid: (t.path, t.qualname) for t in survivors}
-    nodeids = tuple(force)
-    confirm = replace(spec, tests=nodeids, breaks=len(nodeids), only={}, force=force)
+def _on_base(ctx: ProbeContext, confirm: SampleSpec) -> RunResult:
+    """The sampled tests on the base's tree, each run as usual and again with a function broken
+    there (the one the head's run broke, when `force` names it)."""
+    nodeids = confirm.tests
     with ctx.repo.worktree(ctx.base.commit) as tree:
         trusted = frozenset(ctx.protection.select(ctx.base.files))
         sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=trusted)
@@ -150,13 +193,17 @@ def _on_base(ctx: ProbeContext, spec: SampleSpec, survivors: tuple[Target, ...])
 
 
 def _failure(
-    target: Target, kind: str, what: str, message: str, ctx: ProbeContext, checkout: str
+    target: Target, kind: str, what: str, ctx: ProbeContext, checkout: str
 ) -> ProbeFailure:
     args = ["python", "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
     args += [*pytest_args(ctx.cfg), target.nodeid]
+    if not target.path:
+        return ProbeFailure(kind, target.nodeid, what, f"{checkout}, then run the gate again")
     repro = (
-        f"{checkout}, replace the body of {target.qualname} ({target.path}:{target.line}) "
-        f"with `raise {mutants.EXCEPTION}({message!r})`, then {shlex.join(args)}"
+        f"{checkout}, make {target.qualname} ({target.path}:{target.line}) return a wrong "
+        "value of its own type (an int one more, a string one character longer, a list one "
+        "item shorter; otherwise raise the exception it raises elsewhere), "
+        f"then {shlex.join(args)}"
     )
     where = f"{target.qualname} ({target.path}:{target.line})"
     return ProbeFailure(kind, target.nodeid, f"{where}: {what.format(f=where)}", repro)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator
 from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from planegate.runner.child import frames, integrity, reads
+from planegate.runner.child import frames, integrity, outcomes, reads, versions
 
 if TYPE_CHECKING:
     import pytest
@@ -134,18 +134,26 @@ def make_plugin(
     audit: SimpleNamespace,
     checks: SimpleNamespace,
     deselect: frozenset[str],
-) -> ModuleType:
+) -> tuple[ModuleType, ModuleType]:
+    """The channel's plugin, and its outcome wrappers' (runner/child/outcomes.py)."""
+    calls = outcomes.make_calls()
     hooks = _setup_hooks(audit, checks)
     hooks.update(_collection_hooks(emit, audit, checks, deselect))
     hooks.update(_run_hooks(emit, audit, checks))
-    hooks["pytest_runtest_logreport"] = _report_hook(emit, hold, audit, checks)
+    hooks["pytest_runtest_logreport"] = _report_hook(emit, hold, audit, checks, calls)
+    wrappers = outcomes.hooks(audit, checks, calls)
     if audit.trace is not None:
         hooks.update(_trace_hooks(emit, audit))
     plugin = ModuleType("results")  # hashable, as pluggy needs; in no sys.modules
     for name, function in hooks.items():
         audit.ours.add(function)
         setattr(plugin, name, function)
-    return plugin
+    # a second module: one plugin holds one implementation per hook
+    outcome = ModuleType("results.calls")
+    for name, function in wrappers.items():
+        audit.ours.add(function)
+        setattr(outcome, name, function)
+    return plugin, outcome
 
 
 def _hooks(names: dict[str, Any]) -> dict[str, Any]:
@@ -218,7 +226,7 @@ def _collection_hooks(
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept
-        integrity.after_collection(_c, config)
+        integrity.after_collection(_c, config, items)
         if _g(_a, "pytest_collection_modifyitems"):
             _e("selected", {"nodeids": [item.nodeid for item in items]})
 
@@ -249,11 +257,13 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
         _c: Any = checks,
         _g: Any = guard,
         _check: Any = check,
+        _all: Any = versions.check_all,
         _flush: Any = reads.flush_all,
     ) -> None:
         if not _g(_a, "pytest_sessionfinish"):
             return
         _check(_c, "full", "at the end of the session")
+        _all(_c.versions, "at the end of the session")
         _flush(_a, _e)
         fields = {"exitstatus": int(exitstatus), "testscollected": session.testscollected}
         _e("end", fields)
@@ -261,11 +271,14 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
     return _hooks(locals())
 
 
-def _report_hook(emit: Emit, hold: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> Any:
+def _report_hook(
+    emit: Emit, hold: Emit, audit: SimpleNamespace, checks: SimpleNamespace, calls: Any
+) -> Any:
     """Each report that decides a test's outcome, checked and sent; a passed setup is not
     sent (its seconds go with the call's record): a third of the records of a passing run.
-    A test's records go out together, with its teardown's: one write per test."""
-    guard, check = frames.guard, integrity.check
+    A test's records go out together, with its teardown's: one write per test. The call's
+    outcome is the one its own exception gives (runner/child/outcomes.py) when they differ."""
+    guard, check, watch = frames.guard, integrity.check, versions.check
 
     def pytest_runtest_logreport(
         report: pytest.TestReport,
@@ -276,6 +289,8 @@ def _report_hook(emit: Emit, hold: Emit, audit: SimpleNamespace, checks: SimpleN
         _c: Any = checks,
         _g: Any = guard,
         _check: Any = check,
+        _watch: Any = watch,
+        _forced: set[str] = calls.forced,
         _setups: dict[str, float] = {},  # noqa: B006 (the passed setups' seconds, until the call)
     ) -> None:
         if _a.muted is None and report.when == "setup" and report.outcome == "passed":
@@ -288,11 +303,18 @@ def _report_hook(emit: Emit, hold: Emit, audit: SimpleNamespace, checks: SimpleN
         if _a.muted is not None:  # a sampled canary's run with its function broken
             _a.muted.append(bool(report.failed))
             return
-        if report.when == "call" or not report.passed:  # what decides the test's outcome
-            _check(_c, "report", f"when {report.nodeid} reported its {report.when}")
+        at = f"when {report.nodeid} reported its {report.when}"
+        _watch(_c.versions, f"before {report.nodeid} sent its {report.when} ({at})", report.nodeid)
+        if report.when == "teardown" or not report.passed:
+            # the setup's and the call's reports were checked where they were built
+            # (runner/child/outcomes.py), just before this record
+            _check(_c, "report", at)
         fields = _report_fields(report)
         if report.when == "call":
             fields["duration"] = round(report.duration + _setups.pop(report.nodeid, 0.0), 6)
+            if report.nodeid in _forced:
+                _forced.discard(report.nodeid)
+                fields["outcome"] = "failed"
         (_e if report.when == "teardown" else _h)("report", fields)
 
     return pytest_runtest_logreport

@@ -39,7 +39,7 @@ from types import (
 )
 from typing import Any
 
-from planegate.runner.child import frames
+from planegate.runner.child import frames, versions
 
 EXTRA_MODULES = (
     "builtins",
@@ -65,6 +65,10 @@ IMPORT_MODULES = frozenset(
 # the classes on that path. Checked before each outcome-deciding report, so kept small.
 REPORT_SPACES = frozenset(
     {
+        "builtins",
+        "_pytest.assertion.rewrite",
+        "_pytest.assertion.util",
+        "_pytest.unittest",
         "_pytest.runner",
         "_pytest.runner.CallInfo",
         "_pytest.reports",
@@ -135,6 +139,7 @@ def make(emit: frames.Emit, audit: SimpleNamespace, roots: Iterable[str]) -> Sim
         getsignal=importlib.import_module("_signal").getsignal,  # no enum per call
         sigs=tuple(signal.valid_signals()),
         config=None,
+        versions=versions.make(audit),
     )
 
 
@@ -152,6 +157,7 @@ def baseline(c: SimpleNamespace) -> None:
             c.lists.append([f"{name}.__path__", path, tuple(path)])
     c.signals = tuple(c.getsignal(number) for number in c.sigs)
     c.finder_types = tuple({type(f) for f in sys.path_importer_cache.values()})
+    versions.watch_modules(c.versions, {name: sys.modules[name] for name in names}, False)
     shadowing(c)
 
 
@@ -167,12 +173,22 @@ def around(c: SimpleNamespace, when: str, action: Callable[[], None]) -> None:
             _diff(c, entry, when)
 
 
-def after_collection(c: SimpleNamespace, config: Any) -> None:
-    """Check everything, take in harness modules imported since, and the hook registry."""
+def after_collection(c: SimpleNamespace, config: Any, items: Iterable[Any] = ()) -> None:
+    """Check everything, take in harness modules imported since, and the hook registry; from
+    now on the harness's namespaces and the test modules' are watched between reports."""
     check(c, "full", "after collection")
     known = {entry[1] for entry in c.spaces}
     for name in [n for n in list(sys.modules) if _watched(c, n) and n not in known]:
         c.spaces += _spaces(name, sys.modules[name])
+    harness = {name: sys.modules[name] for name in list(sys.modules) if _watched(c, name)}
+    versions.watch_modules(c.versions, harness, False)
+    tests = _test_modules(c, items)
+    versions.watch_modules(c.versions, {name: module for name, (module, _) in tests.items()}, True)
+    versions.assign(
+        c.versions,
+        {nodeid: vars(module) for module, nodeids in tests.values() for nodeid in nodeids},
+    )
+    versions.rebase(c.versions)
     _compile(c)
     c.config = config
     shadowing(c)
@@ -182,6 +198,23 @@ def after_collection(c: SimpleNamespace, config: Any) -> None:
             _report(c, "a pytest plugin registered from production code", path, line)
     callers = [getattr(config.hook, name, None) for name in REPORT_HOOKS]
     c.registry = tuple(_registered(caller) for caller in callers if caller is not None)
+
+
+def _test_modules(
+    c: SimpleNamespace, items: Iterable[Any]
+) -> dict[str, tuple[ModuleType, list[str]]]:
+    """The modules of main's tests as collected (a module of the tree pytest imported), each
+    with the nodeids of its tests."""
+    found: dict[str, tuple[ModuleType, list[str]]] = {}
+    for item in items:
+        module = getattr(item, "module", None)
+        if type(module) is not ModuleType:
+            continue
+        path = vars(module).get("__file__")
+        if isinstance(path, str) and frames.classify(c.audit, path) == frames.TESTS:
+            name = str(vars(module).get("__name__", path))
+            found.setdefault(name, (module, []))[1].append(item.nodeid)
+    return found
 
 
 def check(c: SimpleNamespace, scope: str, when: str) -> None:

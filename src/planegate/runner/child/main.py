@@ -81,7 +81,7 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     sys.path[:] = tree_roots.placed(sys.path, package_roots, tree_roots.stdlib_paths())
     deselect = frozenset(spec["deselect"])
     context = plugin_api.PluginContext(emit, state, tree, package_roots)
-    plugins: list[object] = [channel.make_plugin(emit, hold, state, checks, deselect)]
+    plugins: list[object] = [*channel.make_plugin(emit, hold, state, checks, deselect)]
     plugins += extras.make_plugins(context, spec)
     before, after = plugin_api.load(list(spec.get("child_plugins", [])), context)
     plugins += [*before, *allowed, *after]

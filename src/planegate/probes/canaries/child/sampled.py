@@ -29,6 +29,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping
 from types import CodeType, FrameType, FunctionType, ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from planegate.probes.canaries.child import breaks
 from planegate.runner.child import frames
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ MAX_CALLS = 64  # direct callees kept per test
 KEPT_DUNDERS = frozenset({"__init__", "__call__"})
 # a coroutine or async generator raises nothing at the call: it would only fail when awaited
 ASYNC_FLAGS = 0x80 | 0x100 | 0x200
-PLACEHOLDER = "\0sampled canary\0"
 NOT_PASSED, NOTHING, NO_BREAKS, NOT_FOUND = (
     "it did not pass",
     "it called no production function that can be broken",
@@ -58,6 +58,7 @@ def plugin(options: Mapping[str, Any], context: PluginContext, /) -> object:
 def hooks(
     emit: frames.Emit, audit: SimpleNamespace, spec: Mapping[str, Any]
 ) -> dict[str, Callable[..., Any]]:
+    import pytest
     from _pytest.runner import runtestprotocol
 
     state = SimpleNamespace(
@@ -66,19 +67,21 @@ def hooks(
         only={str(k): frozenset(map(str, v)) for k, v in dict(spec.get("only", {})).items()},
         rng=random.Random(int(spec.get("seed", 0))),
         left=int(spec.get("breaks", 0)),
-        message=str(spec.get("message", "")),
         side=sides(audit, spec),
         audit=audit,
         protocol=runtestprotocol,
         taken=set(),
         tracing=None,  # the code objects the running sampled test entered, while it runs
         done={},
+        pending=[],  # broken runs waiting for their place: [item, function, path, entry, before]
     )
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(
         *, _e: frames.Emit = emit, _a: Any = audit, _g: Any = frames.guard, _s: Any = state
     ) -> None:
         if _g(_a, "pytest_sessionfinish"):
+            _run_pending(_s, None)  # those placed after the last test: everything torn down
             _e(KIND, {"tests": dict(_s.done)})
 
     return {
@@ -135,6 +138,8 @@ def _protocol_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[.
         _protocol: Any = runtestprotocol,
     ) -> bool | None:
         nodeid = item.nodeid
+        if _s.pending and _g(_a, "pytest_runtest_protocol"):
+            _run_pending(_s, item)  # broken runs placed before this test
         key = nodeid.split("[", 1)[0]
         if key in _s.taken or (key not in _s.wanted and nodeid not in _s.wanted):
             return None
@@ -150,25 +155,20 @@ def _protocol_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[.
             reports = _protocol(item, nextitem=nextitem, log=True)
         finally:
             _s.tracing = None
-        try:
-            _s.done[nodeid] = _broken_run(_s, item, nextitem, reports, codes)
-        except Exception as error:  # the harness's own failure: never the session's end
-            _s.done[nodeid] = {"why": f"the broken run could not be made: {type(error).__name__}"}
+        entry = _planned(_s, item, reports, codes)
+        if entry is not None:
+            _s.done[nodeid] = entry
         item.ihook.pytest_runtest_logfinish(nodeid=nodeid, location=item.location)
         return True
 
     return pytest_runtest_protocol
 
 
-def _broken_run(
-    s: SimpleNamespace,
-    item: pytest.Item,
-    nextitem: pytest.Item | None,
-    reports: list[Any],
-    codes: dict[CodeType, None],
-) -> dict[str, Any]:
-    """The test once more with one function broken (the record's entry); nothing runs when
-    the first run did not pass or nothing can be broken."""
+def _planned(
+    s: SimpleNamespace, item: pytest.Item, reports: list[Any], codes: dict[CodeType, None]
+) -> dict[str, Any] | None:
+    """The record's entry when nothing is to be broken; else None, with the broken run placed
+    at a random later point of the session (`_place`)."""
     called = [s.side(code.co_filename)[1] for code in codes]
     entry: dict[str, Any] = {
         "calls": [[path, qualname_of(code)] for path, code in zip(called, codes, strict=True)]
@@ -181,18 +181,68 @@ def _broken_run(
     target = _target(s, item.nodeid, codes)
     if target is None:
         return {**entry, "why": NOT_FOUND if item.nodeid in s.force else NOTHING}
-    function, path = target
     s.left -= 1
+    s.pending.append([item, target[0], target[1], entry, _place(s, item)])
+    return None
+
+
+def _place(s: SimpleNamespace, item: pytest.Item) -> object:
+    """A random later point of the session for the broken run: before a later test whose set-up
+    can follow it (what the tests on both sides of that point share, the broken test holds
+    too), or after the last test (None). The test right after is always such a point."""
+    items = list(item.session.items)
+    index = next((i for i, other in enumerate(items) if other is item), len(items) - 1)
+    chain = item.listchain()
+    for _ in range(16):
+        at = s.rng.randint(index + 1, len(items))
+        if at == len(items):
+            return None
+        shared = [
+            n for n in items[at - 1].listchain() if any(n is m for m in items[at].listchain())
+        ]
+        if all(any(n is m for m in chain) for n in shared):
+            return items[at]
+    return items[index + 1] if index + 1 < len(items) else None
+
+
+def _run_pending(s: SimpleNamespace, before: pytest.Item | None) -> None:
+    """The broken runs placed before `before` (after the last test: None)."""
+    due = [p for p in s.pending if p[4] is before or (before is None)]
+    s.pending[:] = [p for p in s.pending if not any(p is d for d in due)]
+    for item, function, path, entry, _ in due:
+        try:
+            s.done[item.nodeid] = _broken_run(s, item, before, function, path, entry)
+        except Exception as error:  # the harness's own failure: never the session's end
+            s.done[item.nodeid] = {
+                "why": f"the broken run could not be made: {type(error).__name__}"
+            }
+
+
+def _broken_run(
+    s: SimpleNamespace,
+    item: pytest.Item,
+    nextitem: pytest.Item | None,
+    function: FunctionType,
+    path: str,
+    entry: dict[str, Any],
+) -> dict[str, Any]:
+    """The test once more with `function` broken (`breaks.broken`): the record's entry."""
     original = function.__code__
     seen: list[bool] = []
     s.audit.muted = seen  # the channel keeps this run's reports (subtests' too) out of the stream
-    function.__code__ = raiser(original, s.message)
+    trace = getattr(s.audit, "trace", None)
+    reads = trace.reads if trace is not None else None
+    if trace is not None:
+        trace.reads = {}  # what the broken run opens is no test's reads (it runs inside another's)
+    function.__code__ = breaks.broken(function)
     try:
         with _first_failure_only(item):
             again = s.protocol(item, nextitem=nextitem, log=False)
     finally:
         function.__code__ = original
         s.audit.muted = None
+        if trace is not None:
+            trace.reads = reads
     failed = any(r.failed for r in again) or any(seen)
     line = original.co_firstlineno
     return {**entry, "function": [path, qualname_of(original), line], "failed": failed}
@@ -288,26 +338,6 @@ def breakable(function: FunctionType) -> bool:
     if name.startswith("__") and name.endswith("__") and name not in KEPT_DUNDERS:
         return False
     return function.__closure__ is None and not code.co_freevars and not code.co_flags & ASYNC_FLAGS
-
-
-def _template(*_args: Any, **_kwargs: Any) -> None:
-    raise RuntimeError("\0sampled canary\0")  # PLACEHOLDER: a constant of the code object
-
-
-def raiser(code: CodeType, message: str) -> CodeType:
-    """A code object that raises `RuntimeError(message)` whatever it is called with, named,
-    placed and numbered as `code` (tracebacks read as the function's own)."""
-    template = _template.__code__
-    consts = tuple(message if c == PLACEHOLDER else c for c in template.co_consts)
-    changes: dict[str, Any] = {
-        "co_consts": consts,
-        "co_name": code.co_name,
-        "co_filename": code.co_filename,
-        "co_firstlineno": code.co_firstlineno,
-    }
-    if hasattr(code, "co_qualname"):
-        changes["co_qualname"] = code.co_qualname
-    return template.replace(**changes)
 
 
 def sides(s: SimpleNamespace, spec: Mapping[str, Any]) -> Callable[[str], tuple[str, str]]:
