@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers.attack_helper import Shared, errors, tamper_named, tampering
+from planegate.runner.sandbox import WRITABLE_VARIABLE
 
 TOKEN = "ghs_parentTokenThatMustNotLeak"
 
@@ -30,6 +31,12 @@ def reader(dump: Path, body: str) -> str:
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
     yield Shared(tmp_path_factory.mktemp("secrets"))
+
+
+@pytest.fixture(autouse=True)
+def dump_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child writes what it saw into `tmp_path`: the sandbox lets it (and only there)."""
+    monkeypatch.setenv(WRITABLE_VARIABLE, str(tmp_path))
 
 
 @pytest.mark.parametrize(
