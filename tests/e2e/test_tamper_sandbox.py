@@ -248,4 +248,3 @@ def test_a_sandbox_that_cannot_start_stops_the_gate_with_exit_69(
     assert captured.err.count("\n") == 1
     assert "sandbox cannot start: no bubblewrap at /nonexistent/bwrap" in captured.err
     assert "--no-sandbox" in captured.err
-
