@@ -38,7 +38,10 @@ def test_own_namespaces_no_capability_and_no_network_unless_asked() -> None:
     for option in ("--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent"):
         assert option in args
     assert pairs(args, "--cap-drop") == ["ALL"]
-    assert "--unshare-user" not in args and "--hostname" not in args
+    assert "--hostname" not in args and "--uid" not in args  # the same uid, the same host
+    assert "--unshare-user" in args and "--disable-userns" in args  # none nested
+    root = arguments(Layout(tree="/w", scratch="/s", masked=(), root=True))
+    assert "--unshare-user" not in root  # root needs none, and keeps its uid
     networked = arguments(Layout(tree="/w", scratch="/s", masked=(), network=True))
     assert "--unshare-net" not in networked
 

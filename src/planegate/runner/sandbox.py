@@ -71,7 +71,7 @@ def arguments(layout: Layout) -> list[str]:
         args += ["--ro-bind-try", path, path]
     for folder in writable:
         args += ["--bind", folder, folder]
-    return [*args, *_namespaces(layout.network), "--chdir", layout.tree]
+    return [*args, *_namespaces(layout.network, layout.root), "--chdir", layout.tree]
 
 
 def _devices(root: bool) -> list[str]:
@@ -80,11 +80,14 @@ def _devices(root: bool) -> list[str]:
     return ["--dev-bind", "/dev", "/dev", "--tmpfs", "/dev/shm"]
 
 
-def _namespaces(network: bool) -> list[str]:
+def _namespaces(network: bool, root: bool) -> list[str]:
     """Its own PID and IPC namespaces (and network, unless asked for); bwrap's first process
-    dies with the gate; no capability inside."""
+    dies with the gate; no capability inside. A non-root child is in a user namespace anyway
+    (bwrap needs one); it may not make another (a kernel surface, and a way to capabilities
+    over its own mounts)."""
     net = [] if network else ["--unshare-net"]
-    return ["--unshare-pid", "--unshare-ipc", *net, "--die-with-parent", "--cap-drop", "ALL"]
+    user = [] if root else ["--unshare-user", "--disable-userns"]
+    return [*user, "--unshare-pid", "--unshare-ipc", *net, "--die-with-parent", "--cap-drop", "ALL"]
 
 
 def _kept(keep: Iterable[str], masked: Iterable[str], writable: Iterable[str]) -> Iterator[str]:
@@ -214,7 +217,7 @@ def _probe(program_path: str, before: tuple[str, ...], user: int | None) -> str:
     if not os.access(program_path, os.X_OK):
         return f"no bubblewrap at {program_path}"
     root = (os.geteuid() if user is None else user) == 0 and not before
-    args = ["--ro-bind", "/", "/", *_devices(root), "--proc", "/proc", *_namespaces(False)]
+    args = ["--ro-bind", "/", "/", *_devices(root), "--proc", "/proc", *_namespaces(False, root)]
     command = [*before, program_path, *args, "--", sys.executable, "-I", "-S", "-c", ""]
     try:
         done = subprocess.run(
