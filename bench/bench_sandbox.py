@@ -29,6 +29,7 @@ def _layout(tree: Path, scratch: Path) -> list[str]:
         keep=sandbox.kept(os.environ.get("PATH", ""), ()),
         root=root,
     )
+    sandbox.require(os.environ, how.prefix, how.user, layout)
     return [sandbox.program(os.environ), *sandbox.arguments(layout)]
 
 
@@ -42,7 +43,6 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
     runs = parser.parse_args().runs
-    sandbox.require(os.environ, (), None)
     with tempfile.TemporaryDirectory() as tree, tempfile.TemporaryDirectory() as scratch:
         child = [sys.executable, "-s", "-c", "pass"]
         boxed = [*_layout(Path(tree), Path(scratch)), "--", *child]

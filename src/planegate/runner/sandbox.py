@@ -16,7 +16,6 @@ once per way of starting it whether it can make its namespaces here, and holds t
 from __future__ import annotations
 
 import contextlib
-import functools
 import itertools
 import os
 import subprocess
@@ -173,9 +172,11 @@ def masked_folders(environ: Mapping[str, str], network: bool) -> tuple[str, ...]
     return tuple(dict.fromkeys(f for f in real if f != "/" and os.path.isdir(f)))
 
 
-def kept(path_env: str, site: Iterable[str]) -> tuple[str, ...]:
+def kept(path_env: str, site: Iterable[str], other_user: bool = False) -> tuple[str, ...]:
     """What the child needs wherever it lies: the interpreter, its paths, planegate's
-    package, the project's site folders, the folders on PATH; as given and as real paths."""
+    package, the project's site folders, the folders on PATH; as given and as real paths.
+    For a child of another user, only paths it could reach anyway (bwrap, in that user's
+    namespace, cannot mount what it cannot reach)."""
     import planegate
 
     found = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values()}
@@ -184,7 +185,16 @@ def kept(path_env: str, site: Iterable[str]) -> tuple[str, ...]:
     found |= set(path_env.split(os.pathsep))
     found.add(os.path.dirname(os.path.realpath(sys.executable)))
     paths = {os.path.abspath(p) for p in found if p and os.path.isabs(p)}
-    return tuple(sorted(paths | {os.path.realpath(p) for p in paths}))
+    paths |= {os.path.realpath(p) for p in paths}
+    return tuple(sorted(p for p in paths if not other_user or _open_to_others(p)))
+
+
+def _open_to_others(path: str) -> bool:
+    """Every folder above `path` is searchable by any user."""
+    try:
+        return all(os.stat(f).st_mode & 0o001 for f in Path(path).parents)
+    except OSError:
+        return False
 
 
 def prefix(environ: Mapping[str, str], args_fd: int) -> list[str]:
@@ -197,27 +207,33 @@ def encoded(args: Iterable[str]) -> bytes:
     return b"".join(arg.encode() + b"\0" for arg in args)
 
 
-def require(environ: Mapping[str, str], before: tuple[str, ...], user: int | None) -> None:
+def require(
+    environ: Mapping[str, str], before: tuple[str, ...], user: int | None, layout: Layout
+) -> None:
     """Raise ServiceUnavailable (exit 69) when the sandbox cannot start the way the child
-    will be started (`before`: setpriv, say; `user`: the uid Popen switches to)."""
-    why = _probe(program(environ), before, user)
-    if why:
+    will be started (`before`: setpriv, say; `user`: the uid Popen switches to). Probed once
+    per way of starting it, with the first run's layout: the interpreter must be reachable
+    inside it too."""
+    key = (program(environ), before, user)
+    if key not in _PROBED:
+        _PROBED[key] = _probe(*key, arguments(layout))
+    if _PROBED[key]:
         raise ServiceUnavailable(
-            f"the test sandbox cannot start: {why}",
+            f"the test sandbox cannot start: {_PROBED[key]}",
             "install bubblewrap (apt-get install bubblewrap) where user namespaces are allowed, "
             "or pass --no-sandbox (docs/security.md)",
         )
 
 
-@functools.cache
-def _probe(program_path: str, before: tuple[str, ...], user: int | None) -> str:
-    """Why bwrap cannot make the sandbox here ("" when it can), once per way of starting it."""
+_PROBED: dict[tuple[str, tuple[str, ...], int | None], str] = {}
+
+
+def _probe(program_path: str, before: tuple[str, ...], user: int | None, args: list[str]) -> str:
+    """Why bwrap cannot make the sandbox here ("" when it can)."""
     if not sys.platform.startswith("linux"):
         return "it needs Linux"
     if not os.access(program_path, os.X_OK):
         return f"no bubblewrap at {program_path}"
-    root = (os.geteuid() if user is None else user) == 0 and not before
-    args = ["--ro-bind", "/", "/", *_devices(root), "--proc", "/proc", *_namespaces(False, root)]
     command = [*before, program_path, *args, "--", sys.executable, "-I", "-S", "-c", ""]
     try:
         done = subprocess.run(

@@ -191,17 +191,17 @@ def _box(
     `--no-sandbox`. Raises ServiceUnavailable when it cannot start here."""
     if sandbox.switched_off():
         return None
-    sandbox.require(parent, how.prefix, how.user)
     root = not how.prefix and (os.geteuid() if how.user is None else how.user) == 0
     layout = sandbox.Layout(
         tree=str(spec.tree),
         scratch=str(scratch),
         masked=sandbox.masked_folders(parent, spec.network),
-        keep=sandbox.kept(parent.get("PATH", ""), site),
+        keep=sandbox.kept(parent.get("PATH", ""), site, bool(how.prefix) or how.user is not None),
         network=spec.network,
         root=root,
         writable=sandbox.writable_folders(parent),
     )
+    sandbox.require(parent, how.prefix, how.user, layout)
     return sandbox.program(parent), layout
 
 
