@@ -172,16 +172,17 @@ def masked_folders(environ: Mapping[str, str], network: bool) -> tuple[str, ...]
     return tuple(dict.fromkeys(f for f in real if f != "/" and os.path.isdir(f)))
 
 
-def kept(path_env: str, site: Iterable[str], other_user: bool = False) -> tuple[str, ...]:
+def kept(path_env: str, more: Iterable[str], other_user: bool = False) -> tuple[str, ...]:
     """What the child needs wherever it lies: the interpreter, its paths, planegate's
-    package, the project's site folders, the folders on PATH; as given and as real paths.
+    package, the folders on PATH and `more` (the project's site folders, the tree's git
+    folders: a test may run git); as given and as real paths.
     For a child of another user, only paths it could reach anyway (bwrap, in that user's
     namespace, cannot mount what it cannot reach)."""
     import planegate
 
     found = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values()}
     found |= {p for p in sys.path if p}
-    found |= {str(Path(planegate.__file__).resolve().parent.parent), *site}
+    found |= {str(Path(planegate.__file__).resolve().parent.parent), *more}
     found |= set(path_env.split(os.pathsep))
     found.add(os.path.dirname(os.path.realpath(sys.executable)))
     paths = {os.path.abspath(p) for p in found if p and os.path.isabs(p)}

@@ -192,11 +192,12 @@ def _box(
     if sandbox.switched_off():
         return None
     root = not how.prefix and (os.geteuid() if how.user is None else how.user) == 0
+    other = bool(how.prefix) or how.user is not None  # the child is not this process's user
     layout = sandbox.Layout(
         tree=str(spec.tree),
         scratch=str(scratch),
         masked=sandbox.masked_folders(parent, spec.network),
-        keep=sandbox.kept(parent.get("PATH", ""), site, bool(how.prefix) or how.user is not None),
+        keep=sandbox.kept(parent.get("PATH", ""), [*site, *_git_dirs(spec.tree)], other),
         network=spec.network,
         root=root,
         writable=sandbox.writable_folders(parent),
