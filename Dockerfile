@@ -54,9 +54,9 @@ RUN apt-get update \
 FROM base AS rootfs
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 COPY --from=strip /usr/local /usr/local
-# git is the only system program planegate needs: Debian bookworm's build (the base digest
-# pins the distribution), without Perl, from the stage above. setpriv (util-linux, in the
-# base) switches users in phase 1.
+# git and bubblewrap (below) are the system programs planegate needs: git is Debian bookworm's
+# build (the base digest pins the distribution), without Perl, from the stage above.
+# setpriv (util-linux, in the base) switches users in phase 1.
 COPY --from=git /opt/git/ /
 COPY docker/setup-auto.sh /usr/local/bin/planegate-setup-auto
 COPY docker/phase1.sh /usr/local/bin/planegate-phase1
@@ -65,7 +65,12 @@ COPY docker/phase1.sh /usr/local/bin/planegate-phase1
 # isolated (python -I) and only its test child adds the prefix's site folder, after the
 # harness, so a project can add modules but never shadow planegate, pytest or Hypothesis,
 # and no .pth it installs runs inside planegate.
-RUN python -m pip check && planegate --version && git --version && setpriv --version \
+# bubblewrap is the test child's sandbox (docs/security.md); not set-uid: it needs user
+# namespaces (the action passes what the engine must allow, docs/security.md).
+# hadolint ignore=DL3008
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap \
+    && chmod u-s /usr/bin/bwrap && bwrap --version \
+    && python -m pip check && planegate --version && git --version && setpriv --version \
     && git init -q /tmp/probe && git -C /tmp/probe worktree list && rm -rf /tmp/probe \
     && chmod 0755 /usr/local/bin/planegate-setup-auto /usr/local/bin/planegate-phase1 \
     && useradd --uid 10001 --create-home --home-dir /home/planegate --shell /usr/sbin/nologin planegate \

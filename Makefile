@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test quick lint typecheck suite bench docs screenshots image-smoke clean
+.PHONY: demo test quick lint typecheck suite bench docs screenshots image-smoke clean bwrap
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,14 @@ $(STAMP): $(BIN)/python pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
-demo: $(STAMP)
+# The test child's sandbox (docs/security.md): bubblewrap, from the system's packages.
+bwrap:
+	@test -x /usr/bin/bwrap \
+	|| { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } \
+	|| { sudo -n apt-get update -qq && sudo -n apt-get install -y -qq bubblewrap; } >/dev/null 2>&1 \
+	|| echo "make: bubblewrap is missing and cannot be installed here (apt-get install bubblewrap): the gate will stop with exit 69 unless --no-sandbox"
+
+demo: $(STAMP) bwrap
 	$(BIN)/planegate demo
 
 lint: $(STAMP)
@@ -28,13 +35,13 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict src tests
 
 # The whole suite (CI): unit, property (full budgets), integration and e2e.
-suite: $(STAMP)
+suite: $(STAMP) bwrap
 	$(BIN)/python -m pytest -q -n auto
 
 test: lint typecheck suite
 
 # No process, no git, fewer Hypothesis examples: under a minute on 2 CPUs.
-quick: $(STAMP)
+quick: $(STAMP) bwrap
 	$(BIN)/python -m pytest -q -n auto --hypothesis-profile=quick tests/unit tests/property
 
 docs: $(STAMP)

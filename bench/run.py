@@ -3,7 +3,8 @@
 bench_bigpatch (git-only gate work, 50,000 nodeids, 5,000 changed test files), bench_gate
 (gate overhead over plain pytest), bench_github (GitHub requests per gate), bench_hashing
 (1 GiB against sha256sum), bench_hunks (test-hunk analysis), bench_memory (50,000 tests),
-bench_startup (`planegate --version`); docs/performance.md gives each one's figures.
+bench_sandbox (what bubblewrap adds to a child's start), bench_startup (`planegate --version`);
+docs/performance.md gives each one's figures.
 
 The real-project bench (bench/real_projects.py) runs last; it needs its sdist cache, filled
 once with `python bench/real_projects.py --fetch`, and says so when the cache is missing.

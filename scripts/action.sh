@@ -54,6 +54,12 @@ hardening=(--rm --init --cap-drop ALL --security-opt no-new-privileges --pids-li
 # (docker/phase1.sh); none of them reaches the setup or the tests.
 phase1_caps=(--cap-add CHOWN --cap-add DAC_READ_SEARCH --cap-add SETUID --cap-add SETGID
 	--cap-add SETPCAP --cap-add KILL)
+# Phase 1's tests run in bubblewrap (docs/security.md), which needs a user namespace and a fresh
+# /proc: Docker's default seccomp profile refuses the first, its masked /proc paths the second,
+# and its AppArmor profile (where AppArmor is on) the mounts. Measured on Docker 28.2:
+# the first two are needed (AppArmor was off); the capabilities stay as above, reach no test.
+phase1_sandbox=(--security-opt seccomp=unconfined --security-opt systempaths=unconfined
+	--security-opt apparmor=unconfined)
 # PLANEGATE_DOCKER_NETWORK (host side, optional): e.g. "host" where the engine has no bridge.
 if [[ -n ${PLANEGATE_DOCKER_NETWORK:-} ]]; then hardening+=(--network "$PLANEGATE_DOCKER_NETWORK"); fi
 
@@ -181,7 +187,7 @@ run_phase() {
 		main=(-v "$dir/main:$PLANEGATE_MAIN_DIGEST:ro" -e PLANEGATE_MAIN_DIGEST)
 	fi
 	local status=0
-	guarded docker run "${hardening[@]}" "${phase1_caps[@]}" --user 0:0 \
+	guarded docker run "${hardening[@]}" "${phase1_caps[@]}" "${phase1_sandbox[@]}" --user 0:0 \
 		-v "$workspace:$workspace:ro" -v "$dir/exchange:$dir/exchange" "${event_mount[@]}" "${staged[@]}" "${main[@]}" \
 		-w "$PLANEGATE_WORKDIR" \
 		-e HOME -e CI=true -e GITHUB_ACTIONS=true -e GITHUB_WORKSPACE \

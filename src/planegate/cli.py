@@ -173,7 +173,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_format(explain_cmd)
     add("action", "the GitHub Action's entrypoint (reads INPUT_* and GITHUB_*; only in Actions)")
     add("demo", "build the bundled demo repository and gate honest and cheating patches")
+    for name in SANDBOXED:
+        SUBPARSERS[name].add_argument(
+            "--no-sandbox",
+            action="store_true",
+            help="run the tests without the sandbox (bubblewrap); every report says so first",
+        )
     return parser
+
+
+# The verbs that run the project's tests: in the sandbox unless --no-sandbox (docs/security.md).
+SANDBOXED = ("gate", "digest", "sweep", "thaw", "init", "lock", "demo")
 
 
 EXAMPLES = (
@@ -389,7 +399,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(args_list)
         if args.command is None:
             raise UsageError("planegate: a command is required", "see `planegate --help`")
-        return COMMANDS[args.command](args)
+        return _sandboxed(args)
     except PlanegateError as error:
         _print_error(error.message, _hint(error, args_list))
         return error.exit_code
@@ -404,6 +414,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             "rerun with --debug for the traceback and report it",
         )
         return exitcodes.INTERNAL
+
+
+def _sandboxed(args: argparse.Namespace) -> int:
+    """The command, with the sandbox switched off for it when it says --no-sandbox."""
+    if not getattr(args, "no_sandbox", False):
+        return COMMANDS[args.command](args)
+    import os
+
+    from planegate.runner import sandbox
+
+    with sandbox.chosen(True, os.environ):
+        return COMMANDS[args.command](args)
 
 
 def _root(argv: Sequence[str]) -> Path:

@@ -20,6 +20,7 @@ from helpers.repo_helper import TestRepo
 from planegate.cli import main
 from planegate.gate import pipeline as gate
 from planegate.gate.context import GateOptions
+from planegate.runner.sandbox import WRITABLE_VARIABLE
 
 BUG = "def add(a, b):\n    return a - b\n\n\ndef label(n):\n    return f'n={n}'\n"
 COMMUTES = "tests/prop/test_add_props.py::test_add_commutes"
@@ -57,7 +58,8 @@ class Shared:
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
     root = tmp_path_factory.mktemp("attacks")
-    env_dump = root / "child-environ.json"
+    (root / "out").mkdir()
+    env_dump = root / "out" / "child-environ.json"
     files = {k: v for k, v in PROJECT.items() if k != "pytest.ini"}
     files["pyproject.toml"] = PYPROJECT
     files["tests/fix/test_env_dump.py"] = (
@@ -69,8 +71,10 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
     repo = TestRepo(root / "project")
     repo.commit("initial", files)
     digest = root / "digest.json"
-    assert main(["-C", str(repo.root), "digest", "--out", str(digest), "-q"]) == 0
-    yield Shared(repo, digest, env_dump)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv(WRITABLE_VARIABLE, str(env_dump.parent))  # the child's dump reaches us
+        assert main(["-C", str(repo.root), "digest", "--out", str(digest), "-q"]) == 0
+        yield Shared(repo, digest, env_dump)
 
 
 def rules(report: dict[str, Any], step: str | None = None) -> set[str]:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers.attack_helper import COMMUTES, Shared, errors, tamper_named
+from helpers.attack_helper import COMMUTES, Shared, errors, tamper_named, without_secrets
+from planegate.runner.sandbox import WRITABLE_VARIABLE
 
 # add() is called by main's property test: the cheat acts in the middle of the run.
 CORE = '''import importlib
@@ -192,12 +193,16 @@ def test_calling_the_channels_own_hook_reports_nothing(
 
 
 def test_a_daemon_in_its_own_session_is_killed_when_the_run_ends(
-    shared: Shared, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    shared: Shared,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    pid_file, marker = tmp_path / "daemon.pid", tmp_path / "still-here"
+    monkeypatch.setenv(WRITABLE_VARIABLE, str(tmp_path))  # where a survivor would write
+    without_secrets(monkeypatch)  # --no-sandbox refuses to run beside one
+    marker, tag = tmp_path / "still-here", f"daemon-{os.getpid()}-{time.time_ns()}"
     daemon = (
-        "import os, sys, time\n"
-        f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        f"import time\nTAG = {tag!r}\n"
         f"time.sleep(4)\nopen({str(marker)!r}, 'w').write('outlived the run')\n"
     )
     cheat = CORE + (
@@ -205,15 +210,26 @@ def test_a_daemon_in_its_own_session_is_killed_when_the_run_ends(
         f"    subprocess.Popen([sys.executable, '-c', {daemon!r}], start_new_session=True)\n"
         "    import time\n\n    time.sleep(0.5)\n"
     )
-    shared.patch("daemon", {"calc/core.py": cheat})
-    code, report = shared.gate(capsys)
-    assert code == 5 and f"{COMMUTES} failed" in str(report)  # PG563: the patch's start
-    assert "PG563" in errors(report)
-    pid = int(pid_file.read_text())
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)  # killed and reaped, whatever its session
+    for flag in ((), ("--no-sandbox",)):
+        shared.patch(f"daemon{len(flag)}", {"calc/core.py": cheat})
+        code, report = shared.gate(capsys, *flag)
+        assert code == 5 and f"{COMMUTES} failed" in str(report)  # PG563: the patch's start
+        assert "PG563" in errors(report)
+        assert not _running(tag)  # killed and reaped, whatever its session
     time.sleep(4.5)
     assert not marker.exists()
+
+
+def _running(tag: str) -> list[str]:
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            command = Path(f"/proc/{name}/cmdline").read_text("utf-8", "replace")
+            if name.isdigit() and tag in command:
+                found.append(name)
+        except OSError:
+            pass
+    return found
 
 
 @pytest.mark.parametrize(

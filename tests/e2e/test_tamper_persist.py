@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.attack_helper import BUG, COMMUTES, Shared, errors, tamper_named
+from helpers.attack_helper import BUG, COMMUTES, Shared, errors, tamper_named, without_secrets
 
 FIXED = "def add(a, b):\n    return a + b\n\n\ndef label(n):\n    return f'n={n}'\n"
 SITE = sysconfig.get_paths()["purelib"]
@@ -73,7 +73,10 @@ def test_a_program_written_on_path_by_a_subprocess_is_found_after_the_run(
         "subprocess.run(['sh', '-c', 'printf \"#!/bin/sh\\\\n\" > \"${PATH%%:*}/pytest\"'])\n"
     )
     shared.patch("path-program", {"calc/core.py": BUG, "calc/__init__.py": cheat})
-    code, report = shared.gate(capsys)
+    code, _ = shared.gate(capsys)
+    assert code == 1 and not (tools / "pytest").exists()  # the sandbox: read-only
+    without_secrets(monkeypatch)
+    code, report = shared.gate(capsys, "--no-sandbox")
     assert (tools / "pytest").exists()  # the kernel let it: no audit hook in a subprocess
     assert code == 5  # the start itself is the patch's (PG563); the change is named too
     assert "PG563" in errors(report)
@@ -124,5 +127,5 @@ def test_a_module_that_links_out_of_the_tree_is_recorded(
     outside.write_text(FIXED, "utf-8")
     shared.patch("symlink", {}, links={"calc/core.py": str(outside)})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert code == 2  # the sandbox hides the temporary folder: the module is not there
     tamper_named(report, "a module that is a symlink out of the tree", "calc/core.py")

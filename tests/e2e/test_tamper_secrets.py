@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers.attack_helper import Shared, errors, tamper_named, tampering
+from planegate.runner.sandbox import WRITABLE_VARIABLE
 
 TOKEN = "ghs_parentTokenThatMustNotLeak"
 
@@ -52,7 +53,7 @@ def test_reading_the_gates_environment_is_refused_and_recorded(
 ) -> None:
     dump = tmp_path / "stolen"
     shared.patch(name, {"calc/core.py": reader(dump, body)})
-    code, report = shared.gate_cli({"GITHUB_TOKEN": TOKEN})
+    code, report = shared.gate_cli({"GITHUB_TOKEN": TOKEN, WRITABLE_VARIABLE: str(tmp_path)})
     assert code == 1
     assert TOKEN not in dump.read_bytes().decode("utf-8", "replace")
     found = tamper_named(report, "(another process)", "calc/core.py")
@@ -65,14 +66,18 @@ def test_a_subprocess_cannot_read_the_gates_environment_either(
     dump = tmp_path / "stolen"
     body = "    return subprocess.run(['cat', f'/proc/{ppid}/environ'], capture_output=True).stdout"
     shared.patch("environ-cat", {"calc/core.py": reader(dump, body)})
-    code, report = shared.gate_cli({"GITHUB_TOKEN": TOKEN})
+    code, report = shared.gate_cli({"GITHUB_TOKEN": TOKEN, WRITABLE_VARIABLE: str(tmp_path)})
     assert code == 5 and {"PG101", "PG563"} <= errors(report)  # the cat is the patch's start
     assert dump.exists() and TOKEN not in dump.read_bytes().decode("utf-8", "replace")
 
 
 def test_the_child_sees_no_product_name_and_no_pytest_variable(
-    shared: Shared, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    shared: Shared,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv(WRITABLE_VARIABLE, str(tmp_path))  # the sandbox lets the dump out
     dump = tmp_path / "seen.json"
     core = (
         "import json\nimport os\nimport sys\n\n\ndef add(a, b):\n    return a + b\n\n\n"

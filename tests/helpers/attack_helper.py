@@ -124,6 +124,14 @@ class Shared:
         return done.returncode, json.loads(done.stdout)
 
 
+def without_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No variable that looks like a credential: `--no-sandbox` refuses to run beside one."""
+    from planegate.runner.sandbox import secret_names
+
+    for name in secret_names(os.environ):
+        monkeypatch.delenv(name)
+
+
 def errors(report: dict[str, Any], step: str | None = None) -> set[str]:
     return {
         f["rule"]

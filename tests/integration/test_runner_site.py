@@ -69,6 +69,7 @@ from planegate.runner import session
 
 spec = session.RunSpec(tree=Path(sys.argv[1]), ini_options={}, plugins=(), timeout=300)
 environ = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PLANEGATE_PROJECT_SITE": sys.argv[2]}
+environ["PLANEGATE_SANDBOX_WRITABLE"] = sys.argv[3]  # the mark the child's .pth writes
 result = session.run(spec, parent_env=environ)
 print(json.dumps({
     "outcomes": {k: v.outcome for k, v in result.outcomes.items()},
@@ -128,7 +129,7 @@ def test_the_site_never_runs_in_an_isolated_planegate_but_reaches_the_child(
     assert any(line.startswith("sitecustomize ") for line in _marks(mark)), "the plant is armed"
     mark.unlink()
 
-    argv = [sys.executable, "-I", "-c", DRIVER, str(tree), str(site)]
+    argv = [sys.executable, "-I", "-c", DRIVER, str(tree), str(site), str(tmp_path)]
     done = subprocess.run(argv, env=hostile, cwd=site, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)

@@ -42,6 +42,8 @@ planes:
     max_fraction: 0.5
 pytest:
   plugins: []
+sandbox:
+  network: true  # the flaky tests reach a server of the test's own on the host's loopback
 """
 
 NET_TEST = """\

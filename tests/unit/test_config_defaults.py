@@ -85,6 +85,7 @@ def test_a_minimal_file_loads_with_the_tables_defaults() -> None:
         "analysis.max_file_bytes": cfg.max_file_bytes,
         "pytest.probe_budget": cfg.probe_budget,
         "pytest.sampled_canaries": cfg.sampled_canaries,
+        "sandbox.network": cfg.sandbox_network,
     }
     assert loaded == dict(defaults.CONFIG)
     assert all(plane.owner == defaults.OWNER for plane in cfg.planes.values())

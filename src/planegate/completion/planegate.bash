@@ -18,18 +18,18 @@ _planegate() {
     case "$cmd" in
         "") COMPREPLY=($(compgen -W "action demo digest explain freeze gate init ledger lint lock migrate sweep thaw verify --help --version" -- "$cur")) ;;
         action) COMPREPLY=($(compgen -W "--debug --help --quiet -C -h -q" -- "$cur")) ;;
-        demo) COMPREPLY=($(compgen -W "--debug --help --quiet -C -h -q" -- "$cur")) ;;
-        digest) COMPREPLY=($(compgen -W "--collect-only --commit --config --debug --format --help --out --quiet -C -h -q" -- "$cur")) ;;
+        demo) COMPREPLY=($(compgen -W "--debug --help --no-sandbox --quiet -C -h -q" -- "$cur")) ;;
+        digest) COMPREPLY=($(compgen -W "--collect-only --commit --config --debug --format --help --no-sandbox --out --quiet -C -h -q" -- "$cur")) ;;
         explain) COMPREPLY=($(compgen -W "--debug --format --help --quiet -C -h -q" -- "$cur")) ;;
         freeze) COMPREPLY=($(compgen -W "--class --confidence --config --debug --evidence --help --note --owner --quiet --review-by -C -h -q" -- "$cur")) ;;
-        gate) COMPREPLY=($(compgen -W "--author --base --config --debug --digest --evidence --format --head --help --human --merge --output --quiet --shard --verbose -C -h -q -v" -- "$cur")) ;;
-        init) COMPREPLY=($(compgen -W "--debug --help --no-trace --plugin --quiet --split --tests --verbose --write -C -h -q" -- "$cur")) ;;
+        gate) COMPREPLY=($(compgen -W "--author --base --config --debug --digest --evidence --format --head --help --human --merge --no-sandbox --output --quiet --shard --verbose -C -h -q -v" -- "$cur")) ;;
+        init) COMPREPLY=($(compgen -W "--debug --help --no-sandbox --no-trace --plugin --quiet --split --tests --verbose --write -C -h -q" -- "$cur")) ;;
         ledger) COMPREPLY=($(compgen -W "--config --debug --format --help --quiet -C -h -q check" -- "$cur")) ;;
         lint) COMPREPLY=($(compgen -W "--config --debug --format --help --quiet -C -h -q" -- "$cur")) ;;
-        lock) COMPREPLY=($(compgen -W "--config --covers --debug --help --no-trace --quiet -C -h -q" -- "$cur")) ;;
+        lock) COMPREPLY=($(compgen -W "--config --covers --debug --help --no-sandbox --no-trace --quiet -C -h -q" -- "$cur")) ;;
         migrate) COMPREPLY=($(compgen -W "--debug --help --quiet --write -C -h -q" -- "$cur")) ;;
-        sweep) COMPREPLY=($(compgen -W "--commit --config --debug --help --owner --proposals --quiet --runs --seed --write -C -h -q" -- "$cur")) ;;
-        thaw) COMPREPLY=($(compgen -W "--commit --config --debug --help --note --owner --quiet --seed -C -h -q" -- "$cur")) ;;
+        sweep) COMPREPLY=($(compgen -W "--commit --config --debug --help --no-sandbox --owner --proposals --quiet --runs --seed --write -C -h -q" -- "$cur")) ;;
+        thaw) COMPREPLY=($(compgen -W "--commit --config --debug --help --no-sandbox --note --owner --quiet --seed -C -h -q" -- "$cur")) ;;
         verify) COMPREPLY=($(compgen -W "--config --debug --format --help --quiet -C -h -q" -- "$cur")) ;;
     esac
 }

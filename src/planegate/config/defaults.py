@@ -28,6 +28,7 @@ MAX_EXAMPLES = 100
 SEED = 0
 MAX_FROZEN_FRACTION = 0.05
 FIXTURE_PROBE = True
+SANDBOX_NETWORK = False  # the test child reaches loopback only
 MAX_FILE_BYTES = sourcesize.MAX_FILE_BYTES
 
 CONFIG: Mapping[str, object] = {
@@ -57,6 +58,7 @@ CONFIG: Mapping[str, object] = {
     "pytest.triage_max": TRIAGE_MAX,
     "pytest.probe_budget": PROBE_BUDGET,
     "pytest.sampled_canaries": SAMPLED_CANARIES,
+    "sandbox.network": SANDBOX_NETWORK,
 }
 
 # Paths protected whatever the configuration says (DESIGN §2, §5); `protected` adds to them.

@@ -55,6 +55,7 @@ class Config:
     fixture_probe: bool = defaults.FIXTURE_PROBE
     max_file_bytes: int = defaults.MAX_FILE_BYTES
     evidence_exclude: tuple[str, ...] = ()
+    sandbox_network: bool = defaults.SANDBOX_NETWORK
 
 
 def schema() -> dict[str, Any]:
@@ -248,6 +249,7 @@ def _build(data: dict[str, Any], path: str) -> Config:
     agents = data.get("agents") or {}
     pytest_section = data.get("pytest") or {}
     evidence = data.get("evidence") or {}
+    sandbox = data.get("sandbox") or {}
     return Config(
         path=path,
         owner=map_owner,
@@ -272,6 +274,7 @@ def _build(data: dict[str, Any], path: str) -> Config:
         fixture_probe=bool(fixture.get("probe", defaults.FIXTURE_PROBE)),
         max_file_bytes=int(analysis.get("max_file_bytes", defaults.MAX_FILE_BYTES)),
         evidence_exclude=_strings(evidence, "exclude"),
+        sandbox_network=bool(sandbox.get("network", defaults.SANDBOX_NETWORK)),
     )
 
 

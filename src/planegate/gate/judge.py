@@ -57,6 +57,7 @@ def judge(
         merged=ctx.commits.merged,
         base_broken=base_broken(steps),
         timings={**execution.timings, **watch.seconds},
+        unsandboxed=execution.head_run.unsandboxed,
     )
     # every output (terminal, JSON, annotations) names the failing test's line, not its file
     return place_failures(mains_own.quiet(report), _failure_text(execution), ctx.base.read)

@@ -9,6 +9,8 @@ from planegate import exitcodes
 from planegate.findings import STEP_ORDER, Finding, Step
 
 SCHEMA_VERSION = 1
+# What every rendering says first when the tests ran without the sandbox.
+NO_SANDBOX = "NO SANDBOX (--no-sandbox): the tests could write outside their tree"
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class Report:
     probes: tuple[ProbeRecord, ...] = ()  # the run's probes and their cost
     merged: str = ""  # the tree of the head merged onto the base's tip: what ran
     timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part of the run
+    unsandboxed: bool = False  # the tests ran without the sandbox (--no-sandbox): said first
 
     @property
     def exit_code(self) -> int:

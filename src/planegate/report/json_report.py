@@ -46,6 +46,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         "merged_tree": report.merged or None,
         "agent": report.agent,
         "digest_source": _text(report.digest_source),
+        "unsandboxed": report.unsandboxed,
         "steps": [
             {
                 "step": result.step.value,

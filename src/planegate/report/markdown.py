@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from planegate import exitcodes, untrusted
 from planegate.findings import STEP_ORDER, Finding, Severity
-from planegate.report import Report
+from planegate.report import NO_SANDBOX, Report
 from planegate.report.pictures import pictures
 from planegate.rules import RULES
 
@@ -111,18 +111,20 @@ def finding_row(finding: Finding, ctx: MarkdownContext) -> str:
 
 
 def check_title(report: Report) -> str:
+    said = f" · {NO_SANDBOX}" if report.unsandboxed else ""
     if report.exit_code == exitcodes.PASS:
-        return "planegate: pass"
+        return "planegate: pass" + said
     described = exitcodes.describe(report.exit_code)
     name = described.name if described else "fail"
-    return f"planegate: fail — {name} (exit {report.exit_code})"
+    return f"planegate: fail — {name} (exit {report.exit_code})" + said
 
 
 def _header(report: Report) -> list[str]:
     code = report.exit_code
     described = exitcodes.describe(code)
     verdict = "✅ pass" if code == exitcodes.PASS else "❌ fail"
-    lines = [f"## planegate: {verdict}", ""]
+    said = f" · ⚠️ {NO_SANDBOX}" if report.unsandboxed else ""
+    lines = [f"## planegate: {verdict}{said}", ""]
     if described is not None and code != exitcodes.PASS:
         lines.append(
             f"**Exit {code} · {described.name}**: {described.meaning}. "

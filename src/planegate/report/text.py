@@ -14,7 +14,7 @@ from typing import TextIO
 from planegate import untrusted
 from planegate.exitcodes import describe
 from planegate.findings import Finding, Severity
-from planegate.report import Report
+from planegate.report import NO_SANDBOX, Report
 from planegate.rules import RULES
 
 shown = untrusted.one_line
@@ -115,6 +115,11 @@ def _merged(report: Report) -> str:
 
 
 def _verdict(report: Report, paint: _Paint) -> str:
+    first = _bare_verdict(report, paint)
+    return f"{first} · {paint(NO_SANDBOX, 'red')}" if report.unsandboxed else first
+
+
+def _bare_verdict(report: Report, paint: _Paint) -> str:
     if report.exit_code == 0:
         return paint("planegate: PASS (exit 0)", "green")
     entry = describe(report.exit_code)

@@ -31,6 +31,8 @@ FORBIDDEN = frozenset(
         "COVERAGE_PROCESS_START",
         SITE_VARIABLE,
         USER_VARIABLE,
+        "PLANEGATE_BWRAP",
+        "PLANEGATE_SANDBOX_WRITABLE",
     }
 )
 

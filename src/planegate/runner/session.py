@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from planegate.progress import QUIET, Progress
-from planegate.runner import contain, plugins, pytest_ini, subtests, traced, treescan
+from planegate.runner import contain, plugins, pytest_ini, sandbox, subtests, traced, treescan
 from planegate.runner import env as child_env
 from planegate.runner.child.extras import EXTRA_KINDS
 from planegate.runner.child.main import SCRIPT
@@ -73,6 +73,7 @@ class RunSpec:
     trace: traced.TraceSpec | None = None  # trace the files each test opens (child/reads.py)
     kinds: bool = False  # which items are Hypothesis tests, which not functions (child/kinds.py)
     child_plugins: tuple[ChildPlugin, ...] = ()  # a capability's plugins, loaded in this order
+    network: bool = False  # the sandbox lets the child reach the network (sandbox.network)
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ class RunResult:
     tampering: tuple[Tamper, ...] = ()  # what the audit hook, the checks and the stream saw
     extra: Mapping[str, Any] = field(default_factory=dict)  # extras' and child plugins' records
     reads: Mapping[str, traced.Reads] = field(default_factory=dict)  # traced opens per test
+    unsandboxed: bool = False  # the child ran without the sandbox (--no-sandbox)
 
     def outcome_of(self, nodeid: str) -> Outcome:
         if nodeid in self.outcomes:
@@ -134,6 +136,7 @@ class _Execution:
     timed_out: bool
     notes: tuple[str, ...]
     tampering: tuple[Tamper, ...]
+    unsandboxed: bool = False
 
 
 def run(
@@ -149,6 +152,7 @@ def run(
         (scratch_dir / "home").mkdir()
         env = child_env.minimal(parent, str(scratch_dir / "home"), spec.env_allow)
         how = contain.plan_launch(spec.tree, scratch_dir, child_env.child_user(parent))
+        box = _box(spec, scratch_dir, parent, site, how)
         child_spec = {
             "nonce": secrets.token_hex(16),
             "deselect": sorted(spec.deselect),
@@ -170,10 +174,50 @@ def run(
         found = treescan.suspicious(spec.tree, spec.trusted)
         committed = [Tamper(event, path) for event, path in found]
         try:
-            execution = _execute(spec, child_spec, env, scratch_dir, progress, how)
+            execution = _execute(spec, child_spec, env, scratch_dir, progress, (how, box))
         finally:
             Path(args[1]).unlink(missing_ok=True)  # the gate-written ini
     return _with_fixture_hints(_interpret(execution, canary, spec, tuple(committed)), site)
+
+
+def _box(
+    spec: RunSpec,
+    scratch: Path,
+    parent: Mapping[str, str],
+    site: Iterable[str],
+    how: contain.Launch,
+) -> tuple[str, sandbox.Layout] | None:
+    """The sandbox the child runs in (the bwrap program and its layout); None with
+    `--no-sandbox`. Raises ServiceUnavailable when it cannot start here."""
+    if sandbox.switched_off():
+        return None
+    root = not how.prefix and (os.geteuid() if how.user is None else how.user) == 0
+    other = bool(how.prefix) or how.user is not None  # the child is not this process's user
+    layout = sandbox.Layout(
+        tree=str(spec.tree),
+        scratch=str(scratch),
+        masked=sandbox.masked_folders(parent, spec.network),
+        keep=sandbox.kept(parent.get("PATH", ""), [*site, *_git_dirs(spec.tree)], other),
+        network=spec.network,
+        root=root,
+        writable=sandbox.writable_folders(parent),
+    )
+    sandbox.require(parent, how.prefix, how.user, layout)
+    return sandbox.program(parent), layout
+
+
+def _command(
+    how: contain.Launch, box: tuple[str, sandbox.Layout] | None
+) -> tuple[list[str], int | None]:
+    """The child's command line, and the descriptor bwrap reads its options from."""
+    python = [sys.executable, "-s", "-"]
+    if box is None:
+        return [*how.prefix, *python], None
+    program, layout = box
+    read, write = os.pipe()
+    with os.fdopen(write, "wb") as handle:  # a few KiB: the pipe holds them
+        handle.write(sandbox.encoded(sandbox.arguments(layout)))
+    return [*how.prefix, program, "--args", str(read), *python], read
 
 
 def _arguments(spec: RunSpec, scratch: Path, canary: _Canary) -> list[str]:
@@ -235,8 +279,9 @@ def _execute(
     env: dict[str, str],
     scratch: Path,
     progress: Progress,
-    how: contain.Launch,
+    started: tuple[contain.Launch, tuple[str, sandbox.Layout] | None],
 ) -> _Execution:
+    how, box = started
     read_fd, write_fd = os.pipe()
     spec_read, spec_write = os.pipe()
     child_spec["fd"] = write_fd
@@ -244,16 +289,18 @@ def _execute(
     fold = Fold(str(child_spec["nonce"]), kinds)
     site = child_spec["site"]
     before = contain.interpreter_snapshot(env["PATH"], site)
+    command, args_fd = _command(how, box)
+    fds = (write_fd, spec_read) if args_fd is None else (write_fd, spec_read, args_fd)
     with (scratch / "output.log").open("wb") as log, contain.guarded() as children:
         proc = contain.launch(
             lambda: subprocess.Popen(
-                [*how.prefix, sys.executable, "-s", "-"],
+                command,
                 cwd=spec.tree,
                 env=env,
                 stdin=subprocess.PIPE,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                pass_fds=(write_fd, spec_read),
+                pass_fds=fds,
                 start_new_session=True,
                 user=how.user,
                 group=how.user,
@@ -261,8 +308,9 @@ def _execute(
                 umask=how.umask,
             )
         )
+        for fd in fds[1:]:
+            os.close(fd)
         os.close(write_fd)
-        os.close(spec_read)
         reader = threading.Thread(target=_read_lines, args=(read_fd, fold, progress), daemon=True)
         reader.start()
         _send(proc, SCRIPT.format(fd=spec_read), spec_write, child_spec)
@@ -274,7 +322,7 @@ def _execute(
     changed = contain.changed(before, contain.interpreter_snapshot(env["PATH"], site))
     notes = (f"killed {killed} processes the run left behind",) if killed else ()
     found = tuple(Tamper(f"the run changed {path}") for path in changed[:10])
-    return _Execution(fold, output, status, timed_out, notes, found)
+    return _Execution(fold, output, status, timed_out, notes, found, box is None)
 
 
 def _send(proc: subprocess.Popen[bytes], script: str, spec_fd: int, spec: dict[str, Any]) -> None:
@@ -341,6 +389,7 @@ def _interpret(
         tampering=found + fold.tampering() + execution.tampering,
         extra=fold.extra,
         reads={k: traced.Reads(*v) for k, v in fold.reads.items() if k not in canary_ids},
+        unsandboxed=execution.unsandboxed,
     )
 
 

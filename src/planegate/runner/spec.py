@@ -32,6 +32,7 @@ def build(
         extra_args=pytest_args(cfg),
         timeout=cfg.pytest_timeout,
         env_allow=cfg.env_allow,
+        network=cfg.sandbox_network,
     )
     return replace(spec, **changes)
 

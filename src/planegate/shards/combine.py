@@ -115,6 +115,7 @@ def combine_runs(parts: Sequence[Part], owner: Mapping[str, str]) -> session.Run
         tampering=_once(t for _, run in runs for t in run.tampering),
         extra=_extra([run.extra for _, run in runs]),
         reads={k: v for p, run in runs for k, v in run.reads.items() if _mine(k, p, owner)},
+        unsandboxed=any(run.unsandboxed for _, run in runs),
     )
 
 
