@@ -27,6 +27,7 @@ from planegate.runner import contain, pytest_ini, subtests, traced, treescan
 from planegate.runner import env as child_env
 from planegate.runner.child.extras import EXTRA_KINDS
 from planegate.runner.child.main import SCRIPT
+from planegate.runner.child.plain import padding
 from planegate.runner.roots import package_roots
 from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
 
@@ -147,7 +148,8 @@ def run(
         canary = _Canary.new()
         args = _arguments(spec, scratch_dir, canary)
         (scratch_dir / "home").mkdir()
-        env = child_env.minimal(parent, str(scratch_dir / "home"), spec.env_allow)
+        home = str(scratch_dir / "home")
+        env = child_env.minimal(parent, home, spec.env_allow, str(spec.tree))
         how = contain.plan_launch(spec.tree, scratch_dir, child_env.child_user(parent))
         child_spec = {
             "nonce": secrets.token_hex(16),
@@ -158,7 +160,8 @@ def run(
             "protect": [*contain.protected_folders(env["PATH"]), *site, *_git_dirs(spec.tree)],
             "modules": plugin_modules(spec.plugins, site),
             "site": list(site),
-            "pycache": str(scratch_dir / "pycache"),
+            "ini": args[1],
+            "hidden_env": child_env.hidden(parent),
             "drop_caps": how.drop_caps,
             "roots": package_roots(spec.tree, spec.ini_options),
             "repeat": spec.repeat,
@@ -169,10 +172,12 @@ def run(
         }
         found = treescan.suspicious(spec.tree, spec.trusted)
         committed = [Tamper(event, path) for event, path in found]
+        treescan.clear_caches(spec.tree)
         try:
             execution = _execute(spec, child_spec, env, scratch_dir, progress, how)
         finally:
             Path(args[1]).unlink(missing_ok=True)  # the gate-written ini
+            treescan.clear_caches(spec.tree)  # what this run wrote is no later run's
     return _interpret(execution, canary, spec, tuple(committed))
 
 
@@ -271,7 +276,7 @@ def _execute(
     with (scratch / "output.log").open("wb") as log, contain.guarded() as children:
         proc = contain.launch(
             lambda: subprocess.Popen(
-                [*how.prefix, sys.executable, "-s", "-"],
+                [*how.prefix, sys.executable, "-", padding()],
                 cwd=spec.tree,
                 env=env,
                 stdin=subprocess.PIPE,

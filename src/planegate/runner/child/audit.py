@@ -369,6 +369,8 @@ def _caller_of_check(s: SimpleNamespace) -> FrameType | None:
 
 def _check_tree_code(s: SimpleNamespace, text: str, real: str) -> None:
     rel = relative(s, text)
+    if real.endswith((".pyc", ".pyo")) and real.rpartition("/")[0].endswith("/__pycache__"):
+        return  # a cache this run wrote: the parent removes the tree's before each run
     if real.endswith((".pyc", ".pyo")):
         record(s, f"compiled code without its source ({rel})", None, rel)
     elif text.endswith(".py") and not real.startswith(s.tree + "/"):
