@@ -8,7 +8,7 @@ from pathlib import Path
 
 from planegate.runner import env as child_env
 from planegate.runner import treescan
-from planegate.runner.child.plain import MODULE_ARGS, padding
+from planegate.runner.child.disguise import MODULE_ARGS, padding
 
 SHELL = {
     "PATH": "/usr/bin:/bin",

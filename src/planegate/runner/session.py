@@ -25,9 +25,9 @@ from typing import Any
 from planegate.progress import QUIET, Progress
 from planegate.runner import contain, pytest_ini, subtests, traced, treescan
 from planegate.runner import env as child_env
+from planegate.runner.child.disguise import padding
 from planegate.runner.child.extras import EXTRA_KINDS
 from planegate.runner.child.main import SCRIPT
-from planegate.runner.child.plain import padding
 from planegate.runner.roots import package_roots
 from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
 

@@ -20,7 +20,7 @@ holds no frame of planegate's and `__main__` keeps no reference to it (it binds 
 8. builds the channel plugin, its companions (`extras.py`: the import record, the repeat
    plugin, init's item kinds) and the child plugins the spec names (`plugin_api.py`: each
    module imported by name, its entry function called with its options), and forgets
-   planegate's own modules, once the process looks like `python -m pytest` (`plain.py`).
+   planegate's own modules, once the process looks like `python -m pytest` (`disguise.py`).
 
 Everything this imports of planegate lies in `child/` folders
 (tests/integration/test_child_fence.py).
@@ -45,10 +45,10 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
         audit,
         bootstrap,
         channel,
+        disguise,
         extras,
         frames,
         integrity,
-        plain,
         plugin_api,
         reads,
     )
@@ -85,11 +85,11 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     plugins: list[object] = [channel.make_plugin(emit, hold, state, checks, deselect)]
     plugins += extras.make_plugins(context, spec)
     if spec.get("ini"):
-        plugins.append(context.module("inifile", plain.hide_ini(str(spec["ini"]))))
+        plugins.append(context.module("inifile", disguise.hide_ini(str(spec["ini"]))))
     before, after = plugin_api.load(list(spec.get("child_plugins", [])), context)
     plugins += [*before, *allowed, *after]
     args = list(spec["args"]) + bootstrap.autoload_off()
-    plain.look_plain([str(name) for name in spec.get("hidden_env", [])])
+    disguise.look_plain([str(name) for name in spec.get("hidden_env", [])])
     del spec
     _forget_planegate()
     return args, plugins

@@ -69,10 +69,7 @@ def _rewrite_cmdline(current: list[str], program: str) -> None:
 def _as_pytest_main(spec: Any) -> None:
     """`__main__` holds what `python -m pytest` gives it: runpy's names, then the names
     pytest's `__main__.py` defines (run under its own name, so it starts nothing)."""
-    main = sys.modules["__main__"]
-    names = vars(main)
-    for name in [n for n in names if n not in ("__builtins__", "__annotations__")]:
-        del names[name]
+    names = vars(sys.modules["__main__"])  # the bootstrap script binds no name of its own
     names.update(
         __name__="pytest.__main__",
         __file__=spec.origin,
