@@ -165,6 +165,30 @@ def test_bytecode_an_earlier_run_left_in_the_tree_is_not_loaded(tmp_path: Path) 
     assert not list(tree.rglob("__pycache__"))  # the run's caches leave with it
 
 
+def test_an_uncached_dependency_production_code_imports_is_no_sign(tmp_path: Path) -> None:
+    """Bytecode is written as in a plain run, but not into the interpreter's or the project's
+    site: the import system's write is refused without a record, and the import goes on."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "depmod.py").write_text("OFFSET = 5\n", "utf-8")
+    tree = fp.write(
+        tmp_path / "tree",
+        {
+            "calc/__init__.py": "",
+            "calc/core.py": "def add(a, b):\n    import depmod\n\n"
+            "    return a + b + depmod.OFFSET - 5\n",
+            "tests/test_add.py": "from calc.core import add\n\n\n"
+            "def test_add():\n    assert add(2, 3) == 5\n",
+        },
+    )
+    environ = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PLANEGATE_PROJECT_SITE": str(site)}
+    cfg = parse(CONFIG, "planegate.yml")
+    result = run_spec.Sessions(tree, cfg, {"testpaths": "tests"}, environ).run()
+    assert result.outcome_of("tests/test_add.py::test_add").passed, result.output[-2000:]
+    assert not result.tampering
+    assert not (site / "__pycache__").exists()
+
+
 # --- attacks: production code that switched its bug off inside the gate's child -----------
 
 
