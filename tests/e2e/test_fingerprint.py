@@ -189,6 +189,23 @@ def test_an_uncached_dependency_production_code_imports_is_no_sign(tmp_path: Pat
     assert not (site / "__pycache__").exists()
 
 
+def test_the_child_runs_with_what_the_projects_tox_sets(tmp_path: Path) -> None:
+    tree = fp.write(
+        tmp_path / "tree",
+        {
+            "tox.ini": "[testenv]\nsetenv =\n    TZ = Asia/Tokyo\n    PYTHONHASHSEED = 7\n",
+            "tests/test_env.py": "import os\nimport sys\nimport time\n\n\n"
+            "def test_env():\n    assert time.tzname[0] == 'JST'\n"
+            "    assert os.environ['PYTHONHASHSEED'] == '7'\n"
+            "    assert sys.flags.hash_randomization == 1\n",
+        },
+    )
+    environ = {"PATH": "/usr/local/bin:/usr/bin:/bin", "TZ": "UTC"}
+    cfg = parse(CONFIG, "planegate.yml")
+    result = run_spec.Sessions(tree, cfg, {"testpaths": "tests"}, environ).run()
+    assert result.outcome_of("tests/test_env.py::test_env").passed, result.output[-2000:]
+
+
 # --- attacks: production code that switched its bug off inside the gate's child -----------
 
 

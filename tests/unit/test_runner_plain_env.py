@@ -75,3 +75,42 @@ def test_every_cache_of_the_tree_is_removed_and_a_link_is_not_followed(tmp_path:
     left = sorted(str(p.relative_to(tree)) for p in tree.rglob("*"))
     assert left == ["legacy.pyc", "other", "pkg", "pkg/mod.py"]
     assert (outside / "keep.pyc").exists()
+
+
+TOX = """[tox]
+envlist = py311
+
+[testenv]
+deps = pytest
+setenv =
+    TZ = Asia/Tokyo
+    PYTHONHASHSEED=0
+    GITHUB_TOKEN = from-tox
+    COVERAGE_FILE = {toxworkdir}/.coverage
+    file|.env
+    HOME = /elsewhere
+commands = pytest {posargs}
+
+[testenv:lint]
+setenv = LINT_ONLY = 1
+"""
+
+
+def test_what_the_projects_tox_sets_for_every_environment_reaches_the_child(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "tox.ini").write_text(TOX, "utf-8")
+    ci = child_env.ci_settings(tmp_path)
+    assert ci == {
+        "TZ": "Asia/Tokyo",
+        "PYTHONHASHSEED": "0",
+        "GITHUB_TOKEN": "from-tox",
+        "HOME": "/elsewhere",
+    }
+    env = child_env.minimal(SHELL, "/tmp/scratch/home", ci=ci)
+    assert env["TZ"] == "Asia/Tokyo" and env["PYTHONHASHSEED"] == "0"
+    assert env["HOME"] == "/tmp/scratch/home" and "GITHUB_TOKEN" not in env
+    assert child_env.hidden(SHELL, ci) == []  # the project's own seed stays visible
+    assert child_env.ci_settings(tmp_path / "none") == {}
+    (tmp_path / "tox.ini").write_text("[testenv\nbroken", "utf-8")
+    assert child_env.ci_settings(tmp_path) == {}

@@ -15,9 +15,11 @@ installs there), added by the child after the harness is imported; `PLANEGATE_CH
 
 from __future__ import annotations
 
+import configparser
 import os
 import sys
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from planegate.errors import UsageError
 
@@ -98,26 +100,59 @@ def child_user(parent: Mapping[str, str]) -> tuple[int, int] | None:
 
 
 def minimal(
-    parent: Mapping[str, str], home: str, allow: Iterable[str] = (), cwd: str | None = None
+    parent: Mapping[str, str],
+    home: str,
+    allow: Iterable[str] = (),
+    cwd: str | None = None,
+    ci: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """The child's environment: the allowed names the caller has, `HOME` a fresh folder, `PWD`
-    the folder the child starts in and `_` the interpreter (as a shell sets them, when the
-    caller has them), and the hash seed (`hidden` says when it is the gate's)."""
+    """The child's environment: the allowed names the caller has, then what the project's CI
+    sets (`ci`: `ci_settings`), `HOME` a fresh folder, `PWD` the folder the child starts in
+    and `_` the interpreter (as a shell sets them, when the caller has them), and the hash
+    seed (`hidden` says when it is the gate's)."""
     names = [*ALLOWED, *(n for n in parent if n.startswith(ALLOWED_PREFIXES)), *allow]
     env = {name: parent[name] for name in names if name in parent and not is_forbidden(name)}
+    env.update({k: v for k, v in (ci or {}).items() if not is_forbidden(k) and k != "HOME"})
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     env["HOME"] = home
     if "PWD" in parent and cwd is not None:
         env["PWD"] = cwd
     if "_" in parent:
         env["_"] = sys.executable
-    env[HASH_SEED] = parent[HASH_SEED] if _seed(parent.get(HASH_SEED)) else GATE_SEED
+    theirs = (ci or {}).get(HASH_SEED, parent.get(HASH_SEED))
+    env[HASH_SEED] = theirs if theirs is not None and _seed(theirs) else GATE_SEED
     return env
 
 
-def hidden(parent: Mapping[str, str]) -> list[str]:
+def hidden(parent: Mapping[str, str], ci: Mapping[str, str] | None = None) -> list[str]:
     """The names the gate sets only for the interpreter's start: the child removes them."""
-    return [] if _seed(parent.get(HASH_SEED)) else [HASH_SEED]
+    theirs = (ci or {}).get(HASH_SEED, parent.get(HASH_SEED))
+    return [] if _seed(theirs) else [HASH_SEED]
+
+
+def ci_settings(tree: Path) -> dict[str, str]:
+    """What the project's tox configuration sets for every environment (`setenv` of
+    `[testenv]` in the tree's `tox.ini`, which the overlay makes the base's): the variables
+    the project's own CI runs its tests with. Lines with tox substitutions (`{...}`) or
+    files (`file|...`) are left out; forbidden names never reach the child."""
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string((tree / "tox.ini").read_text("utf-8", "replace"))
+        text = parser.get("testenv", "setenv", fallback="")
+    except (OSError, configparser.Error):
+        return {}
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        name, sep, value = line.strip().partition("=")
+        name, value = name.strip(), value.strip()
+        if (
+            sep
+            and name.isidentifier()
+            and "{" not in value
+            and not line.strip().startswith("file|")
+        ):
+            found[name] = value
+    return found
 
 
 def _seed(value: str | None) -> bool:

@@ -148,8 +148,8 @@ def run(
         canary = _Canary.new()
         args = _arguments(spec, scratch_dir, canary)
         (scratch_dir / "home").mkdir()
-        home = str(scratch_dir / "home")
-        env = child_env.minimal(parent, home, spec.env_allow, str(spec.tree))
+        home, ci = str(scratch_dir / "home"), child_env.ci_settings(spec.tree)
+        env = child_env.minimal(parent, home, spec.env_allow, str(spec.tree), ci)
         how = contain.plan_launch(spec.tree, scratch_dir, child_env.child_user(parent))
         child_spec = {
             "nonce": secrets.token_hex(16),
@@ -161,7 +161,7 @@ def run(
             "modules": plugin_modules(spec.plugins, site),
             "site": list(site),
             "ini": args[1],
-            "hidden_env": child_env.hidden(parent),
+            "hidden_env": child_env.hidden(parent, ci),
             "drop_caps": how.drop_caps,
             "roots": package_roots(spec.tree, spec.ini_options),
             "repeat": spec.repeat,
