@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from helpers.answers_support import Project, assert_caught, assert_honest, findings, probe
+from planegate.runner import env as child_env
 from planegate.runner.sandbox import WRITABLE_VARIABLE
 
 COMMUTES = "tests/prop/test_add_props.py::test_add_commutes"
@@ -109,7 +110,8 @@ def _known_inputs_trick(project: Project, root: Path) -> str:
         "        out.write(json.dumps([a, b]) + '\\n')\n    return a + b\n",
         "utf-8",
     )
-    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    seed = child_env.minimal(os.environ, "")[child_env.HASH_SEED]  # the child's hash seed
+    env = {**os.environ, "PYTHONHASHSEED": seed, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "_hypothesis_pytestplugin"]
     args += ["--hypothesis-seed", "0", "tests/prop"]
     done = subprocess.run([sys.executable, *args], cwd=tree, env=env, capture_output=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import platform
 import sys
 import sysconfig
+import time
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -37,11 +38,13 @@ REASONED = ("skipped", "xfailed", "error")
 
 
 def fingerprint() -> dict[str, str]:
-    """The environment the tests run in: this interpreter (the child's) and this machine."""
+    """The environment the tests run in: this interpreter (the child's), this machine, and
+    its time zone (the child gets the caller's `TZ`, not a fixed one)."""
     return {
         "python": platform.python_version(),
         "implementation": sys.implementation.name,
         "platform": sysconfig.get_platform(),
+        "timezone": f"{time.tzname[0]} {time.timezone}",
     }
 
 

@@ -25,6 +25,7 @@ from typing import Any
 from planegate.progress import QUIET, Progress
 from planegate.runner import contain, plugins, pytest_ini, sandbox, subtests, traced, treescan
 from planegate.runner import env as child_env
+from planegate.runner.child.disguise import padding
 from planegate.runner.child.extras import EXTRA_KINDS
 from planegate.runner.child.main import SCRIPT
 from planegate.runner.roots import package_roots
@@ -150,7 +151,8 @@ def run(
         canary = _Canary.new()
         args = _arguments(spec, scratch_dir, canary)
         (scratch_dir / "home").mkdir()
-        env = child_env.minimal(parent, str(scratch_dir / "home"), spec.env_allow)
+        home, ci = str(scratch_dir / "home"), child_env.ci_settings(spec.tree)
+        env = child_env.minimal(parent, home, spec.env_allow, str(spec.tree), ci)
         how = contain.plan_launch(spec.tree, scratch_dir, child_env.child_user(parent))
         box = _box(spec, scratch_dir, parent, site, how)
         child_spec = {
@@ -162,7 +164,8 @@ def run(
             "protect": [*contain.protected_folders(env["PATH"]), *site, *_git_dirs(spec.tree)],
             "modules": plugin_modules(spec.plugins, site),
             "site": list(site),
-            "pycache": str(scratch_dir / "pycache"),
+            "ini": args[1],
+            "hidden_env": child_env.hidden(parent, ci),
             "drop_caps": how.drop_caps,
             "roots": package_roots(spec.tree, spec.ini_options),
             "repeat": spec.repeat,
@@ -173,10 +176,12 @@ def run(
         }
         found = treescan.suspicious(spec.tree, spec.trusted)
         committed = [Tamper(event, path) for event, path in found]
+        treescan.clear_caches(spec.tree)
         try:
             execution = _execute(spec, child_spec, env, scratch_dir, progress, (how, box))
         finally:
             Path(args[1]).unlink(missing_ok=True)  # the gate-written ini
+            treescan.clear_caches(spec.tree)  # what this run wrote is no later run's
     return _with_fixture_hints(_interpret(execution, canary, spec, tuple(committed)), site)
 
 
@@ -210,7 +215,7 @@ def _command(
     how: contain.Launch, box: tuple[str, sandbox.Layout] | None
 ) -> tuple[list[str], int | None]:
     """The child's command line, and the descriptor bwrap reads its options from."""
-    python = [sys.executable, "-s", "-"]
+    python = [sys.executable, "-", padding()]
     if box is None:
         return [*how.prefix, *python], None
     program, layout = box

@@ -2,14 +2,18 @@
 
 The worktree holds only committed files, so a `.pyc` in it was committed: bytecode can say
 anything, whatever source sits beside it (an "unchecked-hash" pyc is used without looking at
-the source). The child never reads a `__pycache__` of the tree (its bytecode cache lives
-elsewhere) and reports a sourceless import; this scan names the file either way. A module
+the source). The parent removes every `__pycache__` of the tree before and after each run
+(`clear_caches`: what a commit or an earlier run in the same tree left there is never read
+in place of its source, and a cache found before a run was committed; the run writes its
+own, as a plain run does), the child reports
+a sourceless import, and this scan names the file either way. A module
 that is a symlink out of the tree runs code the diff only shows as a path.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -43,3 +47,15 @@ def _package(path: str) -> bool:
         return any(name.endswith(".py") for name in os.listdir(path))
     except OSError:
         return False
+
+
+def clear_caches(tree: Path) -> None:
+    """Remove every `__pycache__` of the tree (a link of that name is removed, not followed)."""
+    for folder, dirs, _files in os.walk(tree):
+        for name in [d for d in dirs if d == "__pycache__"]:
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                os.unlink(path)
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+        dirs[:] = [d for d in dirs if d not in (".git", "__pycache__")]

@@ -96,6 +96,7 @@ WRITE_EVENTS = {  # event -> positions of the paths it writes
     "os.chown": (0,),
     "os.utime": (0,),
 }
+IMPORTS = "<frozen importlib._bootstrap_external>"  # where the import system writes bytecode
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _O_PATH = getattr(os, "O_PATH", 0)
 
@@ -366,8 +367,13 @@ def _check_proc(s: SimpleNamespace, real: str, action: str) -> None:
 def _check_protected(s: SimpleNamespace, real: str, action: str) -> None:
     if not real.startswith(s.protect) or real.startswith(s.tree + "/"):
         return
-    kind, frame = reach(s, _caller_of_check(s))
+    asking = _caller_of_check(s)
+    kind, frame = reach(s, asking)
     if kind == PRODUCTION:
+        if "/__pycache__" in real and asking is not None and asking.f_code.co_filename == IMPORTS:
+            # the import system caching a module production code imports: refused unrecorded
+            # (the import goes on without the cache, as on a read-only site-packages)
+            raise Denied(13, "Permission denied", real)
         what = f"{action} into the interpreter or its tools ({real})"
         record(s, what, frame)
         raise Denied(13, f"Permission denied: {what}", real)
@@ -383,6 +389,8 @@ def _caller_of_check(s: SimpleNamespace) -> FrameType | None:
 
 def _check_tree_code(s: SimpleNamespace, text: str, real: str) -> None:
     rel = relative(s, text)
+    if real.endswith((".pyc", ".pyo")) and real.rpartition("/")[0].endswith("/__pycache__"):
+        return  # a cache this run wrote: the parent removes the tree's before each run
     if real.endswith((".pyc", ".pyo")):
         record(s, f"compiled code without its source ({rel})", None, rel)
     elif text.endswith(".py") and not real.startswith(s.tree + "/"):

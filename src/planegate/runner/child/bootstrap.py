@@ -147,10 +147,11 @@ def harness_in_tree(tree: str) -> list[str]:
     return problems
 
 
-def neutralise(pycache: str) -> None:
-    """pytest never sets PYTEST_CURRENT_TEST (production code cannot tell a test is running by
-    it), and bytecode is read from a cache outside the tree: a committed __pycache__ is never
-    used instead of the source it claims to match."""
+def neutralise() -> None:
+    """pytest never sets PYTEST_CURRENT_TEST: production code cannot tell a test is running by
+    it. Bytecode is read and written as in any run: the parent removes every `__pycache__`
+    of the tree before each run (`runner/treescan.py`), so what one run or commit left there
+    is never read in place of the source beside it."""
     import operator
 
     import _pytest.runner
@@ -158,9 +159,6 @@ def neutralise(pycache: str) -> None:
     # any C function of two arguments without effects would do; this one reaches no module
     _pytest.runner._update_current_test_var = operator.is_  # type: ignore[assignment]
     os.environ.pop("PYTEST_CURRENT_TEST", None)
-    sys.dont_write_bytecode = True
-    if pycache:
-        sys.pycache_prefix = pycache
 
 
 def autoload_off() -> list[str]:

@@ -1,8 +1,9 @@
 """Entry point of the child process: harness first, tree last (docs/runner.md).
 
-The parent runs `python -s -` and writes `SCRIPT` to its stdin; the script calls `prepare()`
-and hands what it returns straight to `pytest.main`, so the bottom of the stack holds no frame
-of planegate's and `__main__` keeps no reference to it. `prepare()`:
+The parent runs `python - <padding>` and writes `SCRIPT` to its stdin; the script calls
+`prepare()` and hands what it returns straight to `pytest.main`, so the bottom of the stack
+holds no frame of planegate's and `__main__` keeps no reference to it (it binds no name).
+`prepare()`:
 
 1. reads the run's spec from its own pipe and closes it;
 2. drops privileges that could read another process (`bootstrap.lock_down`);
@@ -19,7 +20,7 @@ of planegate's and `__main__` keeps no reference to it. `prepare()`:
 8. builds the channel plugin, its companions (`extras.py`: the import record, the repeat
    plugin, init's item kinds) and the child plugins the spec names (`plugin_api.py`: each
    module imported by name, its entry function called with its options), and forgets
-   planegate's own modules.
+   planegate's own modules, once the process looks like `python -m pytest` (`disguise.py`).
 
 Everything this imports of planegate lies in `child/` folders
 (tests/integration/test_child_fence.py).
@@ -33,8 +34,7 @@ import sys
 from typing import Any
 
 SCRIPT = (
-    "import sys\n"
-    "sys.path[:] = [p for p in sys.path if p not in ('', '.')]\n"
+    "__import__('sys').path[:] = [p for p in __import__('sys').path if p not in ('', '.')]\n"
     "raise SystemExit(__import__('pytest').main("
     "*__import__('planegate.runner.child.main', fromlist=['prepare']).prepare({fd})))\n"
 )
@@ -45,6 +45,7 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
         audit,
         bootstrap,
         channel,
+        disguise,
         extras,
         frames,
         integrity,
@@ -67,7 +68,7 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     roots = bootstrap.import_harness()
     state.pluggy_dir = os.path.dirname(sys.modules["pluggy"].__file__ or "") + "/"
     state.bottom = sys.modules["_pytest.main"].pytest_runtestloop.__code__
-    bootstrap.neutralise(str(spec.get("pycache", "")))
+    bootstrap.neutralise()
     checks = integrity.make(emit, state, roots)
     site = [str(folder) for folder in spec.get("site", [])]
     if site:
@@ -83,9 +84,12 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     context = plugin_api.PluginContext(emit, state, tree, package_roots)
     plugins: list[object] = [*channel.make_plugin(emit, hold, state, checks, deselect)]
     plugins += extras.make_plugins(context, spec)
+    if spec.get("ini"):
+        plugins.append(context.module("inifile", disguise.hide_ini(str(spec["ini"]))))
     before, after = plugin_api.load(list(spec.get("child_plugins", [])), context)
     plugins += [*before, *allowed, *after]
     args = list(spec["args"]) + bootstrap.autoload_off()
+    disguise.look_plain([str(name) for name in spec.get("hidden_env", [])])
     del spec
     _forget_planegate()
     return args, plugins
