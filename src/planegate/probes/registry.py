@@ -26,6 +26,10 @@ from planegate.probes.canaries import run as canary_run
 from planegate.probes.canaries import wire as canary_wire
 from planegate.probes.fixture import run as fixture_run
 from planegate.probes.fixture import wire as fixture_wire
+from planegate.probes.honest import findings as honest_findings
+from planegate.probes.honest import plan as honest_plan
+from planegate.probes.honest import run as honest_run
+from planegate.probes.honest import wire as honest_wire
 from planegate.probes.in_code import findings as in_code
 from planegate.probes.protocol import Found, HeadRun, Planned, ProbeContext, ProbeRun, Reported
 
@@ -113,6 +117,31 @@ class Canaries:
         return Reported(tuple(canary_findings.findings(ctx, run.answers)))
 
 
+class Honest:
+    """Every value main's asserts compare in the scoring run, checked for equality that
+    answers yes to anything and for a builtin comparison the patch bends."""
+
+    name = honest_plan.HONEST
+    child_modules = (honest_wire.MODULE,)
+
+    def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
+        return honest_plan.plan(ctx)
+
+    def run(self, head: HeadRun, found: Found) -> Found:
+        return honest_run.after_head(head, found)
+
+    def to_wire(self, found: Found) -> dict[str, Any]:
+        return {}  # its failures and record are among the answer probes'
+
+    def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
+        return found
+
+    def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
+        if step is not Step.PLANES:
+            return Reported()
+        return Reported(tuple(honest_findings.findings(ctx, run.answers)))
+
+
 class Fixture:
     """Passing fixture tests rerun with the locked files they read perturbed. Its findings
     (PG106/PG113) are weighed against main's signs: steps/signs_findings.py reports them."""
@@ -165,7 +194,7 @@ class InCode:
         return Reported(tuple(found), (note,) if note is not None else ())
 
 
-PROBES: tuple[Probe, ...] = (Answers(), Canaries(), Fixture(), InCode())
+PROBES: tuple[Probe, ...] = (Answers(), Canaries(), Honest(), Fixture(), InCode())
 
 
 def planned(ctx: ProbeContext, assigned: frozenset[str] | None) -> dict[str, Planned]:

@@ -216,4 +216,41 @@ RULES: tuple[Rule, ...] = (
         "sample lacks it.",
         "Find what wrote the result stream or ended the session early and remove it.",
     ),
+    Rule(
+        "PG145",
+        Step.PLANES,
+        "a compared value lies",
+        "A value one of main's scoring tests compares in an assert (a plain assert or a "
+        "unittest assert method) lies about equality: it equals a fresh object() or an "
+        "instance of a class no code has seen, or both a builtin value and another of its "
+        "type (unittest.mock.ANY, an __eq__ that returns True however it is written); or it "
+        "is an instance of a class the patch adds or changes whose comparison answers "
+        "otherwise than the builtin it stands in for (a str subclass equal case-blind, an int "
+        "with a tolerant __le__). Checked for every scoring test in the scoring run, not only "
+        "for the tests the patch flips; main's run shows no such value there.",
+        "Return plain values (or a subclass that keeps the builtin's comparison) and fix the "
+        "value itself.",
+        True,
+    ),
+    Rule(
+        "PG146",
+        Step.PLANES,
+        "a compared value lies on main too",
+        "A value a scoring test compares equals anything (or a class main already has bends "
+        "a builtin comparison), and main's own code gives the same value in the same assert: "
+        "the test is weak there by design. A warning for the plane's owner; the patch is not "
+        "blamed.",
+        "Make the test compare what the code returns with a value it states itself, or "
+        "accept it as it is.",
+    ),
+    Rule(
+        "PG147",
+        Step.PLANES,
+        "honest-values record missing",
+        "The scoring run closed without its record of the values main's asserts compared. "
+        "The harness always sends it as the session ends; a run whose check was taken out, "
+        "or a stream written by other code, lacks it.",
+        "Find what wrote the result stream, replaced the assertion rewriter or ended the "
+        "session early, and remove it.",
+    ),
 )

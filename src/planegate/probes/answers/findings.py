@@ -17,6 +17,7 @@ from planegate.gitfacts import GitFacts
 from planegate.probes.answers import plan as kinds
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure
 from planegate.probes.canaries.plan import KINDS as CANARIES
+from planegate.probes.honest.plan import KINDS as HONEST
 
 RULE = {
     kinds.FRESH: "PG120",
@@ -47,7 +48,7 @@ def findings(ctx: GitFacts, answers: AnswerProbes) -> list[Finding]:
     found = [
         _failure(ctx, failure, owner)
         for failure in answers.failures
-        if failure.probe not in CANARIES
+        if failure.probe not in CANARIES and failure.probe not in HONEST
     ]
     left_out: dict[str, list[str]] = {}
     for probe, nodeid in answers.unprobed:

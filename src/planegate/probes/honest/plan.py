@@ -1,0 +1,26 @@
+"""Honest values' vocabulary and what they ask of the head's scoring run: the plugin, with the
+production files the patch changes (their classes must compare as the builtin they stand in
+for) and main's test side (its classes, `mock.ANY`-like helpers included, are trusted)."""
+
+from __future__ import annotations
+
+from planegate.analysis.hunks import is_test_file
+from planegate.probes.honest.wire import child_plugins
+from planegate.probes.protocol import Planned, ProbeContext, changed_code
+from planegate.runner.session import ChildPlugin
+
+HONEST = "honest values"  # the report's record of them
+LIED = "honest value"  # PG145: a value that lies, the patch's
+MAINS = "honest value (main's)"  # PG146: main's run shows the same value lying
+UNCLOSED = "honest values run"  # PG147: the run closed without their record
+KINDS = (LIED, MAINS, UNCLOSED)
+
+
+def plan(ctx: ProbeContext) -> Planned:
+    """The scoring run's honest-values plugin."""
+    return Planned({"child_plugins": plugins(ctx)})
+
+
+def plugins(ctx: ProbeContext) -> tuple[ChildPlugin, ...]:
+    suspects = tuple(p for p in changed_code(ctx) if p.endswith(".py") and not is_test_file(p))
+    return child_plugins(suspects, ctx.evidence.test_side, ctx.evidence.roots)
