@@ -18,13 +18,13 @@ that is not a truth value (an array), is taken as honest.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import Any
 
 FAST = frozenset({int, str, float, bool, bytes, complex, type(None)})
 SCALARS = (int, float, str, bytes)
 SEQUENCES = (list, tuple)
 COLLECTIONS = (list, tuple, set, frozenset)
+SETS = (set, frozenset)
 MAX_DEPTH = 4
 MAX_ITEMS = 2_000
 ANYTHING = "equals anything"
@@ -74,55 +74,77 @@ def _another(value: Any) -> Any:
     return None
 
 
-def leaves(value: Any, other: Any) -> Iterator[tuple[Any, Any]]:
-    """The value and what it is compared with, then the elements of builtin containers that
-    hold it (matched with the other side's elements when both have the same shape), each
-    paired with its counterpart: the values whose honesty decides the comparison."""
-    budget = [MAX_ITEMS]
-    yield from _walk(value, other, 0, budget)
+def leaves(value: Any, other: Any) -> list[tuple[Any, Any]]:
+    """The values whose honesty decides the comparison, each with its counterpart: the value
+    itself when it is an object, else the objects held by the builtin containers, namedtuples,
+    dataclasses and attrs classes it is made of (matched with the other side's parts when both
+    have the same shape)."""
+    found: list[tuple[Any, Any]] = []
+    _walk(value, other, 0, found)
+    return found
 
 
-def _walk(value: Any, other: Any, depth: int, budget: list[int]) -> Iterator[tuple[Any, Any]]:
-    budget[0] -= 1
+def _walk(value: Any, other: Any, depth: int, found: list[tuple[Any, Any]]) -> None:
     kind = type(value)
-    if kind in FAST or budget[0] < 0:
+    how = _how(kind) if depth < MAX_DEPTH else None
+    if how is None:
+        found.append((value, other))
         return
-    if depth >= MAX_DEPTH or not (kind in COLLECTIONS or kind is dict):
-        yield value, other
+    if how is not _ITEMS and how is not _KEYED:
+        found.append((value, other))  # a record type: its own equality, then its fields
+    parts = _parts(value, how)
+    if parts is None:
         return
-    if kind in SEQUENCES:
-        paired = type(other) in SEQUENCES and len(other) == len(value)
-        for index, item in enumerate(value):
-            yield from _walk(item, other[index] if paired else None, depth + 1, budget)
+    theirs = _parts(other, how) if type(other) is kind else None
+    if how is _KEYED:
+        mapping = theirs if isinstance(theirs, dict) else {}
+        for key, item in parts.items():
+            if type(item) not in FAST and len(found) < MAX_ITEMS:
+                _walk(item, mapping.get(key), depth + 1, found)
+        return
+    paired = isinstance(theirs, list) and len(theirs) == len(parts)
+    for index, item in enumerate(parts):
+        if type(item) not in FAST and len(found) < MAX_ITEMS:
+            _walk(item, theirs[index] if paired else None, depth + 1, found)  # type: ignore[index]
+
+
+_ITEMS: tuple[str, ...] = ("items",)
+_KEYED: tuple[str, ...] = ("keyed",)
+_HOW: dict[int, tuple[type, tuple[str, ...] | None]] = {}
+
+
+def _how(kind: type) -> tuple[str, ...] | None:
+    """How a type's values are made of parts (cached per type): `_ITEMS`, `_KEYED`, the names
+    of its compared fields, or None for a value compared whole."""
+    cached = _HOW.get(id(kind))
+    if cached is not None and cached[0] is kind:
+        return cached[1]
+    how: tuple[str, ...] | None = None
+    if kind in COLLECTIONS or (issubclass(kind, tuple) and kind.__eq__ is tuple.__eq__):
+        how = _ITEMS  # builtin containers, namedtuples
     elif kind is dict:
-        for key, item in value.items():
-            counterpart = other.get(key) if type(other) is dict else None
-            yield from _walk(item, counterpart, depth + 1, budget)
+        how = _KEYED
     else:
-        for item in value:
-            yield from _walk(item, None, depth + 1, budget)
+        fields = getattr(kind, "__dataclass_fields__", None)
+        attrs = getattr(kind, "__attrs_attrs__", None)
+        if isinstance(fields, dict):
+            how = tuple(n for n, f in fields.items() if getattr(f, "compare", False))
+        elif isinstance(attrs, tuple):
+            how = tuple(a.name for a in attrs if getattr(a, "eq", False))
+    _HOW[id(kind)] = (kind, how)
+    return how
 
 
-def members(container: Any) -> tuple[Any, ...]:
-    """The elements `x in container` compares `x` with, for a builtin container."""
-    kind = type(container)
-    if kind is dict:
-        return tuple(container)[:MAX_ITEMS]
-    if kind in COLLECTIONS:
-        return tuple(container)[:MAX_ITEMS]
-    return ()
-
-
-def contains_anything(container: Any) -> str | None:
-    """A container (not a builtin one) whose `in` says yes to anything."""
-    if type(container) in FAST or type(container) in COLLECTIONS or type(container) is dict:
-        return None
+def _parts(value: Any, how: tuple[str, ...]) -> list[Any] | dict[Any, Any] | None:
+    """What a composite value compares by: elements, values by key, or compared fields."""
     try:
-        if object() in container or _Stranger() in container:
-            return "it contains a fresh object()"
+        if how is _ITEMS:
+            return list(value)[:MAX_ITEMS]
+        if how is _KEYED:
+            return value  # type: ignore[no-any-return]
+        return [object.__getattribute__(value, name) for name in how]
     except Exception:
         return None
-    return None
 
 
 PLAIN: dict[type, Any] = {int: 0, float: 0.0, str: "", bytes: b"", tuple: (), list: []}
