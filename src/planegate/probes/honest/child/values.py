@@ -24,7 +24,6 @@ FAST = frozenset({int, str, float, bool, bytes, complex, type(None)})
 SCALARS = (int, float, str, bytes)
 SEQUENCES = (list, tuple)
 COLLECTIONS = (list, tuple, set, frozenset)
-SETS = (set, frozenset)
 MAX_DEPTH = 4
 MAX_ITEMS = 2_000
 ANYTHING = "equals anything"
