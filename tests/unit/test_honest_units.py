@@ -225,3 +225,22 @@ def test_a_class_of_the_patch_bending_a_builtin_is_found_on_either_side(tmp_path
     honest = _state(Checker(str(tmp_path), ("calc.py",)))
     asserts._check(honest)("==", info, total(5), total(5))
     assert honest.found == {}
+
+
+class _Bag:
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+def test_membership_checks_the_members_and_the_container() -> None:
+    state = _state()
+    check = asserts._check(state)
+    info = ("tests/t.py:5", ("3", "found()"), ("", "found"), (True, False))
+    check("in", info, 3, [1, mock.ANY])
+    check("in", ("tests/t.py:6", *info[1:]), 3, _Bag())
+    check("in", ("tests/t.py:7", *info[1:]), 3, [1, 2, 3])
+    found = state.found["tests/t.py::test_x"]
+    assert [(e["where"], e["type"]) for e in found] == [
+        ("tests/t.py:5", "unittest.mock._ANY"),
+        ("tests/t.py:6", f"{__name__}._Bag"),
+    ]

@@ -95,7 +95,7 @@ def _walk(value: Any, other: Any, depth: int, found: list[tuple[Any, Any]]) -> N
     if parts is None:
         return
     theirs = _parts(other, how) if type(other) is kind else None
-    if how is _KEYED:
+    if isinstance(parts, dict):
         mapping = theirs if isinstance(theirs, dict) else {}
         for key, item in parts.items():
             if type(item) not in FAST and len(found) < MAX_ITEMS:
@@ -144,6 +144,25 @@ def _parts(value: Any, how: tuple[str, ...]) -> list[Any] | dict[Any, Any] | Non
         return [object.__getattribute__(value, name) for name in how]
     except Exception:
         return None
+
+
+def members(container: Any) -> tuple[Any, ...]:
+    """The elements `x in container` compares `x` with, for a builtin container."""
+    if type(container) in COLLECTIONS or type(container) is dict:
+        return tuple(container)[:MAX_ITEMS]
+    return ()
+
+
+def contains_anything(container: Any) -> str | None:
+    """A container (not a builtin one) whose `in` says yes to anything."""
+    if type(container) in FAST or type(container) in COLLECTIONS or type(container) is dict:
+        return None
+    try:
+        if object() in container or _Stranger() in container:
+            return "it holds a fresh object()"
+    except Exception:
+        return None
+    return None
 
 
 PLAIN: dict[type, Any] = {int: 0, float: 0.0, str: "", bytes: b"", tuple: (), list: []}
