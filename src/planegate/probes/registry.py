@@ -24,6 +24,7 @@ from planegate.probes.canaries import findings as canary_findings
 from planegate.probes.canaries import plan as canary_plan
 from planegate.probes.canaries import run as canary_run
 from planegate.probes.canaries import wire as canary_wire
+from planegate.probes.fixture import findings as fixture_findings
 from planegate.probes.fixture import run as fixture_run
 from planegate.probes.fixture import wire as fixture_wire
 from planegate.probes.honest import findings as honest_findings
@@ -162,11 +163,10 @@ class Fixture:
         return replace(found, fixture=fixture_wire.from_dict(data["probed"]))
 
     def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
-        if step is not Step.PLANES or not run.probed.probed:
+        if step is not Step.PLANES or not (run.probed.probed or run.probed.unprobed):
             return Reported()
-        return Reported(
-            notes=(f"probed {len(run.probed.probed)} fixture tests with their data perturbed",)
-        )
+        notes = (f"probed {len(run.probed.probed)} fixture tests with their data perturbed",)
+        return Reported(tuple(fixture_findings.unprobed(ctx, run.probed)), notes)
 
 
 class InCode:

@@ -253,4 +253,15 @@ RULES: tuple[Rule, ...] = (
         "Find what wrote the result stream, replaced the assertion rewriter or ended the "
         "session early, and remove it.",
     ),
+    Rule(
+        "PG148",
+        Step.PLANES,
+        "fixture tests not probed: budget",
+        "Every passing fixture test that reads a locked file is a candidate for the fixture "
+        "probe (its data perturbed, it must fail), whatever its duration. Their runs add up "
+        "to more than what is left of pytest.probe_budget, so a random sample that fits ran "
+        "and the tests named were not probed this time. A warning for the fixture plane's "
+        "owner; the patch is not blamed.",
+        "Raise pytest.probe_budget in main's planegate.yml, or make the slow fixture tests faster.",
+    ),
 )
