@@ -173,7 +173,7 @@ def _state(checker: Any = None) -> SimpleNamespace:
         current="tests/t.py::test_x",
         found={},
         checked=0,
-        side=lambda filename: ("prod", filename),
+        side=lambda filename: ("prod", filename) if filename.startswith("/tree/") else ("", ""),
         checker=checker,
         kinds={},
         getframe=lambda _depth: SimpleNamespace(f_locals={}, f_globals={}, f_builtins={}),
@@ -244,3 +244,15 @@ def test_membership_checks_the_members_and_the_container() -> None:
         ("tests/t.py:5", "unittest.mock._ANY"),
         ("tests/t.py:6", f"{__name__}._Bag"),
     ]
+
+
+def test_an_object_of_the_projects_class_is_checked_even_where_the_test_made_it() -> None:
+    state = _state()
+    namespace: dict[str, Any] = {"__name__": "calc.approx"}
+    source = "class Near:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
+    exec(compile(source, "/tree/calc/approx.py", "exec"), namespace)
+    check = asserts._check(state)
+    made = ("tests/t.py:9", ("add(1, 2)", "pytest.approx(3)"), ("add", ""), (False, True))
+    check("==", made, 4, namespace["Near"]())  # `pytest.approx` rebound by the project
+    [entry] = state.found["tests/t.py::test_x"]
+    assert entry["type"] == "calc.approx.Near" and entry["operand"] == 1

@@ -159,13 +159,12 @@ def _check(state: SimpleNamespace) -> Callable[..., None]:
 def _examine(
     s: SimpleNamespace, ops: str, info: tuple[Any, ...], compared: tuple[Any, ...]
 ) -> None:
-    """Each value the test did not make, checked; each pair, checked for a bent builtin."""
+    """Each value checked (in what the test made itself, only objects of the project's own
+    classes); each pair, checked for a bent builtin."""
     made = info[3]
     split = ops.split(",")
     for index in range(len(compared)):
-        if made[index]:
-            continue
-        how, liar = _anything(s, split, index, compared)
+        how, liar = _anything(s, split, index, compared, made[index])
         if how is not None:
             _found(s, info, index, liar, values.ANYTHING, how)
     if s.checker is None:
@@ -196,7 +195,7 @@ def _bent(checker: Checker, op: str, left: Any, right: Any) -> tuple[int, str] |
 
 
 def _anything(
-    s: SimpleNamespace, split: list[str], index: int, compared: tuple[Any, ...]
+    s: SimpleNamespace, split: list[str], index: int, compared: tuple[Any, ...], made: bool
 ) -> tuple[str | None, Any]:
     """How the operand at `index` (or a value it holds) equals anything, and that value."""
     value = compared[index]
@@ -204,31 +203,47 @@ def _anything(
     if index and op in ("in", "not in"):
         needle = compared[index - 1]
         for member in values.members(value):
-            if type(member) not in values.FAST and _checked(s, member):
+            if type(member) not in values.FAST and _checked(s, member, made):
                 how = values.anything(member, needle)
                 if how is not None:
                     return how, member
-        return values.contains_anything(value), value
+        return (values.contains_anything(value) if _checked(s, value, made) else None), value
     other = compared[index + 1] if index + 1 < len(compared) else compared[index - 1]
+    if made:  # a stand-in for what the test asked for is returned whole, not inside it
+        found = values.anything(value, other) if _checked(s, value, made) else None
+        return found, value
     for leaf, counterpart in values.leaves(value, other):
-        if _checked(s, leaf):
+        if _checked(s, leaf, made):
             how = values.anything(leaf, counterpart)
             if how is not None:
                 return how, leaf
     return None, None
 
 
-def _checked(s: SimpleNamespace, value: Any) -> bool:
-    """Whether a value is held to honest equality: not an approx, not of main's test code."""
+SKIPPED, CHECKED, PROJECTS = 0, 1, 2  # what `_checked` knows of a class
+
+
+def _checked(s: SimpleNamespace, value: Any, made: bool) -> bool:
+    """Whether a value is held to honest equality: never an approx or an object of main's test
+    code; in what the test made itself (`mock.ANY` is its expectation), only an object of the
+    project's own production code (a stand-in the test did not ask for)."""
     kind = type(value)
     known = s.kinds.get(id(kind))
-    if known is None:
-        module = sys.modules.get(kind.__module__)
-        filename = getattr(module, "__file__", None)
-        test_side = isinstance(filename, str) and s.side(filename)[0] == "test"
-        known = not (test_side or values.is_approx(value))
+    if known is None or known[0] is not kind:
+        side = s.side(_class_file(kind))[0]
+        how = SKIPPED if side == "test" or values.is_approx(value) else CHECKED
+        known = (kind, PROJECTS if side == "prod" else how)
         s.kinds[id(kind)] = known
-    return bool(known)
+    return bool(known[1] == PROJECTS or (known[1] == CHECKED and not made))
+
+
+def _class_file(kind: type) -> str:
+    """Where a class's equality is written (its module's file when that is not Python code)."""
+    code = getattr(getattr(kind, "__eq__", None), "__code__", None)
+    if code is not None:
+        return str(code.co_filename)
+    filename = getattr(sys.modules.get(kind.__module__), "__file__", None)
+    return filename if isinstance(filename, str) else ""
 
 
 def _found(

@@ -92,19 +92,23 @@ def _walk(value: Any, other: Any, depth: int, found: list[tuple[Any, Any]]) -> N
     if how is not _ITEMS and how is not _KEYED:
         found.append((value, other))  # a record type: its own equality, then its fields
     parts = _parts(value, how)
-    if parts is None:
+    if not parts:
         return
-    theirs = _parts(other, how) if type(other) is kind else None
     if isinstance(parts, dict):
-        mapping = theirs if isinstance(theirs, dict) else {}
         for key, item in parts.items():
             if type(item) not in FAST and len(found) < MAX_ITEMS:
-                _walk(item, mapping.get(key), depth + 1, found)
+                counterpart = other.get(key) if type(other) is dict else None
+                _walk(item, counterpart, depth + 1, found)
         return
-    paired = isinstance(theirs, list) and len(theirs) == len(parts)
+    theirs: list[Any] | None = None  # the other side's parts, matched when first needed
     for index, item in enumerate(parts):
-        if type(item) not in FAST and len(found) < MAX_ITEMS:
-            _walk(item, theirs[index] if paired else None, depth + 1, found)  # type: ignore[index]
+        if type(item) in FAST or len(found) >= MAX_ITEMS:
+            continue
+        if theirs is None:
+            matched = _parts(other, how) if type(other) is kind else None
+            paired = isinstance(matched, list) and len(matched) == len(parts)
+            theirs = matched if paired and isinstance(matched, list) else []
+        _walk(item, theirs[index] if theirs else None, depth + 1, found)
 
 
 _ITEMS: tuple[str, ...] = ("items",)
@@ -147,9 +151,10 @@ def _parts(value: Any, how: tuple[str, ...]) -> list[Any] | dict[Any, Any] | Non
 
 
 def members(container: Any) -> tuple[Any, ...]:
-    """The elements `x in container` compares `x` with, for a builtin container."""
-    if type(container) in COLLECTIONS or type(container) is dict:
-        return tuple(container)[:MAX_ITEMS]
+    """The elements `x in container` compares `x` with, for a builtin sequence (a set or a
+    dict finds its member by hash first: a lying member there must also collide)."""
+    if type(container) in SEQUENCES:
+        return tuple(container[:MAX_ITEMS])
     return ()
 
 
