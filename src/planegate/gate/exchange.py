@@ -20,7 +20,7 @@ from planegate import loading, wire
 from planegate.errors import InputDataError, ServiceUnavailable
 from planegate.probes.answers import wire as answers_wire
 from planegate.probes.answers.wire import AnswerProbes
-from planegate.runner import session
+from planegate.runner import session, traced
 from planegate.runner.rerun import Rerun
 from planegate.signs import wire as signs_wire
 from planegate.steps.run_facts import Execution
@@ -110,6 +110,7 @@ OPTIONAL: codec.Optional = {
     Execution: frozenset({"on_base", "timings", "answers", "mains_signs"}),
     session.RunResult: frozenset({"extra"}),
     Rerun: frozenset({"refused"}),
+    traced.Reads: frozenset({"via"}),
     **signs_wire.OPTIONAL,
 }
 

@@ -17,6 +17,8 @@ from typing import Any
 
 from planegate.runner.child.extras import EXTRA_KINDS
 
+Paths = tuple[str, ...]
+
 MAX_TAMPER = 100
 
 
@@ -53,7 +55,8 @@ class Fold:
         self.errors: list[tuple[str, str]] = []
         self.examples: dict[str, int] = {}
         self.subtests: dict[str, list[dict[str, Any]]] = {}  # failed or skipped subtests
-        self.reads: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # child/reads.py
+        # child/reads.py: key -> test side's reads, production's, production reads' callers
+        self.reads: dict[str, tuple[Paths, Paths, dict[str, Paths]]] = {}
         self.ended = self.seen_selected = self.seen_collected = False
         self.stray = self.starts = self.after_end = 0
         self.tamper: list[Tamper] = []
@@ -130,10 +133,15 @@ class Fold:
         """What one test (or one module outside any test) read, by side; a key sent twice
         keeps both."""
         test, prod = _paths(record["test"]), _paths(record["prod"])
-        before = self.reads.get(str(record["nodeid"]), ((), ()))
-        if before != ((), ()):
+        via = _via(record.get("via"))
+        before = self.reads.get(str(record["nodeid"]), ((), (), {}))
+        if before != ((), (), {}):
             test, prod = tuple(sorted({*before[0], *test})), tuple(sorted({*before[1], *prod}))
-        self.reads[str(record["nodeid"])] = (test, prod)
+            via = {
+                path: tuple(sorted({*before[2].get(path, ()), *via.get(path, ())}))
+                for path in {*before[2], *via}
+            }
+        self.reads[str(record["nodeid"])] = (test, prod, via)
 
     def _tamper(self, tamper: Tamper) -> None:
         if len(self.tamper) < MAX_TAMPER and tamper not in self.tamper:
@@ -166,6 +174,15 @@ def _paths(value: object) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise TypeError("expected a list of paths")
     return tuple(str(path) for path in value)
+
+
+def _via(value: object) -> dict[str, Paths]:
+    """A production read's callers by path (none from an older child)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError("expected an object of paths")
+    return {str(path): _paths(readers) for path, readers in value.items()}
 
 
 def parse(line: str, nonce: str | None) -> dict[str, Any] | None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class Reads:
-    """What one test (or one module, outside any test) opened: repository paths by side."""
+    """What one test (or one module, outside any test) opened: repository paths by side, and
+    for each production read the production files of the tree on its stack (`via`)."""
 
     test: tuple[str, ...] = ()
     prod: tuple[str, ...] = ()
+    via: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

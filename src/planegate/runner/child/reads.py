@@ -13,7 +13,11 @@ event is left out.
 
 Reads are attributed to the test whose protocol is running; reads outside any test (module
 code at collection, a session fixture's first set-up) are keyed by the reading module's own
-path. One `reads` record per key goes over the result channel, written by the channel's own
+path. A production read also names every production file of the tree on the stack (`via`):
+the code a harness change comes from is main's only when nothing it read changed
+(signs/compare.py `fed_by_patch`).
+
+One `reads` record per key goes over the result channel, written by the channel's own
 guarded hooks (`runner/child/channel.py`) through its writer: the state below lives in the audit
 state, which no patch reaches without an audited step.
 """
@@ -65,8 +69,11 @@ def on_open(
     key = t.current[0] or reader
     bucket = t.reads.get(key)
     if bucket is None:
-        bucket = t.reads[key] = (set(), set())
-    bucket[0 if side == TEST else 1].add(real[len(t.root) :])
+        bucket = t.reads[key] = (set(), set(), {})
+    path = real[len(t.root) :]
+    bucket[0 if side == TEST else 1].add(path)
+    if side == PROD:
+        bucket[2].setdefault(path, set()).update(_via(s, t, frame))
 
 
 def _writes_only(mode: object, flags: object) -> bool:
@@ -112,6 +119,20 @@ def _side(s: SimpleNamespace, t: SimpleNamespace, filename: str) -> tuple[str, s
     return PROD, path
 
 
+def _via(s: SimpleNamespace, t: SimpleNamespace, frame: FrameType | None) -> set[str]:
+    """Every production file of the tree on the stack of a production read."""
+    found: set[str] = set()
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        side = t.sides.get(filename)
+        if side is None:
+            side = t.sides[filename] = _side(s, t, filename)
+        if side[0] == PROD:
+            found.add(side[1])
+        frame = frame.f_back
+    return found
+
+
 def begin(s: SimpleNamespace, nodeid: str) -> None:
     """The test whose protocol runs now ('' between tests)."""
     if s.trace is not None:
@@ -124,7 +145,9 @@ def flush(s: SimpleNamespace, emit: Emit, key: str) -> None:
         return
     bucket = s.trace.reads.pop(key, None)
     if bucket is not None:
-        emit("reads", {"nodeid": key, "test": sorted(bucket[0]), "prod": sorted(bucket[1])})
+        via = {path: sorted(readers) for path, readers in sorted(bucket[2].items())}
+        record = {"nodeid": key, "test": sorted(bucket[0]), "prod": sorted(bucket[1])}
+        emit("reads", {**record, "via": via})
 
 
 def flush_all(s: SimpleNamespace, emit: Emit) -> None:
