@@ -12,6 +12,8 @@ from unittest import mock
 
 import pytest
 
+from planegate.probes.answers.wire import AnswerProbes, ProbeFailure
+from planegate.probes.honest import findings, plan
 from planegate.probes.honest.child import asserts, operands, values
 from planegate.probes.honest.wire import lies_of
 
@@ -256,3 +258,24 @@ def test_an_object_of_the_projects_class_is_checked_even_where_the_test_made_it(
     check("==", made, 4, namespace["Near"]())  # `pytest.approx` rebound by the project
     [entry] = state.found["tests/t.py::test_x"]
     assert entry["type"] == "calc.approx.Near" and entry["operand"] == 1
+
+
+def test_a_run_without_the_record_is_pg147_and_a_lie_pg145() -> None:
+    ctx = cast(
+        Any,
+        SimpleNamespace(
+            author="@author",
+            plane_map=SimpleNamespace(plane_of=lambda _n: "fixture"),
+            who=SimpleNamespace(of_plane=lambda _p, _f: "@owner"),
+        ),
+    )
+    missing = ProbeFailure(plan.UNCLOSED, "", "the scoring run closed without the record", "rerun")
+    lie = ProbeFailure(plan.LIED, "tests/t.py::test_x", "tests/t.py:3: `add(1, 2)` lied", "rerun")
+    mains = ProbeFailure(plan.MAINS, "tests/t.py::test_y", "tests/t.py:9: `f()` lied", "rerun")
+    found = findings.findings(ctx, AnswerProbes(failures=(missing, lie, mains)))
+    assert [(f.rule, f.severity.value, f.path, f.line) for f in found] == [
+        ("PG147", "error", None, None),
+        ("PG145", "error", "tests/t.py", 3),
+        ("PG146", "warning", "tests/t.py", 9),
+    ]
+    assert found[2].owner == "@owner" and found[1].owner == "@author"

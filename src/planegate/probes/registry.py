@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from planegate.findings import Step
 from planegate.gitfacts import GitFacts
 from planegate.probes.answers import findings as answers_findings
+from planegate.probes.answers import observed as answers_observed
 from planegate.probes.answers import plan as answers_plan
 from planegate.probes.answers import run as answers_run
 from planegate.probes.answers import wire as answers_wire
@@ -72,7 +73,7 @@ class Answers:
     """The tests the patch flips, rerun strictly, plainly, repeated, alone, fresh."""
 
     name = "answer probes"
-    child_modules = answers_run.CHILD_MODULES
+    child_modules = (*answers_run.CHILD_MODULES, answers_observed.MODULE)
 
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         return Planned()  # planned from the head's run and the base's
@@ -191,6 +192,7 @@ class InCode:
         if step is not Step.HUNKS:
             return Reported()
         found, note = in_code.check(ctx)
+        found += in_code.observed_findings(ctx, run.answers)
         return Reported(tuple(found), (note,) if note is not None else ())
 
 
