@@ -76,3 +76,35 @@ def test_unittest_assert_methods_are_held_to_honest_values(
         "tests/fix/test_units.py::AddTest::test_in",
     }, found
     assert code == 1
+
+
+CASELESS = (
+    "class Caseless(str):\n"
+    "    def __eq__(self, other):\n"
+    "        return isinstance(other, str) and self.casefold() == other.casefold()\n\n"
+    "    __hash__ = str.__hash__\n\n\n"
+    "def header(name):\n    return Caseless(name)\n"
+)
+
+
+def test_mains_own_lenient_class_returned_where_main_returns_a_plain_value_is_the_patchs(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.commit("header names", {"calc/text.py": CASELESS})
+    project.branch("caseless")
+    project.commit(
+        "labels",
+        {
+            "calc/core.py": (
+                "from calc.text import Caseless\n\n\ndef add(a, b):\n    return a + b\n\n\n"
+                "def label(n):\n    return Caseless(f'N={n}')\n"
+            )
+        },
+    )
+
+    code, found = gate(project, capsys)
+
+    lies = [f for f in found if f["rule"] == "PG145"]
+    assert [f["nodeid"] for f in lies] == ["tests/fix/test_label.py::test_label_golden"], found
+    assert "Caseless.__eq__" in lies[0]["message"] and "label" in lies[0]["message"]
+    assert code == 1

@@ -1,6 +1,6 @@
 """Honest values' vocabulary and what they ask of the head's scoring run: the plugin, with the
-production files the patch changes (their classes must compare as the builtin they stand in
-for) and main's test side (its classes, `mock.ANY`-like helpers included, are trusted)."""
+tree's production files (their classes must compare as the builtin they stand in for) and
+main's test side (its classes, `mock.ANY`-like helpers included, are trusted)."""
 
 from __future__ import annotations
 
@@ -22,5 +22,16 @@ def plan(ctx: ProbeContext) -> Planned:
 
 
 def plugins(ctx: ProbeContext) -> tuple[ChildPlugin, ...]:
-    suspects = tuple(p for p in changed_code(ctx) if p.endswith(".py") and not is_test_file(p))
+    """Every production Python file of the head's tree is watched for a class that bends a
+    builtin comparison (one of main's bends it in main's run too, which the base shows)."""
+    test_side = frozenset(ctx.evidence.test_side)
+    roots = tuple(root.strip("/") + "/" for root in ctx.evidence.roots)
+    suspects = tuple(
+        path
+        for path in sorted({*ctx.head.files, *changed_code(ctx)})
+        if path.endswith(".py")
+        and not is_test_file(path)
+        and path not in test_side
+        and not path.startswith(roots)
+    )
     return child_plugins(suspects, ctx.evidence.test_side, ctx.evidence.roots)

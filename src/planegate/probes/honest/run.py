@@ -5,8 +5,10 @@ main's asserts compared that lied is the patch's unless main shows the same.
   when the same test, run on the base's tree with the same check (one small session, only
   when something lied), shows the same operand of the same assert lying with the same type:
   a warning for the plane's owner (PG146); otherwise the patch's (PG145).
-- A builtin comparison bent by a class of the patch's files is the patch's when the method
-  is new or changed (PG145); one main already has, unchanged, is main's design (PG146).
+- A builtin comparison bent by a class of the tree is the patch's when the method is new or
+  changed (PG145); one main already has, unchanged, is main's when the base shows the same
+  bent value in the same assert (PG146), else the patch's: main's lenient class, returned
+  where main returns a plain value, is the patch's lie.
 - A closed run without the plugin's record is PG147: the check was taken out of the run.
 """
 
@@ -59,7 +61,7 @@ def check(head: HeadRun) -> AnswerProbes:
 def _mains(ctx: ProbeContext, lies: tuple[Lie, ...]) -> frozenset[tuple[str, str, int, str, str]]:
     """The lies main shows too: the tests whose values equalled anything, on the base's tree
     with the same check (nothing when the base's session did not hold)."""
-    nodeids = tuple(sorted({lie.nodeid for lie in lies if lie.kind == ANYTHING}))
+    nodeids = tuple(sorted({lie.nodeid for lie in lies if not _new_bend(ctx, lie)}))
     if not nodeids:
         return frozenset()
     with ctx.repo.worktree(ctx.base.commit) as tree:
@@ -85,15 +87,22 @@ def _failure(
         what = f"{where} {lie.how.removeprefix('it ')}{returned}: a value equal to anything"
         what += " passes any assert that compares it" + (", on main too" if kind == MAINS else "")
     else:
-        match = answers_findings.DELEGATED.search(lie.how)
-        changed = match is None or _changed(ctx, match["path"], match["target"], match["method"])
-        kind = LIED if changed else MAINS
+        kind = LIED if _new_bend(ctx, lie) or lie.key not in mains else MAINS
         what = (
             f"{where}{returned}: {lie.how}, which answers otherwise than the builtin it stands for"
         )
+        what += ", on main too" if kind == MAINS else ""
     args = ["python", "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
     args += [*pytest_args(ctx.cfg), lie.nodeid]
     return ProbeFailure(kind, lie.nodeid, what, f"{checkout} && {shlex.join(args)}")
+
+
+def _new_bend(ctx: ProbeContext, lie: Lie) -> bool:
+    """A bent builtin comparison whose method the patch adds or changes (no need to ask main)."""
+    if lie.kind == ANYTHING:
+        return False
+    match = answers_findings.DELEGATED.search(lie.how)
+    return match is None or _changed(ctx, match["path"], match["target"], match["method"])
 
 
 def _changed(ctx: ProbeContext, path: str, target: str, method: str) -> bool:
