@@ -226,10 +226,11 @@ RULES: tuple[Rule, ...] = (
         "unittest assert method) lies about equality: it equals a fresh object() or an "
         "instance of a class no code has seen, or both a builtin value and another of its "
         "type (unittest.mock.ANY, an __eq__ that returns True however it is written); or it "
-        "is an instance of a class the patch adds or changes whose comparison answers "
-        "otherwise than the builtin it stands in for (a str subclass equal case-blind, an int "
-        "with a tolerant __le__). Checked for every scoring test in the scoring run, not only "
-        "for the tests the patch flips; main's run shows no such value there.",
+        "is an instance of a class of the tree whose comparison answers otherwise than the "
+        "builtin it stands in for (a str subclass equal case-blind, an int with a tolerant "
+        "__le__), new or changed by the patch or returned where main's code returns a plain "
+        "value. Checked for every scoring test in the scoring run, not only for the tests the "
+        "patch flips; main's run shows no such value there.",
         "Return plain values (or a subclass that keeps the builtin's comparison) and fix the "
         "value itself.",
         True,
