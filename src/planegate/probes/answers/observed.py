@@ -1,7 +1,7 @@
 """Answers observed, not spelled: the production lines a patch adds that special-case what a
 test it flips gives the code (PG570, reported by the hunks step).
 
-In the answer probes' first session the child records, for each flipped test's first run,
+In the answer probes' first session the child records, for each flipped test's second run,
 the production calls the test makes straight from its own frames, with their arguments and
 results (child/probe_observe.py). Here the lines the patch adds to each called function are
 read for a branch fitted to those values, however the test spelled them (parametrize rows,
@@ -30,6 +30,7 @@ from typing import Any
 
 from planegate import sourcesize
 from planegate.analysis.hunks import is_test_file
+from planegate.probes.answers.child.options import copy_nodeid
 from planegate.probes.answers.child.probe_observe import KIND
 from planegate.probes.answers.wire import ProbeFailure
 from planegate.probes.in_code.expected import trivial
@@ -55,8 +56,11 @@ class Call:
 
 
 def child_plugin(ctx: ProbeContext, flipped: Sequence[str]) -> ChildPlugin:
+    """The observing plugin for the first session: it watches each flipped test's second run
+    (the repeat probe's copy, an ordinary run), so the plain call's first run keeps its own
+    look at the profile hooks production code sets."""
     options = {
-        "tests": list(flipped),
+        "tests": [copy_nodeid(nodeid, 2) for nodeid in flipped],
         "test_files": list(ctx.evidence.test_side),
         "test_roots": list(ctx.evidence.roots),
     }
@@ -78,7 +82,8 @@ def calls_of(extra: Mapping[str, Any]) -> list[Call]:
                 )
                 result = _value(call.get("result"))
                 path, function = str(call.get("path", "")), str(call.get("function", ""))
-                found.append(Call(str(nodeid), path, function, args, result))
+                original = str(nodeid).rsplit("@", 1)[0]  # the copy's calls are the test's
+                found.append(Call(original, path, function, args, result))
     return found
 
 

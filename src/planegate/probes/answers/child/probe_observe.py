@@ -1,6 +1,7 @@
 """The production calls a flipped test makes, observed (child side, probe sessions only).
 
-For the first run of each test the gate names (the tests the patch flips), a profile hook set
+For the first run of each nodeid the gate names (the repeat probe's copies of the tests the
+patch flips: an ordinary run, the plain call being the first), a profile hook set
 for that test's call phase alone records each production function entered straight from a
 test-side frame: its file, qualified name, arguments and what it returned. Values are kept
 as `repr` text when they are literals (numbers, strings, bytes, booleans, None, and tuples,
