@@ -340,5 +340,6 @@ def test_the_child_holds_only_child_modules_of_planegate_at_run_time(tmp_path: P
         "planegate.probes",
         "planegate.probes.answers",
         "planegate.probes.canaries",
+        "planegate.probes.honest",
         "planegate.runner",
     ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import random
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
@@ -25,7 +26,7 @@ from planegate.probes.answers.child import probe_strict
 from planegate.probes.answers.child.strict_compare import Checker
 from planegate.probes.answers.findings import method_source
 from planegate.probes.answers.wire import AnswerProbes
-from planegate.probes.fixture.plan import candidates
+from planegate.probes.fixture.plan import candidates, within_budget
 from planegate.probes.in_code import scan as answers
 from planegate.probes.in_code.expected import Expectations, expectations, specific, trivial
 from planegate.pyimports import (
@@ -392,15 +393,19 @@ def test_what_a_probe_run_was_tampered_with_is_kept_once_and_crosses_run_json() 
     assert crossed == found
 
 
-def test_flipped_fixture_tests_are_probed_whatever_their_duration() -> None:
+def test_fixture_tests_are_candidates_whatever_their_duration_and_sampled_to_the_budget() -> None:
     source = "".join(f"def test_{n}():\n    read('g.txt')\n\n\n" for n in ("slow", "fast", "more"))
     passed = {"t.py::test_slow": 5.0, "t.py::test_fast": 0.5, "t.py::test_more": 0.7}
-    chosen = candidates(passed, {"t.py": source}, ["d/g.txt"], ["t.py::test_slow"], budget=0.6)
-    assert [c.nodeid for c in chosen] == ["t.py::test_slow", "t.py::test_fast"]
-    assert [c.nodeid for c in candidates(passed, {"t.py": source}, ["d/g.txt"])] == [
-        "t.py::test_fast",
-        "t.py::test_more",
-    ]
+    chosen = candidates(passed, {"t.py": source}, ["d/g.txt"], ["t.py::test_slow"])
+    assert [c.nodeid for c in chosen] == ["t.py::test_slow", "t.py::test_fast", "t.py::test_more"]
+    samples = set()
+    for seed in range(20):
+        kept, left = within_budget(chosen, passed, ["t.py::test_slow"], 0.8, random.Random(seed))
+        assert kept[0].nodeid == "t.py::test_slow" and len(kept) == 2 and len(left) == 1
+        samples.add(kept[1].nodeid)
+    assert samples == {"t.py::test_fast", "t.py::test_more"}  # not always the same one
+    kept, left = within_budget(chosen, passed, (), 10.0, random.Random(0))
+    assert len(kept) == 3 and left == []
 
 
 def test_a_comparison_method_main_already_has_is_told_from_a_new_one() -> None:

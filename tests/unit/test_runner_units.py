@@ -20,7 +20,7 @@ def test_perturb_survives_strip_and_lower() -> None:
     assert probe.perturb(b"ab9") == b"ac9"
 
 
-def test_candidates_are_fast_passing_tests_whose_file_names_a_locked_file() -> None:
+def test_candidates_are_passing_tests_whose_file_names_a_locked_file_however_slow() -> None:
     sources = {
         "tests/fix/test_a.py": "read('data/label.txt')",
         "tests/fix/test_b.py": "assert 1 == 1",
@@ -34,7 +34,8 @@ def test_candidates_are_fast_passing_tests_whose_file_names_a_locked_file() -> N
     files = ["tests/fix/data/label.txt", "tests/fix/data/big.bin"]
     chosen = probe.candidates(passed, sources, files)
     assert chosen == [
-        probe.Candidate("tests/fix/test_a.py::test_one", ("tests/fix/data/label.txt",))
+        probe.Candidate("tests/fix/test_a.py::test_one", ("tests/fix/data/label.txt",)),
+        probe.Candidate("tests/fix/test_c.py::test_slow", ("tests/fix/data/big.bin",)),
     ]
 
 

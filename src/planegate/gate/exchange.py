@@ -110,7 +110,7 @@ OPTIONAL: codec.Optional = {
     Execution: frozenset({"on_base", "timings", "answers", "mains_signs"}),
     session.RunResult: frozenset({"extra"}),
     Rerun: frozenset({"refused"}),
-    traced.Reads: frozenset({"launches"}),
+    traced.Reads: frozenset({"launches", "via"}),
     **signs_wire.OPTIONAL,
 }
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from planegate.findings import Step
 from planegate.gitfacts import GitFacts
 from planegate.probes.answers import findings as answers_findings
+from planegate.probes.answers import observed as answers_observed
 from planegate.probes.answers import plan as answers_plan
 from planegate.probes.answers import run as answers_run
 from planegate.probes.answers import wire as answers_wire
@@ -24,8 +25,13 @@ from planegate.probes.canaries import findings as canary_findings
 from planegate.probes.canaries import plan as canary_plan
 from planegate.probes.canaries import run as canary_run
 from planegate.probes.canaries import wire as canary_wire
+from planegate.probes.fixture import findings as fixture_findings
 from planegate.probes.fixture import run as fixture_run
 from planegate.probes.fixture import wire as fixture_wire
+from planegate.probes.honest import findings as honest_findings
+from planegate.probes.honest import plan as honest_plan
+from planegate.probes.honest import run as honest_run
+from planegate.probes.honest import wire as honest_wire
 from planegate.probes.in_code import findings as in_code
 from planegate.probes.protocol import Found, HeadRun, Planned, ProbeContext, ProbeRun, Reported
 
@@ -67,7 +73,7 @@ class Answers:
     """The tests the patch flips, rerun strictly, plainly, repeated, alone, fresh."""
 
     name = "answer probes"
-    child_modules = answers_run.CHILD_MODULES
+    child_modules = (*answers_run.CHILD_MODULES, answers_observed.MODULE)
 
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         return Planned()  # planned from the head's run and the base's
@@ -113,6 +119,31 @@ class Canaries:
         return Reported(tuple(canary_findings.findings(ctx, run.answers)))
 
 
+class Honest:
+    """Every value main's asserts compare in the scoring run, checked for equality that
+    answers yes to anything and for a builtin comparison the patch bends."""
+
+    name = honest_plan.HONEST
+    child_modules = (honest_wire.MODULE,)
+
+    def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
+        return honest_plan.plan(ctx)
+
+    def run(self, head: HeadRun, found: Found) -> Found:
+        return honest_run.after_head(head, found)
+
+    def to_wire(self, found: Found) -> dict[str, Any]:
+        return {}  # its failures and record are among the answer probes'
+
+    def from_wire(self, data: Mapping[str, Any], found: Found) -> Found:
+        return found
+
+    def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
+        if step is not Step.PLANES:
+            return Reported()
+        return Reported(tuple(honest_findings.findings(ctx, run.answers)))
+
+
 class Fixture:
     """Passing fixture tests rerun with the locked files they read perturbed. Its findings
     (PG106/PG113) are weighed against main's signs: steps/signs_findings.py reports them."""
@@ -133,11 +164,10 @@ class Fixture:
         return replace(found, fixture=fixture_wire.from_dict(data["probed"]))
 
     def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
-        if step is not Step.PLANES or not run.probed.probed:
+        if step is not Step.PLANES or not (run.probed.probed or run.probed.unprobed):
             return Reported()
-        return Reported(
-            notes=(f"probed {len(run.probed.probed)} fixture tests with their data perturbed",)
-        )
+        notes = (f"probed {len(run.probed.probed)} fixture tests with their data perturbed",)
+        return Reported(tuple(fixture_findings.unprobed(ctx, run.probed)), notes)
 
 
 class InCode:
@@ -162,10 +192,11 @@ class InCode:
         if step is not Step.HUNKS:
             return Reported()
         found, note = in_code.check(ctx)
+        found += in_code.observed_findings(ctx, run.answers)
         return Reported(tuple(found), (note,) if note is not None else ())
 
 
-PROBES: tuple[Probe, ...] = (Answers(), Canaries(), Fixture(), InCode())
+PROBES: tuple[Probe, ...] = (Answers(), Canaries(), Honest(), Fixture(), InCode())
 
 
 def planned(ctx: ProbeContext, assigned: frozenset[str] | None) -> dict[str, Planned]:

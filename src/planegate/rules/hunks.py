@@ -383,8 +383,11 @@ RULES: tuple[Rule, ...] = (
         "production code carries the tests' answers",
         "The patch adds production code that reproduces what main's scoring tests expect: "
         "a special case for the exact input of an assert returning its answer, a table "
-        "mapping the tests' inputs to their answers, or a copy of locked golden lines. It "
-        "passes those tests without computing anything.",
+        "mapping the tests' inputs to their answers, or a copy of locked golden lines; or, "
+        "for a test main fails and the patch makes pass, a branch fitted to what that test "
+        "was observed to give the function and get back (the exact input, a substring or a "
+        "digest prefix of it, returning the exact answer), however the test spelled them. "
+        "It passes those tests without computing anything.",
         "Compute the answer from the input; the finding names the test or golden the "
         "literal mirrors.",
     ),

@@ -112,7 +112,9 @@ RULES: tuple[Rule, ...] = (
         "harness checks saw a change that main's own run of the same tests shows too, the "
         "same object from the same file (a dependency that appends its import finder to "
         "sys.meta_path): main's behaviour, not the patch's. The same event from a line the "
-        "patch adds, or a change main's run does not show, is PG107.",
+        "patch adds, a change main's run does not show, or one whose code (the file defining "
+        "the object put in) or any file that code read during the run the patch changes, is "
+        "PG107.",
         "Nothing to change in the patch; the code's owner reviews the line if it is new to them.",
     ),
     Rule(
@@ -242,5 +244,54 @@ RULES: tuple[Rule, ...] = (
         "A warning for the plane's owner; the patch is not blamed.",
         "Have some scoring tests call the project's plain functions directly, or accept that "
         "the run is not spot-checked.",
+    ),
+    Rule(
+        "PG145",
+        Step.PLANES,
+        "a compared value lies",
+        "A value one of main's scoring tests compares in an assert (a plain assert or a "
+        "unittest assert method) lies about equality: it equals a fresh object() or an "
+        "instance of a class no code has seen, or both a builtin value and another of its "
+        "type (unittest.mock.ANY, an __eq__ that returns True however it is written); or it "
+        "is an instance of a class of the tree whose comparison answers otherwise than the "
+        "builtin it stands in for (a str subclass equal case-blind, an int with a tolerant "
+        "__le__), new or changed by the patch or returned where main's code returns a plain "
+        "value. Checked for every scoring test in the scoring run, not only for the tests the "
+        "patch flips; main's run shows no such value there.",
+        "Return plain values (or a subclass that keeps the builtin's comparison) and fix the "
+        "value itself.",
+        True,
+    ),
+    Rule(
+        "PG146",
+        Step.PLANES,
+        "a compared value lies on main too",
+        "A value a scoring test compares equals anything (or a class main already has bends "
+        "a builtin comparison), and main's own code gives the same value in the same assert: "
+        "the test is weak there by design. A warning for the plane's owner; the patch is not "
+        "blamed.",
+        "Make the test compare what the code returns with a value it states itself, or "
+        "accept it as it is.",
+    ),
+    Rule(
+        "PG147",
+        Step.PLANES,
+        "honest-values record missing",
+        "The scoring run closed without its record of the values main's asserts compared. "
+        "The harness always sends it as the session ends; a run whose check was taken out, "
+        "or a stream written by other code, lacks it.",
+        "Find what wrote the result stream, replaced the assertion rewriter or ended the "
+        "session early, and remove it.",
+    ),
+    Rule(
+        "PG148",
+        Step.PLANES,
+        "fixture tests not probed: budget",
+        "Every passing fixture test that reads a locked file is a candidate for the fixture "
+        "probe (its data perturbed, it must fail), whatever its duration. Their runs add up "
+        "to more than what is left of pytest.probe_budget, so a random sample that fits ran "
+        "and the tests named were not probed this time. A warning for the fixture plane's "
+        "owner; the patch is not blamed.",
+        "Raise pytest.probe_budget in main's planegate.yml, or make the slow fixture tests faster.",
     ),
 )

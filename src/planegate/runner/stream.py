@@ -18,7 +18,8 @@ from typing import Any
 from planegate.runner.child.extras import EXTRA_KINDS
 from planegate.runner.traced import Launch
 
-Traced = tuple[tuple[str, ...], tuple[str, ...], tuple[Launch, ...]]
+Paths = tuple[str, ...]
+Traced = tuple[Paths, Paths, tuple[Launch, ...], dict[str, Paths]]
 
 MAX_TAMPER = 100
 
@@ -56,7 +57,9 @@ class Fold:
         self.errors: list[tuple[str, str]] = []
         self.examples: dict[str, int] = {}
         self.subtests: dict[str, list[dict[str, Any]]] = {}  # failed or skipped subtests
-        self.reads: dict[str, Traced] = {}  # child/reads.py, child/launches.py
+        # child/reads.py, child/launches.py: key -> test side's reads, production's, what
+        # production started, production reads' callers
+        self.reads: dict[str, Traced] = {}
         self.ended = self.seen_selected = self.seen_collected = False
         self.stray = self.starts = self.after_end = 0
         self.tamper: list[Tamper] = []
@@ -134,11 +137,16 @@ class Fold:
         production code started; a key sent twice keeps both."""
         test, prod = _paths(record["test"]), _paths(record["prod"])
         launches = _launches(record.get("procs", []))
+        via = _via(record.get("via"))
         before = self.reads.get(str(record["nodeid"]))
         if before is not None:
             test, prod = tuple(sorted({*before[0], *test})), tuple(sorted({*before[1], *prod}))
             launches = tuple(dict.fromkeys((*before[2], *launches)))
-        self.reads[str(record["nodeid"])] = (test, prod, launches)
+            via = {
+                path: tuple(sorted({*before[3].get(path, ()), *via.get(path, ())}))
+                for path in {*before[3], *via}
+            }
+        self.reads[str(record["nodeid"])] = (test, prod, launches, via)
 
     def _tamper(self, tamper: Tamper) -> None:
         if len(self.tamper) < MAX_TAMPER and tamper not in self.tamper:
@@ -185,6 +193,15 @@ def _paths(value: object) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise TypeError("expected a list of paths")
     return tuple(str(path) for path in value)
+
+
+def _via(value: object) -> dict[str, Paths]:
+    """A production read's callers by path (none from an older child)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError("expected an object of paths")
+    return {str(path): _paths(readers) for path, readers in value.items()}
 
 
 def parse(line: str, nonce: str | None) -> dict[str, Any] | None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -26,12 +27,14 @@ class Launch:
 
 @dataclass(frozen=True)
 class Reads:
-    """What one test (or one module, outside any test) opened: repository paths by side; and
-    what production code started under it."""
+    """What one test (or one module, outside any test) opened: repository paths by side; what
+    production code started under it; and for each production read the production files of
+    the tree on its stack (`via`)."""
 
     test: tuple[str, ...] = ()
     prod: tuple[str, ...] = ()
     launches: tuple[Launch, ...] = ()
+    via: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

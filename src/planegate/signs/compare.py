@@ -16,7 +16,9 @@ those sessions); this module holds what they saw and the comparisons, as pure fu
   the base's traced session (PG562 as a warning); a read the base does not show stays an error.
 - A harness change is main's when the base's session shows the same change, compared by what
   changed, the inserted object's class and the file and line defining it (a module of the
-  tree named like a dependency has another file): PG112, a warning; otherwise PG107.
+  tree named like a dependency has another file), and nothing that fed it changed: neither
+  the file defining that class nor any file production code read with it on the stack
+  (`fed_by_patch`): PG112, a warning; otherwise PG107.
 """
 
 from __future__ import annotations
@@ -113,6 +115,17 @@ def mains_harness(tamper: Tamper, signs: MainsSigns) -> bool:
     """Whether a harness change of the head's run is one the base's session showed too."""
     sign = harness_sign(tamper)
     return sign is not None and signs.traced and sign in signs.harness
+
+
+def fed_by_patch(path: str, reads: Mapping[str, Reads], changed: Iterable[str]) -> tuple[str, ...]:
+    """What the patch changed of what fed the code of `path` during the run: `path` itself,
+    and every file production code read with `path` on its stack (traced, any test or
+    module); empty when nothing that fed it changed."""
+    changed_set = set(changed)
+    fed = {path} | {
+        read for r in reads.values() for read, readers in r.via.items() if path in readers
+    }
+    return tuple(sorted(fed & changed_set))
 
 
 def base_prod_reads(reads: Mapping[str, Reads], keys: Iterable[str]) -> dict[str, tuple[str, ...]]:

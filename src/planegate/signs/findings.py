@@ -8,7 +8,7 @@ for the reviewer."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from planegate import untrusted
@@ -80,14 +80,29 @@ def notes(signs: MainsSigns) -> tuple[str, ...]:
     return (*found, *signs.problems)
 
 
-def tamper_finding(t: Tamper, owner: str, mains: MainsLines, signs: MainsSigns) -> Finding:
+def tamper_finding(
+    t: Tamper,
+    owner: str,
+    mains: MainsLines,
+    signs: MainsSigns,
+    fed: Callable[[str], tuple[str, ...]] = lambda _path: (),
+) -> Finding:
     """PG107, or PG112 when main's own code shows it: a harness change the integrity checks
     saw (no line of the tree made it; the file and line are those of the inserted object) is
-    main's when the base's session shows the same change; any other sign is main's when a
-    line main already had, unchanged, raised it."""
+    main's when the base's session shows the same change and nothing that fed it changed
+    (`fed`: what the patch changed of the code at a path and of what it read); any other
+    sign is main's when a line main already had, unchanged, raised it."""
     if harness_sign(t) is not None:
         main_s = mains_harness(t, signs)
+        changed = fed(t.path) if main_s and t.path else ()
         on_main = ", as on main" if main_s else ""
+        if changed:
+            main_s = False
+            on_main = (
+                ", as on main, but the patch changes what feeds it: "
+                + ", ".join(changed)
+                + " (the code that made the change, or a file it read during the run)"
+            )
     else:
         main_s = bool(t.path and t.line and mains.is_mains(t.path, t.line))
         on_main = ""

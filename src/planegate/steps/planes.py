@@ -4,7 +4,7 @@ fixture tests noticed their perturbed data."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from planegate import untrusted
 from planegate.config.planemap import PlaneMap, file_of
@@ -12,12 +12,13 @@ from planegate.findings import Finding, Severity, Step
 from planegate.freeze.triage import repro_command
 from planegate.gitfacts import GitFacts
 from planegate.probes import registry
+from planegate.probes.protocol import changed_code
 from planegate.report import StepResult
 from planegate.runner import startup
 from planegate.runner.child import provenance
 from planegate.runner.session import Outcome, RunResult, Tamper
 from planegate.signs import findings as signs_findings
-from planegate.signs.compare import MainsSigns
+from planegate.signs.compare import MainsSigns, fed_by_patch
 from planegate.signs.lines import MainsLines
 from planegate.steps import failure_text, on_base
 from planegate.steps.run_facts import RunFacts
@@ -51,7 +52,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings += signs_findings.fixture_findings(ctx, run.probed, run.mains_signs, owner)
     mains = MainsLines(ctx.base.text, ctx.head.text)
     tampering = (*head_run.tampering, *run.answers.tampering)
-    findings += _tamper_findings(tampering, owner, mains, run.mains_signs)
+    findings += _tamper_findings(tampering, owner, mains, run.mains_signs, _fed(ctx, head_run))
     probes = registry.reported(Step.PLANES, ctx, run)
     findings += probes.findings
     findings += provenance_findings(head_run, ctx.who.of_plane_map())
@@ -198,12 +199,25 @@ def _budget_findings(ctx: GitFacts, head_run: RunResult, owner: str) -> list[Fin
 
 
 def _tamper_findings(
-    tampering: tuple[Tamper, ...], owner: str, mains: MainsLines, signs: MainsSigns
+    tampering: tuple[Tamper, ...],
+    owner: str,
+    mains: MainsLines,
+    signs: MainsSigns,
+    fed: Callable[[str], tuple[str, ...]],
 ) -> list[Finding]:
     """PG107: what the child's audit hook, its integrity checks and the stream saw, in the
     scoring run and in the probe runs of the flipped tests (each sign once); PG112 for what
-    main's own code shows (signs/findings.py)."""
-    return [signs_findings.tamper_finding(t, owner, mains, signs) for t in dict.fromkeys(tampering)]
+    main's own code shows, fed by nothing the patch changed (signs/findings.py)."""
+    return [
+        signs_findings.tamper_finding(t, owner, mains, signs, fed) for t in dict.fromkeys(tampering)
+    ]
+
+
+def _fed(ctx: GitFacts, head_run: RunResult) -> Callable[[str], tuple[str, ...]]:
+    """What the patch changed (and the run saw) of the code at a path and of what it read in
+    the head's run."""
+    changed = changed_code(ctx)
+    return lambda path: fed_by_patch(path, head_run.reads, changed)
 
 
 def provenance_findings(head_run: RunResult, owner: str) -> list[Finding]:

@@ -15,8 +15,10 @@ from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.gitfacts import GitFacts
 from planegate.probes.answers import plan as kinds
+from planegate.probes.answers.observed import OBSERVED
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure
 from planegate.probes.canaries.plan import KINDS as CANARIES
+from planegate.probes.honest.plan import KINDS as HONEST
 
 RULE = {
     kinds.FRESH: "PG120",
@@ -48,6 +50,8 @@ def findings(ctx: GitFacts, answers: AnswerProbes) -> list[Finding]:
         _failure(ctx, failure, owner)
         for failure in answers.failures
         if failure.probe not in CANARIES
+        and failure.probe not in HONEST
+        and failure.probe != OBSERVED
     ]
     left_out: dict[str, list[str]] = {}
     for probe, nodeid in answers.unprobed:

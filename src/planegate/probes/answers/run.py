@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from planegate.analysis.hunks import is_test_file
 from planegate.config import defaults
 from planegate.config.planemap import file_of
+from planegate.probes.answers import observed
 from planegate.probes.answers import plan as plan_of
 from planegate.probes.answers.plan import Plan, ProbeSession
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure, joined
@@ -49,18 +50,27 @@ def after_head(head: HeadRun, found: Found) -> Found:
     plan = plan_for(ctx, head.result, head.base.flipped)
     args = pytest_args(ctx.cfg)
 
+    observe = observed.child_plugin(ctx, head.base.flipped)
+    calls: list[observed.Call] = []
+
     def run_one(session: ProbeSession, timeout: float) -> RunResult:
-        return head.sessions.run(
+        watched = plan_of.PLAIN in session.kinds  # the first run of every flipped test
+        result = head.sessions.run(
             targets=session.targets,
             extra_args=(*args, *session.args),
             timeout=timeout,
-            child_plugins=CHILD_PLUGINS,
+            child_plugins=(*CHILD_PLUGINS, observe) if watched else CHILD_PLUGINS,
         )
+        if watched and result.closed:
+            calls.extend(observed.calls_of(result.extra))
+        return result
 
     def repro(session: ProbeSession, nodeid: str) -> str:
         return plan_of.repro(session, nodeid, head.checkout, args)
 
     probed = run(plan, run_one, ctx.cfg.probe_budget, repro, max_timeout=ctx.cfg.pytest_timeout)
+    special = observed.failures(ctx, calls, head.checkout, args)
+    probed = replace(probed, failures=(*probed.failures, *special))
     record = replace(record, detail=f"{head.base.why}; {len(plan.flipped)} flipped")
     probed = replace(probed, records=(record, *probed.records))
     return replace(found, answers=joined(found.answers, probed))

@@ -13,6 +13,8 @@ from planegate.analysis.hunks import is_test_file
 from planegate.config.planemap import data_files
 from planegate.findings import Finding, Severity, Step
 from planegate.gitfacts import GitFacts
+from planegate.probes.answers.observed import OBSERVED
+from planegate.probes.answers.wire import AnswerProbes
 from planegate.probes.in_code import scan as answers
 from planegate.probes.in_code.expected import Expectations
 
@@ -47,6 +49,33 @@ def check(ctx: GitFacts) -> tuple[list[Finding], str | None]:
         f"lines ({seconds:.2f} s)"
     )
     return findings, note
+
+
+def observed_findings(ctx: GitFacts, answers: AnswerProbes) -> list[Finding]:
+    """PG570 for the branches the patch adds that fit what a flipped test gave the code and
+    got back, observed in the answer probes' run (probes/answers/observed.py)."""
+    found = []
+    for failure in answers.failures:
+        if failure.probe != OBSERVED:
+            continue
+        where, _, message = failure.message.partition(": ")
+        path, _, number = where.rpartition(":")
+        found.append(
+            Finding(
+                "PG570",
+                Step.HUNKS,
+                Severity.ERROR,
+                untrusted.one_line(
+                    f"production code special-cases the input a test it flips gives it: "
+                    f"{message}; repro: {failure.repro}"
+                ),
+                path=path or None,
+                line=int(number) if number.isdigit() else None,
+                owner=ctx.author,
+                nodeid=failure.nodeid,
+            )
+        )
+    return found
 
 
 def _production_changes(ctx: GitFacts) -> list[tuple[str, str, str]]:

@@ -13,7 +13,11 @@ event is left out.
 
 Reads are attributed to the test whose protocol is running; reads outside any test (module
 code at collection, a session fixture's first set-up) are keyed by the reading module's own
-path. One `reads` record per key goes over the result channel, written by the channel's own
+path. A production read also names every production file of the tree on the stack (`via`):
+the code a harness change comes from is main's only when nothing it read changed
+(signs/compare.py `fed_by_patch`).
+
+One `reads` record per key goes over the result channel, written by the channel's own
 guarded hooks (`runner/child/channel.py`) through its writer: the state below lives in the audit
 state, which no patch reaches without an audited step.
 """
@@ -63,14 +67,20 @@ def on_open(
         return
     side, reader = found
     kept = bucket(t, t.current[0] or reader)
-    (kept[0] if side == TEST else kept[1]).add(real[len(t.root) :])
+    path = real[len(t.root) :]
+    (kept[0] if side == TEST else kept[1]).add(path)
+    if side == PROD:
+        kept[3].setdefault(path, set()).update(_via(s, t, frame))
 
 
-def bucket(t: SimpleNamespace, key: str) -> tuple[set[str], set[str], dict[Any, str]]:
-    """What `key` read (test side, production) and started (`runner/child/launches.py`)."""
-    found: tuple[set[str], set[str], dict[Any, str]] | None = t.reads.get(key)
+def bucket(
+    t: SimpleNamespace, key: str
+) -> tuple[set[str], set[str], dict[Any, str], dict[str, set[str]]]:
+    """What `key` read (test side, production), started (`runner/child/launches.py`) and, for
+    each production read, the production files of the tree on its stack."""
+    found: tuple[set[str], set[str], dict[Any, str], dict[str, set[str]]] | None = t.reads.get(key)
     if found is None:
-        found = t.reads[key] = (set(), set(), {})
+        found = t.reads[key] = (set(), set(), {}, {})
     return found
 
 
@@ -123,6 +133,20 @@ def _side(s: SimpleNamespace, t: SimpleNamespace, filename: str) -> tuple[str, s
     return PROD, path
 
 
+def _via(s: SimpleNamespace, t: SimpleNamespace, frame: FrameType | None) -> set[str]:
+    """Every production file of the tree on the stack of a production read."""
+    found: set[str] = set()
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        side = t.sides.get(filename)
+        if side is None:
+            side = t.sides[filename] = _side(s, t, filename)
+        if side[0] == PROD:
+            found.add(side[1])
+        frame = frame.f_back
+    return found
+
+
 def begin(s: SimpleNamespace, nodeid: str) -> None:
     """The test whose protocol runs now ('' between tests)."""
     if s.trace is not None:
@@ -135,11 +159,12 @@ def flush(s: SimpleNamespace, emit: Emit, key: str) -> None:
         return
     found = s.trace.reads.pop(key, None)
     if found is not None:
-        record = {"nodeid": key, "test": sorted(found[0]), "prod": sorted(found[1])}
+        record: dict[str, Any] = {"nodeid": key, "test": sorted(found[0]), "prod": sorted(found[1])}
         if found[2]:
             record["procs"] = [
                 [*sign[:4], shown, list(sign[4])] for sign, shown in sorted(found[2].items())
             ]
+        record["via"] = {path: sorted(readers) for path, readers in sorted(found[3].items())}
         emit("reads", record)
 
 

@@ -45,6 +45,7 @@ class Checker:
     def __init__(self, root: str, suspects: tuple[str, ...] = ()) -> None:
         self.root = os.path.realpath(root)
         self.suspects = frozenset(suspects)
+        self._known: dict[str, str | None] = {}  # a file -> its path under the root, once
 
     def compare(self, ops: str, *operands: Any) -> None:
         for op, left, right in zip(ops.split(","), operands, operands[1:], strict=False):
@@ -109,6 +110,13 @@ class Checker:
     def _relative(self, path: str | None) -> str | None:
         if not path:
             return None
+        if path in self._known:
+            return self._known[path]
+        found = self._resolve(path)
+        self._known[path] = found
+        return found
+
+    def _resolve(self, path: str) -> str | None:
         real = os.path.realpath(path)
         if not real.startswith(self.root + os.sep) or "site-packages" in real.split(os.sep):
             return None
