@@ -47,6 +47,9 @@ def found(source: str) -> list[tuple[int, str, str]]:
         ("import gc\n", 1, "PG591"),
         ("walk = getattr(__import__(''.join(['g', 'c'])), 'get_objects')\n", 1, "PG591"),
         ("import sys\nsys.settrace(None)\n", 2, "PG591"),
+        # a name bound twice may reach either value
+        ("import os as m\nm = __import__('sys')\nx = m.modules\n", 3, "PG591"),
+        ("a = 's' + 'ys'\nm = __import__(a)\na = 'mod' + 'ules'\nx = getattr(m, a)\n", 4, "PG593"),
         # dunder reach
         ("def f(fn):\n    return fn.__globals__\n", 2, "PG592"),
         ("def f(o, k):\n    o.__class__ = k\n", 2, "PG592"),

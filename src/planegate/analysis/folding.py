@@ -21,37 +21,43 @@ GETTERS = frozenset({"getattr", "builtins.getattr", "inspect.getattr_static"})
 
 @dataclass
 class Scope:
-    """What the names of one module are bound to: imports, and plain assignments of a folded
-    string or a resolved name (flow-insensitive: the first binding that folds is kept)."""
+    """What the names of one module are bound to, flow-insensitively: every dotted name an
+    import or an assignment binds a name to (a name bound twice may reach either), and the
+    string a name spells when every assignment of it folds to that one string."""
 
-    aliases: dict[str, str] = field(default_factory=dict)  # local name -> dotted name
+    aliases: dict[str, frozenset[str]] = field(default_factory=dict)  # name -> dotted names
     strings: dict[str, str] = field(default_factory=dict)  # local name -> folded string
-    modules: set[str] = field(default_factory=set)  # local names bound by `import x`
+    choices: dict[str, frozenset[str]] = field(default_factory=dict)  # every string it folds to
 
     def fold(self, node: ast.AST | None) -> str | None:
         """The string `node` spells, or None."""
         return _fold(node, self, 0)
 
     def resolve(self, node: ast.AST | None) -> str | None:
-        """The dotted name `node` reaches (`sys.modules`, `frame.f_back`), or None."""
-        return _resolve(node, self, 0, strict=False)
+        """A dotted name `node` reaches (`sys.modules`, `frame.f_back`), or None."""
+        return min(_resolve(node, self, 0, strict=False), default=None)
 
-    def reached(self, node: ast.AST | None) -> str | None:
-        """The dotted name `node` reaches through an import (None when its root is a local
-        value, not something imported): `sys.modules`, never `frame.f_back`."""
+    def reached(self, node: ast.AST | None) -> frozenset[str]:
+        """Every dotted name `node` may reach through an import (none when its root is a
+        local value, not something imported): `sys.modules`, never `frame.f_back`."""
         return _resolve(node, self, 0, strict=True)
 
 
 def scope_of(tree: ast.AST) -> Scope:
     scope = _imports(tree)
+    bindings: dict[str, list[ast.expr]] = {}
+    for name, value in _bindings(tree):
+        bindings.setdefault(name, []).append(value)
     for _ in range(3):  # chains of bindings (`a = "x"; b = a + "y"`) settle in a few rounds
-        for name, value in _bindings(tree):
-            if name in scope.aliases or name in scope.strings:
-                continue
-            if (text := scope.fold(value)) is not None:
-                scope.strings[name] = text
-            elif (dotted := scope.reached(value)) is not None:
-                scope.aliases[name] = dotted
+        for name, values in bindings.items():
+            texts = {scope.fold(value) for value in values}
+            if None not in texts and name not in scope.aliases:
+                scope.choices[name] = frozenset(t for t in texts if t is not None)
+                if len(texts) == 1:
+                    scope.strings[name] = texts.pop() or ""
+            reached = frozenset().union(*(scope.reached(value) for value in values))
+            if reached:
+                scope.aliases[name] = scope.aliases.get(name, frozenset()) | reached
     return scope
 
 
@@ -61,13 +67,15 @@ def _imports(tree: ast.AST) -> Scope:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 top = alias.name.split(".", 1)[0]
-                local = alias.asname or top
-                scope.aliases[local] = alias.name if alias.asname else top
-                scope.modules.add(local)
+                _bind(scope, alias.asname or top, alias.name if alias.asname else top)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
-                scope.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                _bind(scope, alias.asname or alias.name, f"{node.module}.{alias.name}")
     return scope
+
+
+def _bind(scope: Scope, name: str, dotted: str) -> None:
+    scope.aliases[name] = scope.aliases.get(name, frozenset()) | {dotted}
 
 
 def _bindings(tree: ast.AST) -> Iterator[tuple[str, ast.expr]]:
@@ -199,43 +207,55 @@ def _safe(make: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _resolve(node: ast.AST | None, scope: Scope, depth: int, *, strict: bool) -> str | None:
+def _resolve(node: ast.AST | None, scope: Scope, depth: int, *, strict: bool) -> frozenset[str]:
+    none: frozenset[str] = frozenset()
     if node is None or depth > 50:
-        return None
+        return none
     depth += 1
     if isinstance(node, ast.Name):
-        return scope.aliases.get(node.id, None if strict else node.id)
+        found = scope.aliases.get(node.id)
+        return found if found is not None else (none if strict else frozenset({node.id}))
     if isinstance(node, ast.Attribute):
         inner = _resolve(node.value, scope, depth, strict=strict)
-        return None if inner is None else f"{inner}.{node.attr}"
+        return frozenset(f"{name}.{node.attr}" for name in inner)
     if isinstance(node, ast.Call):
-        func = _resolve(node.func, scope, depth, strict=False)
-        first = node.args[0] if node.args else None
-        if func in IMPORTERS:
-            module = _fold(first, scope, depth)
-            # __import__("a.b") gives back `a`; import_module("a.b") gives `a.b`
-            if module and func != "importlib.import_module" and not node.keywords:
-                return module.split(".", 1)[0]
-            return module
-        if func in GETTERS and len(node.args) >= 2:
-            owner = _resolve(first, scope, depth, strict=strict)
-            attr = _fold(node.args[1], scope, depth)
-            return None if owner is None or attr is None else f"{owner}.{attr}"
+        return _resolve_call(node, scope, depth, strict=strict)
     if isinstance(node, ast.Subscript):  # vars(m)["x"], m.__dict__["x"]
-        owner = _dict_owner(node.value, scope, depth, strict=strict)
+        owners = _dict_owner(node.value, scope, depth, strict=strict)
         key = _fold(node.slice, scope, depth)
-        return None if owner is None or key is None else f"{owner}.{key}"
-    return None
+        return none if key is None else frozenset(f"{owner}.{key}" for owner in owners)
+    return none
 
 
-def _dict_owner(node: ast.expr, scope: Scope, depth: int, *, strict: bool) -> str | None:
+def _resolve_call(node: ast.Call, scope: Scope, depth: int, *, strict: bool) -> frozenset[str]:
+    funcs = _resolve(node.func, scope, depth, strict=False)
+    first = node.args[0] if node.args else None
+    if funcs & IMPORTERS:
+        # __import__("a.b") gives back `a`; import_module("a.b") gives `a.b`
+        top = "importlib.import_module" not in funcs and not node.keywords
+        return frozenset(m.split(".", 1)[0] if top else m for m in _folds(first, scope, depth))
+    if funcs & GETTERS and len(node.args) >= 2:
+        owners = _resolve(first, scope, depth, strict=strict)
+        attrs = _folds(node.args[1], scope, depth)
+        return frozenset(f"{owner}.{attr}" for owner in owners for attr in attrs)
+    return frozenset()
+
+
+def _folds(node: ast.AST | None, scope: Scope, depth: int) -> frozenset[str]:
+    """Every string `node` may spell: a name assigned several folded strings spells each."""
+    if isinstance(node, ast.Name) and node.id in scope.choices:
+        return scope.choices[node.id]
+    text = _fold(node, scope, depth)
+    return frozenset({text}) if text else frozenset()
+
+
+def _dict_owner(node: ast.expr, scope: Scope, depth: int, *, strict: bool) -> frozenset[str]:
     if isinstance(node, ast.Attribute) and node.attr == "__dict__":
         return _resolve(node.value, scope, depth, strict=strict)
-    named_vars = isinstance(node, ast.Call) and node.args and _vars(node.func, scope, depth)
-    if named_vars and isinstance(node, ast.Call):
+    if (
+        isinstance(node, ast.Call)
+        and node.args
+        and "vars" in _resolve(node.func, scope, depth, strict=False)
+    ):
         return _resolve(node.args[0], scope, depth, strict=strict)
-    return None
-
-
-def _vars(node: ast.expr, scope: Scope, depth: int) -> bool:
-    return _resolve(node, scope, depth, strict=False) == "vars"
+    return frozenset()

@@ -15,6 +15,7 @@ on the base and head versions of each changed file and reports what the head add
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from planegate.analysis import reach_table as table
@@ -118,25 +119,25 @@ class _Review(ast.NodeVisitor):
     # names reached through imports -----------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            self._named(node, alias.name, f"`import {alias.name}`")
+            self._named(node, [alias.name], f"`import {alias.name}`")
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         # a module of the table is stopped where it is imported; a name imported from one
         # (`from sys import modules`) where it is used
         if node.module and not node.level and node.module.split(".")[0] in table.MODULES:
-            self._named(node, node.module, f"`from {node.module} import ...`")
+            self._named(node, [node.module], f"`from {node.module} import ...`")
 
-    def _named(self, node: ast.AST, dotted: str | None, subject: str | None) -> bool:
-        """A hit when `dotted` is a row of the table (or a module of one); True if so."""
-        if dotted is None:
-            return False
-        capability = table.NAMES.get(dotted) or table.MODULES.get(dotted.split(".", 1)[0])
-        if dotted == "sys.modules" and id(node) in self.settled:
-            capability = self.settled[id(node)]
-        if capability is None:
-            return False
-        self.add(node, capability, subject)
-        return True
+    def _named(self, node: ast.AST, dotted: Iterable[str], subject: str | None) -> bool:
+        """A hit when a name `node` may reach is a row of the table (or a module of one);
+        True if so."""
+        for name in sorted(dotted):
+            capability = table.NAMES.get(name) or table.MODULES.get(name.split(".", 1)[0])
+            if name == "sys.modules" and id(node) in self.settled:
+                capability = self.settled[id(node)]
+            if capability is not None:
+                self.add(node, capability, subject)
+                return True
+        return False
 
     def visit_Name(self, node: ast.Name) -> None:
         if node.id == "__builtins__":
@@ -149,7 +150,7 @@ class _Review(ast.NodeVisitor):
             row = table.ATTRIBUTES.get(node.attr)
             if row is not None:
                 self.add(node, row)
-            elif node.attr == "__dict__" and self.scope.reached(node.value) is not None:
+            elif node.attr == "__dict__" and self.scope.reached(node.value):
                 self.add(node, table.MODULE_DICT)
             if self._named(node, self.scope.reached(node), None):
                 return  # `sys.modules` found once, not again as `sys`
@@ -161,13 +162,16 @@ class _Review(ast.NodeVisitor):
         row = table.WRITTEN_ATTRIBUTES.get(attr or "")
         if row is not None:
             self.add(node, row)
-        module = self.scope.reached(target)
-        if module is not None and module.split(".", 1)[0] not in self.own:
+        if self._foreign(target):
             self.add(node, table.FOREIGN_WRITE)
+
+    def _foreign(self, node: ast.expr) -> bool:
+        """`node` may be something imported from outside the project."""
+        return any(name.split(".", 1)[0] not in self.own for name in self.scope.reached(node))
 
     # sys.modules read for one module by name -------------------------------------------
     def visit_Subscript(self, node: ast.Subscript) -> None:
-        if self.scope.reached(node.value) == "sys.modules":
+        if "sys.modules" in self.scope.reached(node.value):
             self._one_module(node.value, node.slice)
         if self._folded(node):
             return
@@ -176,7 +180,7 @@ class _Review(ast.NodeVisitor):
     def visit_Compare(self, node: ast.Compare) -> None:
         ops = node.ops
         membership = len(ops) == 1 and isinstance(ops[0], (ast.In, ast.NotIn))
-        if membership and self.scope.reached(node.comparators[0]) == "sys.modules":
+        if membership and "sys.modules" in self.scope.reached(node.comparators[0]):
             self._one_module(node.comparators[0], node.left)
         self.generic_visit(node)
 
@@ -195,7 +199,7 @@ class _Review(ast.NodeVisitor):
             self._call(node, func)
         method = node.func if isinstance(node.func, ast.Attribute) else None
         getter = method is not None and method.attr == "get" and bool(node.args)
-        if method and getter and self.scope.reached(method.value) == "sys.modules":
+        if method and getter and "sys.modules" in self.scope.reached(method.value):
             self._one_module(method.value, node.args[0])
         if self._named(node, self.scope.reached(node), None) or self._folded(node):
             return
@@ -205,7 +209,7 @@ class _Review(ast.NodeVisitor):
         if func in table.COMPUTED_ARGUMENTS:
             self._computed(node, func)
         elif func in table.NAMESPACES and func not in self.scope.aliases:
-            if node.args and self.scope.reached(node.args[0]) is not None:
+            if node.args and self.scope.reached(node.args[0]):
                 self.add(node, table.MODULE_DICT)
             elif not node.args:
                 self.add(node, table.NAMESPACES[func])
@@ -231,8 +235,7 @@ class _Review(ast.NodeVisitor):
 
     def _unfolded(self, node: ast.Call, func: str, row: Capability, argument: ast.expr) -> None:
         if func in ("getattr", "setattr", "delattr"):
-            target = self.scope.reached(node.args[0])
-            if target is not None and target.split(".", 1)[0] not in self.own:
+            if self._foreign(node.args[0]):
                 row = table.ON_MODULE
         elif row.risk == "high" and func not in ("eval", "exec", "compile"):  # noqa: SIM102
             if _own_prefix(argument, self.own):
