@@ -55,7 +55,9 @@ def found(source: str) -> list[tuple[int, str, str]]:
         ("def f(o, k):\n    o.__class__ = k\n", 2, "PG592"),
         ("def f(fn, g):\n    fn.__code__ = g.__code__\n", 2, "PG592"),
         ("import json\nns = json.__dict__\n", 2, "PG592"),
-        ("b = __builtins__\n", 1, "PG592"),
+        ("b = vars(__builtins__)\n", 1, "PG592"),
+        ("import numpy.testing\nnumpy.testing.assert_allclose = print\n", 2, "PG595"),
+        ("import runpy\nrunpy.run_path('docs/conf.py')\n", 2, "PG593"),
         ("def f(x):\n    return x['__glob' + 'als__']\n", 2, "PG592"),
         # computed names
         ("def f(code):\n    exec(code)\n", 2, "PG593"),
@@ -103,6 +105,8 @@ def test_each_capability_is_found_high(source: str, line: int, rule: str) -> Non
             "PG593",
         ),
         ("TOOL = 'pytest'\n", "PG595"),
+        ("import nox\nnox.options.sessions = ['lint']\n", "PG595"),
+        ("def f(cell, value):\n    cell.cell_contents = value\n", "PG592"),
         ("import signal\nsignal.signal(signal.SIGTERM, handlers.stop)\n", "PG590"),
     ],
 )
@@ -170,7 +174,16 @@ def test_what_the_base_had_is_not_new_and_the_reviewer_owns_the_finding() -> Non
 
 def test_a_write_into_the_projects_own_module_is_not_foreign() -> None:
     assert found("import calc.core\ncalc.core.LIMIT = 3\n") == []
-    assert found("import shop\nshop.LIMIT = 3\n") == [(2, "PG595", "high")]
+    assert found("import json\njson.LIMIT = 3\n") == [(2, "PG595", "high")]
+    assert found("import shop\nshop.LIMIT = 3\n") == [(2, "PG595", "medium")]
+
+
+def test_a_renamed_variable_does_not_make_an_old_reach_new() -> None:
+    base = "def load(f, about):\n    exec(f.read(), about)\n"
+    head = "def load(handle, ABOUT):\n    exec(handle.read(), ABOUT)\n"
+    assert scan_change("calc/x.py", base, head, DataPaths(), "a") == []
+    changed = "def load(handle, ABOUT):\n    exec(handle.decode(), ABOUT)\n"
+    assert [f.rule for f in scan_change("calc/x.py", base, changed, DataPaths(), "a")] == ["PG593"]
 
 
 def test_a_line_an_older_rule_stops_is_not_reported_twice() -> None:

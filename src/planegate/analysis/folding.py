@@ -63,6 +63,7 @@ def scope_of(tree: ast.AST) -> Scope:
 
 def _imports(tree: ast.AST) -> Scope:
     scope = Scope()
+    _bind(scope, "__builtins__", "builtins")  # the module (or its dict) every module sees
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:

@@ -15,6 +15,8 @@ on the base and head versions of each changed file and reports what the head add
 from __future__ import annotations
 
 import ast
+import builtins
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -22,6 +24,7 @@ from planegate.analysis import reach_table as table
 from planegate.analysis.folding import Scope, scope_of
 from planegate.analysis.reach_table import Capability
 
+BUILTIN_NAMES = frozenset(dir(builtins))
 MAX_NESTED = 3  # code handed to exec() as a folded string is read this deep
 COMPOSITES = (ast.BinOp, ast.JoinedStr, ast.Call, ast.Subscript)
 
@@ -113,8 +116,22 @@ class _Review(ast.NodeVisitor):
 
     def add(self, node: ast.AST, capability: Capability, subject: str | None = None) -> None:
         text = subject or f"`{_snippet(node)}`"
-        key = f"{capability.rule}:{capability.what}:{ast.unparse(node)[:300]}"
+        key = f"{capability.rule}:{capability.what}:{self._shape(node)}"
         self.found.append(Reach(getattr(node, "lineno", 1), capability, key, text))
+
+    def _shape(self, node: ast.AST) -> str:
+        """The construct with its local names blanked: renaming a variable does not make an
+        old reach new (what is imported, and every attribute and literal, still counts)."""
+        names = [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+        saved = [n.id for n in names]
+        for name in names:
+            if name.id not in self.scope.aliases and name.id not in BUILTIN_NAMES:
+                name.id = "_"
+        try:
+            return ast.unparse(node)[:300]
+        finally:
+            for name, original in zip(names, saved, strict=True):
+                name.id = original
 
     # names reached through imports -----------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
@@ -140,9 +157,7 @@ class _Review(ast.NodeVisitor):
         return False
 
     def visit_Name(self, node: ast.Name) -> None:
-        if node.id == "__builtins__":
-            self.add(node, table.ATTRIBUTES["__builtins__"])
-        elif isinstance(node.ctx, ast.Load) and node.id in self.scope.aliases:
+        if isinstance(node.ctx, ast.Load) and node.id in self.scope.aliases:
             self._named(node, self.scope.reached(node), None)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -163,7 +178,8 @@ class _Review(ast.NodeVisitor):
         if row is not None:
             self.add(node, row)
         if self._foreign(target):
-            self.add(node, table.FOREIGN_WRITE)
+            sensitive = any(_sensitive(name) for name in self.scope.reached(target))
+            self.add(node, table.FOREIGN_WRITE if sensitive else table.FOREIGN_SETTING)
 
     def _foreign(self, node: ast.expr) -> bool:
         """`node` may be something imported from outside the project."""
@@ -313,6 +329,17 @@ class _Review(ast.NodeVisitor):
         named = table.ATTRIBUTES.get(stripped)
         if named is not None and (built or named.risk == "high"):
             self.add(node, named, f"`{_snippet(node)}` is {stripped!r}")
+
+
+def _sensitive(dotted: str) -> bool:
+    """A module whose state tests depend on: the standard library, the harness, or one whose
+    name says it is for tests (`numpy.testing`)."""
+    parts = dotted.split(".")
+    return (
+        parts[0] in sys.stdlib_module_names
+        or parts[0] in table.HARNESS
+        or any("test" in part for part in parts)
+    )
 
 
 def _own_prefix(node: ast.expr, own: frozenset[str]) -> bool:

@@ -62,7 +62,7 @@ WRITTEN_ATTRIBUTES: dict[str, Capability] = {
     "__closure__": _row(DUNDER, "high", "replaces a function's closure"),
     "__defaults__": _row(DUNDER, "medium", "changes a function's defaults"),
     "__kwdefaults__": _row(DUNDER, "medium", "changes a function's defaults"),
-    "cell_contents": _row(DUNDER, "high", "rewrites a closure cell"),
+    "cell_contents": _row(DUNDER, "medium", "rewrites a closure cell"),
 }
 
 # dotted names reached through imports, however spelled (`from sys import _getframe as g`,
@@ -90,6 +90,10 @@ NAMES: dict[str, Capability] = {
     "sys.addaudithook": _row(INTERPRETER, "high", "sees every audited event"),
     "sys.meta_path": _row(INTERPRETER, "medium", "changes how every module is imported"),
     "sys.path_hooks": _row(INTERPRETER, "medium", "changes how every module is imported"),
+    "runpy.run_path": _row(COMPUTED, "high", "runs a file as code"),
+    "runpy.run_module": _row(COMPUTED, "high", "runs a module by name"),
+    "importlib.util.spec_from_file_location": _row(COMPUTED, "high", "imports a file by path"),
+    "importlib.machinery.SourceFileLoader": _row(COMPUTED, "high", "imports a file by path"),
     "builtins.__dict__": _row(DUNDER, "high", "reaches the builtins every module sees"),
     "types.FunctionType": _row(DUNDER, "medium", "builds a function from a code object"),
     "types.CodeType": _row(DUNDER, "medium", "builds a code object"),
@@ -114,7 +118,8 @@ MODULES: dict[str, Capability] = {
 COMPUTED_ARGUMENTS: dict[str, tuple[int, Capability]] = {
     "eval": (0, _row(COMPUTED, "high", "runs code built at run time")),
     "exec": (0, _row(COMPUTED, "high", "runs code built at run time")),
-    "compile": (0, _row(COMPUTED, "high", "compiles code built at run time")),
+    # compile() runs nothing: what runs its code object (exec, eval, FunctionType) is reviewed
+    "compile": (0, _row(COMPUTED, "medium", "compiles code built at run time")),
     "__import__": (0, _row(COMPUTED, "high", "imports a module named at run time")),
     "importlib.import_module": (0, _row(COMPUTED, "high", "imports a module named at run time")),
     "importlib.__import__": (0, _row(COMPUTED, "high", "imports a module named at run time")),
@@ -139,6 +144,9 @@ LITERAL_CODE = _row(COMPUTED, "medium", "runs code from a string")
 SIGNAL_FRAME = _row(FRAMES, "high", "installs a signal handler that uses the frame it is given")
 SIGNAL_UNSEEN = _row(FRAMES, "medium", "installs a signal handler the review cannot read")
 FOREIGN_WRITE = _row(OUTSIDE, "high", "writes into a module the project does not own")
+# the same into a third-party module whose name says nothing of tests (`nox.options.x = ...`,
+# a library's settings): high only for the standard library, the harness and `*test*` modules
+FOREIGN_SETTING = _row(OUTSIDE, "medium", "sets a value of a third-party module")
 # `sys.modules` read for one module by a literal name (`"numpy" in sys.modules`)
 MODULES_BY_NAME = _row(INTERPRETER, "medium", "checks whether a module is loaded")
 
