@@ -251,7 +251,10 @@ class _Review(ast.NodeVisitor):
 
     def _unfolded(self, node: ast.Call, func: str, row: Capability, argument: ast.expr) -> None:
         if func in ("getattr", "setattr", "delattr"):
-            if self._foreign(node.args[0]):
+            target = node.args[0]
+            if isinstance(target, ast.Name) and target.id in ("self", "cls"):
+                return  # an object's own attributes: reaching further takes a dunder
+            if self._foreign(target):
                 row = table.ON_MODULE
         elif row.risk == "high" and func not in ("eval", "exec", "compile"):  # noqa: SIM102
             if _own_prefix(argument, self.own):
