@@ -11,8 +11,13 @@ FLAT = ["pyproject.toml", "shop/__init__.py", "shop/core.py", "tests/test_core.p
 SRC = ["pyproject.toml", "src/shop/__init__.py", "src/shop/core.py", "tests/test_core.py"]
 
 
-def found(base: list[str], head: list[str], metadata: tuple[str, ...] = (), names=frozenset(),
-          pythonpath: tuple[str, ...] = ()) -> list[tuple[str, str, str]]:  # fmt: skip
+def found(
+    base: list[str],
+    head: list[str],
+    metadata: tuple[str, ...] = (),
+    names: frozenset[str] = frozenset(),
+    pythonpath: tuple[str, ...] = (),
+) -> list[tuple[str, str, str]]:
     return [
         (s.name, s.shipped, s.tested)
         for s in shadows(Layout.of(base), Layout.of(head), pythonpath, (metadata, names))

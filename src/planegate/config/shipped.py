@@ -21,8 +21,6 @@ from typing import Any
 from planegate.loading import Problem, toml_value
 from planegate.pyimports import Layout, join, parent
 
-PACKAGE_FILES = ("__init__.py",)
-
 
 @dataclass(frozen=True)
 class Shadow:
