@@ -78,16 +78,4 @@ RULES: tuple[Rule, ...] = (
         "analyses it like any other file and shows its name escaped.",
         "Rename the file to printable characters.",
     ),
-    # the shipped package is the tested package (config/shipped.py, steps/tested_copy.py)
-    Rule(
-        "PG211",
-        Step.EVIDENCE,
-        "the tested copy of a package is not the shipped one",
-        "The patch adds a copy of a package the base ships (`src/shop/` beside the `shop/` "
-        "that pyproject.toml packages, a module named like it in an earlier root) where the "
-        "test run imports it first: main's tests then pass against the copy while the bug "
-        "stays in what ships.",
-        "Change the shipped package itself; a layout change (flat to `src/`) moves the files "
-        "and the packaging metadata in one reviewed patch, for the configuration's owner.",
-    ),
 )

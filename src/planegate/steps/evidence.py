@@ -18,7 +18,7 @@ from planegate.gitfacts import GitFacts
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
-from planegate.steps import observed, tested_copy
+from planegate.steps import observed
 from planegate.steps.run_facts import RunFacts
 
 # Unicode control, format (zero-width, direction overrides), line and paragraph separators.
@@ -37,7 +37,6 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings += observed.evidence_findings(ctx, run)
     findings += run.digest_findings
     findings += hidden_character_findings(ctx.changes, ctx.author)
-    findings += tested_copy.findings(ctx)
     return StepResult(
         Step.EVIDENCE, tuple(findings), (f"{len(changed)} changed paths, {len(changes)} protected",)
     )

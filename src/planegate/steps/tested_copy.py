@@ -1,4 +1,4 @@
-"""PG211 for the evidence step: the head makes the test run import another copy of a package
+"""PG211 for the inventory step: the head makes the test run import another copy of a package
 the base ships (config/shipped.py says where each package ships from and which copy the run
 would import)."""
 
@@ -21,7 +21,7 @@ def findings(ctx: GitFacts) -> list[Finding]:
     return [
         Finding(
             "PG211",
-            Step.EVIDENCE,
+            Step.INVENTORY,
             Severity.ERROR,
             f"the tests would import {shadow.name} from {shadow.tested or '.'}/, not from "
             f"{shadow.shipped or '.'}/ that the base ships: {shadow.path} is the copy tested",
