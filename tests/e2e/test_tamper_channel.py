@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.attack_helper import COMMUTES, Shared, errors, tamper_named
+from helpers.attack_helper import COMMUTES, Shared, errors, reviewed, tamper_named
 
 # add() is called by main's property test: the cheat acts in the middle of the run.
 CORE = '''import importlib
@@ -163,7 +163,7 @@ def test_reading_the_childs_own_memory_is_refused(
 ) -> None:
     shared.patch("proc-mem", {"calc/core.py": PROC_MEM})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert reviewed(code, report)  # the reach review stops it; the run-time layer below
     tamper_named(report, "open of /proc/self/mem", "calc/core.py")
     assert "PG101" in errors(report)
 
@@ -186,7 +186,7 @@ def test_calling_the_channels_own_hook_reports_nothing(
 ) -> None:
     shared.patch(name, {"calc/core.py": cheat})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert reviewed(code, report)  # the reach review stops it; the run-time layer below
     tamper_named(report, f"the result channel's pytest_runtest_{hook} was called {how}")
     assert "PG101" in errors(report)  # the forged "passed" was not taken
 
@@ -207,7 +207,7 @@ def test_a_daemon_in_its_own_session_is_killed_when_the_run_ends(
     )
     shared.patch("daemon", {"calc/core.py": cheat})
     code, report = shared.gate(capsys)
-    assert code == 1 and f"{COMMUTES} failed" in str(report)
+    assert reviewed(code, report) and f"{COMMUTES} failed" in str(report)
     pid = int(pid_file.read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # killed and reaped, whatever its session
@@ -231,6 +231,6 @@ def test_reading_memory_through_ctypes_is_recorded(
     )
     shared.patch(name, {"calc/core.py": cheat})
     code, report = shared.gate(capsys)
-    assert code == 1 and "PG101" in errors(report)
+    assert reviewed(code, report) and "PG101" in errors(report)
     found = tamper_named(report, f"{event} (", "calc/core.py")
     assert found["line"] == cheat.splitlines().index(f"    {read}") + 1

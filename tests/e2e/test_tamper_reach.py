@@ -12,9 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from helpers.attack_helper import BUG, COMMUTES, REWRITE, Shared, errors, tamper_named
-
-REVIEWED = {"PG590", "PG591", "PG592", "PG593", "PG594", "PG595"}
+from helpers.attack_helper import BUG, COMMUTES, REWRITE, Shared, errors, reviewed, tamper_named
 
 GC_WALK = (
     REWRITE + "\n\n_walk = getattr(__import__(''.join(['g', 'c'])), 'get_' + 'objects')\n"
@@ -91,8 +89,7 @@ def test_a_heap_or_frame_walk_to_pytests_config_is_recorded_where_it_happens(
 ) -> None:
     shared.patch(name, {"calc/core.py": BUG, "calc/__init__.py": cheat})
     code, report = shared.gate(capsys)
-    assert code == 5  # the reach review stops it for a person; the run-time layer below
-    assert REVIEWED & errors(report, "hunks")
+    assert reviewed(code, report)  # stopped for a person; the run-time layer below
     assert not {"PG550", "PG553"} & errors(report)  # no name a scan could have seen
     found = tamper_named(report, event, "calc/__init__.py")
     assert found["line"] == line_of(cheat, at)
@@ -120,8 +117,7 @@ def test_a_patched_harness_attribute_is_named_with_the_code_that_replaced_it(
 ) -> None:
     shared.patch(name, {"calc/core.py": BUG, "calc/__init__.py": cheat})
     code, report = shared.gate(capsys)
-    assert code == 5  # the reach review stops it for a person; the run-time layer below
-    assert REVIEWED & errors(report, "hunks")
+    assert reviewed(code, report)  # stopped for a person; the run-time layer below
     found = tamper_named(report, f"harness changed: {event}", "calc/__init__.py")
     assert found["line"] == line_of(cheat, at)
 
@@ -131,8 +127,7 @@ def test_a_harness_function_given_another_code_object_is_recorded(
 ) -> None:
     shared.patch("code-swap", {"calc/core.py": BUG, "calc/__init__.py": CODE_SWAP})
     code, report = shared.gate(capsys)
-    assert code == 5  # the reach review stops it for a person; the run-time layer below
-    assert REVIEWED & errors(report, "hunks")
+    assert reviewed(code, report)  # stopped for a person; the run-time layer below
     assert "PG101" not in errors(report)  # every test of the tree was reported passed
     found = tamper_named(report, "__code__ of pytest_runtest_makereport replaced")
     assert (found["path"], found["line"]) == ("calc/__init__.py", line_of(CODE_SWAP, "setattr("))
@@ -151,8 +146,7 @@ def test_a_trampoline_through_the_harness_does_not_hide_the_caller(
     )
     shared.patch("trampoline", {"calc/core.py": cheat})
     code, report = shared.gate(capsys)
-    assert code == 5  # the reach review stops it for a person; the run-time layer below
-    assert REVIEWED & errors(report, "hunks")
+    assert reviewed(code, report)  # stopped for a person; the run-time layer below
     assert f"{COMMUTES} failed" in str(report)
     found = tamper_named(report, "gc.get_referrers (a heap walk)", "calc/core.py")
     assert found["line"] == line_of(cheat, "get_referrers")

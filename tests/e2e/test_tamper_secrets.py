@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.attack_helper import Shared, errors, tamper_named, tampering
+from helpers.attack_helper import REVIEWED, Shared, errors, reviewed, tamper_named, tampering
 
 TOKEN = "ghs_parentTokenThatMustNotLeak"
 
@@ -53,7 +53,7 @@ def test_reading_the_gates_environment_is_refused_and_recorded(
     dump = tmp_path / "stolen"
     shared.patch(name, {"calc/core.py": reader(dump, body)})
     code, report = shared.gate_cli({"GITHUB_TOKEN": TOKEN})
-    assert code == 1
+    assert reviewed(code, report)  # /proc is reviewed; the run-time layer below
     assert TOKEN not in dump.read_bytes().decode("utf-8", "replace")
     found = tamper_named(report, "(another process)", "calc/core.py")
     assert found["message"].startswith("the run was tampered with: open of /proc/")
@@ -66,7 +66,7 @@ def test_a_subprocess_cannot_read_the_gates_environment_either(
     body = "    return subprocess.run(['cat', f'/proc/{ppid}/environ'], capture_output=True).stdout"
     shared.patch("environ-cat", {"calc/core.py": reader(dump, body)})
     code, report = shared.gate_cli({"GITHUB_TOKEN": TOKEN})
-    assert code == 1 and "PG101" in errors(report)
+    assert reviewed(code, report) and "PG101" in errors(report)
     assert dump.exists() and TOKEN not in dump.read_bytes().decode("utf-8", "replace")
 
 
@@ -86,7 +86,7 @@ def test_the_child_sees_no_product_name_and_no_pytest_variable(
     )
     shared.patch("names", {"calc/core.py": core})
     code, report = shared.gate(capsys)
-    assert code == 0, errors(report)
+    assert reviewed(code, report) and errors(report) <= REVIEWED, errors(report)  # sys.modules
     seen = json.loads(dump.read_text())
     added = [f for f in seen["files"] if f != "planegate.yml"]  # the project's own config
     places = [seen["environ"], seen["argv"], seen["home"], seen["cwd"], seen["file"], added]

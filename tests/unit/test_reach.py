@@ -47,6 +47,10 @@ def found(source: str) -> list[tuple[int, str, str]]:
         ("import gc\n", 1, "PG591"),
         ("walk = getattr(__import__(''.join(['g', 'c'])), 'get_objects')\n", 1, "PG591"),
         ("import sys\nsys.settrace(None)\n", 2, "PG591"),
+        # builtins under another name
+        ("run = exec\n\n\ndef f(code):\n    run(code)\n", 5, "PG593"),
+        ("import builtins\n\n\ndef f(code):\n    getattr(builtins, 'exec')(code)\n", 5, "PG593"),
+        ("def f(code):\n    __builtins__['exec'](code)\n", 2, "PG593"),
         # a name bound twice may reach either value
         ("import os as m\nm = __import__('sys')\nx = m.modules\n", 3, "PG591"),
         ("a = 's' + 'ys'\nm = __import__(a)\na = 'mod' + 'ules'\nx = getattr(m, a)\n", 4, "PG593"),

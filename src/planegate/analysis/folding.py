@@ -17,6 +17,11 @@ from dataclasses import dataclass, field
 MAX_FOLDED = 10_000  # a folded string longer than this is not built (`"a" * 10**9`)
 IMPORTERS = frozenset({"__import__", "importlib.import_module", "importlib.__import__"})
 GETTERS = frozenset({"getattr", "builtins.getattr", "inspect.getattr_static"})
+# builtins that reach: a name bound to one of them (`run = exec`) is an alias of it
+REACHING_BUILTINS = frozenset(
+    {"exec", "eval", "compile", "getattr", "setattr", "delattr", "vars", "globals", "locals",
+     "__import__", "__builtins__"}
+)  # fmt: skip
 
 
 @dataclass
@@ -35,7 +40,13 @@ class Scope:
 
     def resolve(self, node: ast.AST | None) -> str | None:
         """A dotted name `node` reaches (`sys.modules`, `frame.f_back`), or None."""
-        return min(_resolve(node, self, 0, strict=False), default=None)
+        return min(self.resolve_all(node), default=None)
+
+    def resolve_all(self, node: ast.AST | None) -> frozenset[str]:
+        """Every dotted name `node` may reach, local roots included (`frame.f_back`);
+        `builtins.exec` is `exec`."""
+        names = _resolve(node, self, 0, strict=False)
+        return frozenset(name.removeprefix("builtins.") for name in names)
 
     def reached(self, node: ast.AST | None) -> frozenset[str]:
         """Every dotted name `node` may reach through an import (none when its root is a
@@ -215,7 +226,9 @@ def _resolve(node: ast.AST | None, scope: Scope, depth: int, *, strict: bool) ->
     depth += 1
     if isinstance(node, ast.Name):
         found = scope.aliases.get(node.id)
-        return found if found is not None else (none if strict else frozenset({node.id}))
+        if found is None and (not strict or node.id in REACHING_BUILTINS):
+            found = frozenset({node.id})  # `run = exec` binds run to exec
+        return found if found is not None else none
     if isinstance(node, ast.Attribute):
         inner = _resolve(node.value, scope, depth, strict=strict)
         return frozenset(f"{name}.{node.attr}" for name in inner)
@@ -251,6 +264,8 @@ def _folds(node: ast.AST | None, scope: Scope, depth: int) -> frozenset[str]:
 
 
 def _dict_owner(node: ast.expr, scope: Scope, depth: int, *, strict: bool) -> frozenset[str]:
+    if "builtins" in _resolve(node, scope, depth, strict=True):
+        return frozenset({"builtins"})  # __builtins__["exec"] (a dict outside __main__)
     if isinstance(node, ast.Attribute) and node.attr == "__dict__":
         return _resolve(node.value, scope, depth, strict=strict)
     if (

@@ -210,8 +210,7 @@ class _Review(ast.NodeVisitor):
 
     # calls -----------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
-        func = self.scope.resolve(node.func)
-        if func is not None:
+        for func in sorted(self.scope.resolve_all(node.func)):
             self._call(node, func)
         method = node.func if isinstance(node.func, ast.Attribute) else None
         getter = method is not None and method.attr == "get" and bool(node.args)
@@ -224,7 +223,7 @@ class _Review(ast.NodeVisitor):
     def _call(self, node: ast.Call, func: str) -> None:
         if func in table.COMPUTED_ARGUMENTS:
             self._computed(node, func)
-        elif func in table.NAMESPACES and func not in self.scope.aliases:
+        elif func in table.NAMESPACES:
             if node.args and self.scope.reached(node.args[0]):
                 self.add(node, table.MODULE_DICT)
             elif not node.args:
