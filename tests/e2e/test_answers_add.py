@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from helpers.answers_support import Project, assert_caught, assert_honest, findings, probe
+from helpers.attack_helper import reviewed
 
 COMMUTES = "tests/prop/test_add_props.py::test_add_commutes"
 FILES: dict[str, str | bytes] = {
@@ -89,7 +90,7 @@ def _observer(dump: Path) -> str:
         "        _DONE.append(1)\n"
         "        seen = {'pid': os.getpid(), 'cwd': os.getcwd(), 'file': __file__,\n"
         "                'argv': sys.argv, 'environ': dict(os.environ),\n"
-        "                'modules': [m for m in list(sys.modules) if 'plane' in m]}\n"
+        "                'modules': [m for m in ('planegate',) if m in sys.modules]}\n"
         f"        with open({str(dump)!r}, 'a') as out:\n"
         "            out.write(json.dumps(seen) + '\\n')\n"
         "    return b + a\n"
@@ -163,7 +164,7 @@ def test_a_profile_hook_watching_for_test_frames_is_caught(project: Project) -> 
 
 def test_a_heap_walk_only_in_a_probe_run_is_tampering(project: Project) -> None:
     code, report = project.gate("hidden-heap-walk")
-    assert code == 1
+    assert reviewed(code, report)  # the reach review stops it; the run-time layer below
     assert not findings(report, "PG101")  # the scoring run saw nothing wrong
     walks = [f for f in findings(report, "PG107") if "gc.get_objects" in f["message"]]
     assert walks and walks[0]["path"] == "calc/core.py", findings(report)

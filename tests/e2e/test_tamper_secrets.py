@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.attack_helper import REVIEWED, Shared, errors, reviewed, tamper_named, tampering
+from helpers.attack_helper import Shared, errors, reviewed, tamper_named, tampering
 
 TOKEN = "ghs_parentTokenThatMustNotLeak"
 
@@ -80,13 +80,13 @@ def test_the_child_sees_no_product_name_and_no_pytest_variable(
         "    seen = {'environ': dict(os.environ), 'argv': sys.argv,\n"
         "            'home': os.path.expanduser('~'), 'files': os.listdir('.'),\n"
         "            'cwd': os.getcwd(), 'file': __file__,\n"
-        "            'modules': [m for m in sys.modules if m.startswith('plane')]}\n"
+        "            'modules': [m for m in ('planegate',) if m in sys.modules]}\n"
         f"    open({str(dump)!r}, 'w').write(json.dumps(seen))\n"
         "    return f'n={n}'\n"
     )
     shared.patch("names", {"calc/core.py": core})
     code, report = shared.gate(capsys)
-    assert reviewed(code, report) and errors(report) <= REVIEWED, errors(report)  # sys.modules
+    assert code == 0, errors(report)
     seen = json.loads(dump.read_text())
     added = [f for f in seen["files"] if f != "planegate.yml"]  # the project's own config
     places = [seen["environ"], seen["argv"], seen["home"], seen["cwd"], seen["file"], added]

@@ -121,6 +121,6 @@ def test_a_path_hook_recompiling_modules_is_seen(
     )
     shared.patch("path-hook", {"calc/core.py": BUG, "calc/__init__.py": hook})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert reviewed(code, report)  # SourceFileLoader is reviewed; the run-time layer below
     tamper_named(report, "sys.path_hooks changed")
     assert f"{COMMUTES} failed" in str(report)  # pytest's own loader still took the tests
