@@ -78,6 +78,14 @@ def found(source: str) -> list[tuple[int, str, str]]:
         # outside the project
         ("import json\njson.dumps = repr\n", 2, "PG595"),
         ("import logging\nsetattr(logging, 'info', print)\n", 2, "PG595"),
+        ("import sys\nsys.modules['json'].dumps = repr\n", 2, "PG595"),
+        (
+            "import signal\n\n\nclass App:\n    def stop(self, signum, frame):\n"
+            "        self.seen = frame\n\n    def run(self):\n"
+            "        signal.signal(signal.SIGTERM, self.stop)\n",
+            9,
+            "PG590",
+        ),
         ("from json import JSONEncoder\nJSONEncoder.default = repr\n", 2, "PG595"),
         ("import sys\nname = '_py' + 'test'\n", 2, "PG595"),
         ("name = f\"{'hypo'}thesis\"\n", 1, "PG595"),

@@ -234,10 +234,14 @@ def _resolve(node: ast.AST | None, scope: Scope, depth: int, *, strict: bool) ->
         return frozenset(f"{name}.{node.attr}" for name in inner)
     if isinstance(node, ast.Call):
         return _resolve_call(node, scope, depth, strict=strict)
-    if isinstance(node, ast.Subscript):  # vars(m)["x"], m.__dict__["x"]
-        owners = _dict_owner(node.value, scope, depth, strict=strict)
+    if isinstance(node, ast.Subscript):  # vars(m)["x"], m.__dict__["x"], sys.modules["m"]
         key = _fold(node.slice, scope, depth)
-        return none if key is None else frozenset(f"{owner}.{key}" for owner in owners)
+        if key is None:
+            return none
+        if "sys.modules" in _resolve(node.value, scope, depth, strict=True):
+            return frozenset({key})
+        owners = _dict_owner(node.value, scope, depth, strict=strict)
+        return frozenset(f"{owner}.{key}" for owner in owners)
     return none
 
 

@@ -278,6 +278,8 @@ class _Review(ast.NodeVisitor):
             function = handler
         elif isinstance(handler, ast.Name) and handler.id in self.functions:
             function = self.functions[handler.id]
+        elif isinstance(handler, ast.Attribute) and handler.attr in self.functions:
+            function = self.functions[handler.attr]  # self._on_term: a method of the module
         if function is None:
             name = self.scope.resolve(handler)
             if name not in ("signal.SIG_DFL", "signal.SIG_IGN", "None"):
