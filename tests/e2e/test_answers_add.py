@@ -90,7 +90,7 @@ def _observer(dump: Path) -> str:
         "        _DONE.append(1)\n"
         "        seen = {'pid': os.getpid(), 'cwd': os.getcwd(), 'file': __file__,\n"
         "                'argv': sys.argv, 'environ': dict(os.environ),\n"
-        "                'modules': [m for m in ('planegate',) if m in sys.modules]}\n"
+        "                'modules': ['planegate'] if 'planegate' in sys.modules else []}\n"
         f"        with open({str(dump)!r}, 'a') as out:\n"
         "            out.write(json.dumps(seen) + '\\n')\n"
         "    return b + a\n"
