@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from helpers.answers_support import Project, assert_caught, assert_honest, findings, probe
+from helpers.attack_helper import reviewed
 from planegate.runner import env as child_env
 from planegate.runner.sandbox import WRITABLE_VARIABLE
 
@@ -91,7 +92,7 @@ def _observer(dump: Path) -> str:
         "        _DONE.append(1)\n"
         "        seen = {'pid': os.getpid(), 'cwd': os.getcwd(), 'file': __file__,\n"
         "                'argv': sys.argv, 'environ': dict(os.environ),\n"
-        "                'modules': [m for m in list(sys.modules) if 'plane' in m]}\n"
+        "                'modules': ['planegate'] if 'planegate' in sys.modules else []}\n"
         f"        with open({str(dump)!r}, 'a') as out:\n"
         "            out.write(json.dumps(seen) + '\\n')\n"
         "    return b + a\n"
@@ -166,7 +167,7 @@ def test_a_profile_hook_watching_for_test_frames_is_caught(project: Project) -> 
 
 def test_a_heap_walk_only_in_a_probe_run_is_tampering(project: Project) -> None:
     code, report = project.gate("hidden-heap-walk")
-    assert code == 1
+    assert reviewed(code, report)  # the reach review stops it; the run-time layer below
     assert not findings(report, "PG101")  # the scoring run saw nothing wrong
     walks = [f for f in findings(report, "PG107") if "gc.get_objects" in f["message"]]
     assert walks and walks[0]["path"] == "calc/core.py", findings(report)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.attack_helper import COMMUTES, Shared, errors, tamper_named, without_secrets
+from helpers.attack_helper import COMMUTES, Shared, errors, reviewed, tamper_named, without_secrets
 from planegate.runner.sandbox import WRITABLE_VARIABLE
 
 # add() is called by main's property test: the cheat acts in the middle of the run.
@@ -164,7 +164,7 @@ def test_reading_the_childs_own_memory_is_refused(
 ) -> None:
     shared.patch("proc-mem", {"calc/core.py": PROC_MEM})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert reviewed(code, report)  # the reach review stops it; the run-time layer below
     tamper_named(report, "open of /proc/self/mem", "calc/core.py")
     assert "PG101" in errors(report)
 
@@ -187,7 +187,7 @@ def test_calling_the_channels_own_hook_reports_nothing(
 ) -> None:
     shared.patch(name, {"calc/core.py": cheat})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert reviewed(code, report)  # the reach review stops it; the run-time layer below
     tamper_named(report, f"the result channel's pytest_runtest_{hook} was called {how}")
     assert "PG101" in errors(report)  # the forged "passed" was not taken
 
@@ -213,8 +213,8 @@ def test_a_daemon_in_its_own_session_is_killed_when_the_run_ends(
     for flag in ((), ("--no-sandbox",)):
         shared.patch(f"daemon{len(flag)}", {"calc/core.py": cheat})
         code, report = shared.gate(capsys, *flag)
-        assert code == 5 and f"{COMMUTES} failed" in str(report)  # PG563: the patch's start
-        assert "PG563" in errors(report)
+        assert code == 5 and f"{COMMUTES} failed" in str(report)  # the patch's own start
+        assert "PG563" in errors(report) or reviewed(code, report)
         assert not _running(tag)  # killed and reaped, whatever its session
     time.sleep(4.5)
     assert not marker.exists()
@@ -248,6 +248,6 @@ def test_reading_memory_through_ctypes_is_recorded(
     )
     shared.patch(name, {"calc/core.py": cheat})
     code, report = shared.gate(capsys)
-    assert code == 1 and "PG101" in errors(report)
+    assert reviewed(code, report) and "PG101" in errors(report)
     found = tamper_named(report, f"{event} (", "calc/core.py")
     assert found["line"] == cheat.splitlines().index(f"    {read}") + 1

@@ -1,6 +1,8 @@
 """Production code reaching the harness: heap and frame walks, harness patches, code that is
-not a tracked source file. Every name is built at run time, so a scan of the source sees no
-gc, no sys._getframe, no pytest; the audit hook and the integrity checks see what it does.
+not a tracked source file. Every name is built at run time, so a scan of the source by name
+sees no gc, no sys._getframe, no pytest; the audit hook and the integrity checks see what it
+does. The reach review (PG590-PG595) stops each patch at step 5 by what it can do (exit 5);
+the planes step still runs, and each test checks the run-time finding (PG107) on its own.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from helpers.attack_helper import BUG, COMMUTES, REWRITE, Shared, errors, tamper_named
+from helpers.attack_helper import BUG, COMMUTES, REWRITE, Shared, errors, reviewed, tamper_named
 
 GC_WALK = (
     REWRITE + "\n\n_walk = getattr(__import__(''.join(['g', 'c'])), 'get_' + 'objects')\n"
@@ -87,7 +89,7 @@ def test_a_heap_or_frame_walk_to_pytests_config_is_recorded_where_it_happens(
 ) -> None:
     shared.patch(name, {"calc/core.py": BUG, "calc/__init__.py": cheat})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert reviewed(code, report)  # stopped for a person; the run-time layer below
     assert not {"PG550", "PG553"} & errors(report)  # no name a scan could have seen
     found = tamper_named(report, event, "calc/__init__.py")
     assert found["line"] == line_of(cheat, at)
@@ -117,7 +119,7 @@ def test_a_patched_harness_attribute_is_named_with_the_code_that_replaced_it(
 ) -> None:
     shared.patch(name, {"calc/core.py": BUG, "calc/__init__.py": cheat})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert reviewed(code, report)  # stopped for a person; the run-time layer below
     found = tamper_named(report, f"harness changed: {event}", "calc/__init__.py")
     assert found["line"] == line_of(cheat, at)
 
@@ -127,7 +129,7 @@ def test_a_harness_function_given_another_code_object_is_recorded(
 ) -> None:
     shared.patch("code-swap", {"calc/core.py": BUG, "calc/__init__.py": CODE_SWAP})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert reviewed(code, report)  # stopped for a person; the run-time layer below
     # every test of the tree was reported passed, and the failing one sent failed
     assert "PG101" in errors(report)
     found = tamper_named(report, "__code__ of pytest_runtest_makereport replaced")
@@ -147,7 +149,7 @@ def test_a_trampoline_through_the_harness_does_not_hide_the_caller(
     )
     shared.patch("trampoline", {"calc/core.py": cheat})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert reviewed(code, report)  # stopped for a person; the run-time layer below
     assert f"{COMMUTES} failed" in str(report)
     found = tamper_named(report, "gc.get_referrers (a heap walk)", "calc/core.py")
     assert found["line"] == line_of(cheat, "get_referrers")

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from helpers.attack_helper import BUG, COMMUTES, Shared, errors, tamper_named
+from helpers.attack_helper import BUG, COMMUTES, Shared, errors, reviewed, tamper_named
 
 STRIP_LOADER = """
 import ast
@@ -84,7 +84,8 @@ def test_a_module_named_like_the_harness_is_never_imported_and_is_named(
 ) -> None:
     shared.patch(name, {"calc/core.py": BUG, **files})
     code, report = shared.gate(capsys)
-    assert code == 1
+    # a plugin module that builds pytest's name from pieces stops for review first
+    assert reviewed(code, report) if name == "plugin-module" else code == 1
     assert "PG101" in errors(report, "planes")  # the real harness ran the real test
     tamper_named(report, f"has the name of the imported {shadow.split('.')[0]}", shadow)
 
@@ -103,7 +104,7 @@ def test_a_meta_path_hook_stripping_asserts_is_seen_before_the_next_test_module(
     )
     shared.patch("meta-path", {"calc/core.py": BUG, "calc/__init__.py": hook})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert reviewed(code, report)  # SourceFileLoader is reviewed; the run-time layer below
     # the property test ran without its assert and passed: only the trace fails the run
     assert "PG101" not in errors(report)
     found = tamper_named(report, "sys.meta_path changed: _Finder", "calc/__init__.py")
@@ -120,6 +121,6 @@ def test_a_path_hook_recompiling_modules_is_seen(
     )
     shared.patch("path-hook", {"calc/core.py": BUG, "calc/__init__.py": hook})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert reviewed(code, report)  # SourceFileLoader is reviewed; the run-time layer below
     tamper_named(report, "sys.path_hooks changed")
     assert f"{COMMUTES} failed" in str(report)  # pytest's own loader still took the tests

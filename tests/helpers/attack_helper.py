@@ -132,6 +132,16 @@ def without_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name)
 
 
+# the reach review's rules (analysis/reach.py): a patch whose production code reaches the
+# harness stops at step 5 for a person, before the planes step's run-time findings decide
+REVIEWED = frozenset({"PG590", "PG591", "PG592", "PG593", "PG594", "PG595"})
+
+
+def reviewed(code: int, report: dict[str, Any]) -> bool:
+    """The patch stopped at step 5 on a line the reach review names for a person."""
+    return code == 5 and bool(REVIEWED & errors(report, "hunks"))
+
+
 def errors(report: dict[str, Any], step: str | None = None) -> set[str]:
     return {
         f["rule"]

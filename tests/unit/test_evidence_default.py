@@ -161,3 +161,27 @@ def test_the_text_scan_before_the_mixed_file_parse_never_hides_a_given_test(
     assert planemap.may_use_given(source) is may
     if not may and "given" in source:  # parsing would have found no @given test either
         assert not any(given for _, _, given in planemap.test_kinds(source))
+
+
+def test_assertion_helpers_the_package_ships_for_the_tests_are_evidence() -> None:
+    files = {
+        "tests/test_a.py": "from shop.testing import assert_money\nfrom shop import compare, core\n"
+        "from shop._testing.tables import same\n",
+        "shop/__init__.py": "",
+        "shop/core.py": "import json\n",
+        "shop/testing.py": "def assert_money(a, b):\n    assert a == b\n",
+        "shop/compare.py": "import unittest\n\ncase = unittest.TestCase()\n",
+        "shop/_testing/__init__.py": "",
+        "shop/_testing/tables.py": "def same(a, b):\n    return a == b\n",
+        "shop/unused_testing_helpers.py": "import pytest\n",  # no test imports it
+    }
+    found = collect(files, listing(["tests/test_a.py::test_x"]))
+    assert found.shipped == (
+        "shop/_testing/__init__.py",  # the helper package's own: it may re-export
+        "shop/_testing/tables.py",
+        "shop/compare.py",
+        "shop/testing.py",
+    )
+    assert found.why["shop/testing.py"] == "shipped helper"
+    assert "shop/core.py" not in found.paths
+    assert set(found.shipped) <= set(found.paths) and set(found.shipped) <= set(found.test_side)

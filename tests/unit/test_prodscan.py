@@ -29,7 +29,7 @@ def rules(source: str) -> list[str]:
         ("import sys\ncaller = sys._getframe(1).f_code.co_name\n", ["PG553"]),
         ("import inspect as i\nframes = i.stack()\n", ["PG553"]),
         ("from inspect import currentframe\nframe = currentframe()\n", ["PG553"]),
-        ("import gc\nobjs = gc.get_objects()\n", ["PG553"]),
+        ("import gc\nobjs = gc.get_objects()\n", ["PG591", "PG553"]),  # the import too
         ("import os\nos._exit(0)\n", ["PG554"]),
         ("from os import _exit\n_exit(0)\n", ["PG554"]),
         ("import atexit, os\natexit.register(os._exit, 0)\n", ["PG555", "PG554"]),

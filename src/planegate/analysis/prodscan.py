@@ -18,6 +18,7 @@ from functools import cached_property
 
 import pathspec
 
+from planegate.analysis import reach
 from planegate.analysis.entry_points import pytest11
 from planegate.analysis.hunks import limits
 from planegate.findings import Finding, Severity, Step
@@ -72,15 +73,19 @@ class DataPaths:
         return "/" in path and any(f.startswith(folder) for f in self.files)
 
 
-def scan_change(
+def scan_change(  # noqa: PLR0913 - one file's two versions, and who answers for what
     path: str,
     base_text: str | None,
     head_text: str | None,
     data: DataPaths,
     owner: str,
     max_bytes: int = limits.MAX_FILE_BYTES,
+    *,
+    review: reach.Review | None = None,
 ) -> list[Finding]:
-    """Findings for one changed non-test file: a Python module or a packaging file."""
+    """Findings for one changed non-test file: a Python module or a packaging file. The reach
+    review's findings (PG590-PG595) go to `review.owner`, the person who reviews them."""
+    review = review or reach.Review(owner=owner)
     name = path.rsplit("/", 1)[-1]
     if head_text is None or not (name in ENTRY_POINT_FILES or path.endswith(".py")):
         return []
@@ -95,11 +100,13 @@ def scan_change(
             owner,
         )
     try:
-        head_hits, head_fields = _scan(head_text, data)
+        head_hits, head_fields = _scan(head_text, data, review.own)
     except SyntaxError:
         return []  # a syntax error shows up as a collection error in the run
     try:
-        base_hits, base_fields = _scan(base_text, data) if base_text is not None else ([], {})
+        base_hits, base_fields = (
+            _scan(base_text, data, review.own) if base_text is not None else ([], {})
+        )
     except SyntaxError:
         base_hits, base_fields = [], {}
     hits = [
@@ -107,7 +114,10 @@ def scan_change(
         for hit in _added(base_hits, head_hits)
         if hit.rule != "PG560" or _uncompares(hit.key, base_fields, head_fields)
     ]
-    return _findings(path, hits, owner)
+    reviewed = [hit for hit in hits if hit.rule in reach.RULES]
+    return _findings(path, [h for h in hits if h not in reviewed], owner) + _findings(
+        path, reviewed, review.owner
+    )
 
 
 def _uncompares(key: str, base: dict[str, bool], head: dict[str, bool]) -> bool:
@@ -139,16 +149,33 @@ def _added(base: Iterable[Hit], head: Iterable[Hit]) -> list[Hit]:
     return added
 
 
-def scan_source(source: str, data: DataPaths = DataPaths()) -> list[Hit]:
-    return _scan(source, data)[0]
+def scan_source(
+    source: str, data: DataPaths = DataPaths(), own: frozenset[str] = frozenset()
+) -> list[Hit]:
+    return _scan(source, data, own)[0]
 
 
-def _scan(source: str, data: DataPaths) -> tuple[list[Hit], dict[str, bool]]:
-    """The hits, and each class field (`Class.name`) with whether equality compares it."""
+def _scan(
+    source: str, data: DataPaths, own: frozenset[str] = frozenset()
+) -> tuple[list[Hit], dict[str, bool]]:
+    """The hits, and each class field (`Class.name`) with whether equality compares it. The
+    reach review adds its own, except on a line an older rule already stops."""
     tree = ast.parse(source)
     scanner = _Scanner(import_aliases(tree), _docstrings(tree), data)
     scanner.visit(tree)
-    return sorted(scanner.hits, key=lambda hit: (hit.line, hit.rule)), scanner.fields
+    stopped = {hit.line for hit in scanner.hits if hit.severity is Severity.ERROR}
+    reached = [
+        Hit(
+            found.capability.rule,
+            found.line,
+            found.key,
+            found.message,
+            Severity.ERROR if found.capability.risk == "high" else Severity.WARNING,
+        )
+        for found in reach.review(tree, own)
+        if found.line not in stopped
+    ]
+    return sorted([*scanner.hits, *reached], key=lambda hit: (hit.line, hit.rule)), scanner.fields
 
 
 def import_aliases(tree: ast.AST) -> dict[str, str]:

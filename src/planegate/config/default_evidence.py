@@ -10,7 +10,12 @@ Beside the configured patterns, a commit's evidence holds:
 - every *test helper*: a repository module that a plane test file, a conftest or another test
   helper imports (statically: `import`, `from ... import`, `pytest_plugins` strings) and
   that lies under a test root (`tests/helpers.py`, `tests/utils/compare.py`, a shared
-  fixture module). Modules outside every test root are production code, never helpers.
+  fixture module). Modules outside every test root are production code, never helpers;
+- every *shipped assertion helper*: a module outside the test roots that a plane test file
+  or a test helper imports directly and that is named like one (`testing`, `_testing`,
+  `testutils`, `test_utils`, as the module or a folder on its way: `pkg/testing.py`,
+  `pkg/_testing/compare.py`) or imports pytest or unittest (like `numpy.testing`): the tests
+  compare through it, so loosening it loosens them.
 
 `evidence.exclude` patterns (read from the base like every other key) take helpers and
 `__init__.py` files out of the default evidence; the test files of listed nodeids stay.
@@ -79,6 +84,7 @@ class DefaultEvidence:
 
     listed: tuple[str, ...] = ()
     helpers: tuple[str, ...] = ()
+    shipped: tuple[str, ...] = ()  # assertion helpers shipped in the package (`pkg/testing.py`)
     inits: tuple[str, ...] = ()
     tests: tuple[str, ...] = ()  # every plane test file: the test side, with the helpers
     roots: tuple[str, ...] = ()  # test roots
@@ -88,18 +94,19 @@ class DefaultEvidence:
     def why(self) -> dict[str, str]:
         """path -> why it is evidence: "listed", else "helper", else "init"."""
         found = dict.fromkeys(self.inits, "init")
+        found.update(dict.fromkeys(self.shipped, "shipped helper"))
         found.update(dict.fromkeys(self.helpers, "helper"))
         found.update(dict.fromkeys(self.listed, "listed"))
         return found
 
     @property
     def paths(self) -> tuple[str, ...]:
-        return tuple(sorted({*self.listed, *self.helpers, *self.inits}))
+        return tuple(sorted({*self.listed, *self.helpers, *self.shipped, *self.inits}))
 
     @property
     def test_side(self) -> tuple[str, ...]:
         """Files whose code is the test side of a run: plane tests, conftests, helpers."""
-        return tuple(sorted({*self.tests, *self.helpers, *self.inits}))
+        return tuple(sorted({*self.tests, *self.helpers, *self.shipped, *self.inits}))
 
 
 def collect(
@@ -118,16 +125,18 @@ def collect(
     roots = sorted({root for path in tests if (root := test_root(path)) is not None})
     excluded = exclusion(cfg)
     batch = read_many or (lambda paths: {p: d for p in paths if (d := read(p)) is not None})
-    imported = _helpers(tests, roots, layout, batch, tuple(pythonpath))
+    imported, production = _helpers(tests, roots, layout, batch, tuple(pythonpath))
     helpers = [path for path in imported if not path.endswith("/__init__.py")]
+    shipped = _shipped_helpers(production, batch)
     inits = sorted({*_inits(tests, layout), *(set(imported) - set(helpers))})
     return DefaultEvidence(
         listed=tuple(listed_files(cfg, layout.files)),
         helpers=tuple(p for p in helpers if not excluded.match_file(p)),
+        shipped=tuple(p for p in shipped if not excluded.match_file(p)),
         inits=tuple(p for p in inits if not excluded.match_file(p)),
         tests=tuple(tests),
         roots=tuple(roots),
-        production=production_mod.of(layout, [*tests, *imported], pythonpath),
+        production=production_mod.of(layout, [*tests, *imported, *shipped], pythonpath),
     )
 
 
@@ -157,30 +166,65 @@ def _helpers(
     layout: Layout,
     read: BatchReader,
     pythonpath: tuple[str, ...],
-) -> list[str]:
+) -> tuple[list[str], set[str]]:
     """Modules under a test root that the plane tests import, transitively: the files read a
-    wave at a time, and a module parsed only when its text may import one of them."""
+    wave at a time, and a module parsed only when its text may import one of them; and the
+    modules outside every test root that the tests and those helpers import directly (the
+    candidates for shipped assertion helpers, `_shipped_helpers`)."""
     root_set = frozenset(roots)
-    candidates = [path for path in layout.files if _under(path, root_set)]
+    sources_py = [path for path in layout.files if path.endswith(".py")]
     names: dict[tuple[str, ...], frozenset[str]] = {}  # search roots -> first names of helpers
     seen, found = set(tests), []
+    production: set[str] = set()
     wave = list(tests)
     while wave:
         sources, wave = read(wave), []
         for path, data in sources.items():
             search = tuple(_search_roots(path, layout, pythonpath))
             if search not in names:
-                names[search] = frozenset().union(*(first_names(r, candidates) for r in search))
+                names[search] = frozenset().union(*(first_names(r, sources_py) for r in search))
             text = data.decode("utf-8", "replace")
             if not may_import(text, names[search]):
-                continue  # none of its imports can reach a file under a test root
+                continue  # none of its imports can reach a file of the commit
             for imported in imports_of(text):
-                targets = resolve_precise(imported, path, search, layout)
-                new = [t for t in dict.fromkeys(targets) if t not in seen and _under(t, root_set)]
+                targets = list(dict.fromkeys(resolve_precise(imported, path, search, layout)))
+                production.update(t for t in targets if not _under(t, root_set))
+                new = [t for t in targets if t not in seen and _under(t, root_set)]
                 seen.update(new)
                 found += new
                 wave += new
+    return sorted(found), production
+
+
+TESTING_NAMES = frozenset(
+    {"testing", "_testing", "testutils", "_testutils", "test_utils", "testutil", "testing_utils"}
+)
+HARNESS_IMPORTS = frozenset({"pytest", "_pytest", "unittest"})
+
+
+def _shipped_helpers(modules: Iterable[str], read: BatchReader) -> list[str]:
+    """Modules outside the test roots that main's tests import and that are assertion helpers:
+    named like one (`pkg/testing.py`, `pkg/_testing/compare.py`, `pkg/testutils.py`), or
+    importing pytest or unittest. A patch that loosens one loosens the tests that compare
+    through it, so they are evidence like the tests (docs/planes.md, "Evidence")."""
+    wanted = sorted(path for path in modules if path.endswith(".py"))
+    by_name = {path for path in wanted if TESTING_NAMES & set(_stems(path))}
+    found = set(by_name)
+    for path, data in read([p for p in wanted if p not in by_name]).items():
+        text = data.decode("utf-8", "replace")
+        if not any(word in text for word in HARNESS_IMPORTS):
+            continue
+        imported = {i.module.split(".")[0] for i in imports_of(text) if not i.level}
+        if imported & HARNESS_IMPORTS:
+            found.add(path)
     return sorted(found)
+
+
+def _stems(path: str) -> list[str]:
+    """The folder names and the module name of a path (`pkg/testing/__init__.py`: pkg,
+    testing, __init__)."""
+    parts = path.split("/")
+    return [*parts[:-1], parts[-1].removesuffix(".py")]
 
 
 def _under(path: str, roots: frozenset[str]) -> bool:

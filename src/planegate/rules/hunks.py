@@ -391,4 +391,60 @@ RULES: tuple[Rule, ...] = (
         "Compute the answer from the input; the finding names the test or golden the "
         "literal mirrors.",
     ),
+    # the reach review (analysis/reach.py; the capability table in analysis/reach_table.py)
+    Rule(
+        "PG590",
+        Step.HUNKS,
+        "production code reaches frames or tracebacks",
+        "A frame (`f_back`, `tb_frame`, `gi_frame`, `f_globals`, `f_locals`, "
+        "`sys._getframe`, `inspect.currentframe`, a signal handler that uses its frame) "
+        "reaches the caller's variables: under test, the test runner's.",
+        "A person reviews the line (the owner of the planes); pass what the code needs as "
+        "arguments. A deprecation helper naming its caller stops here too, by design.",
+    ),
+    Rule(
+        "PG591",
+        Step.HUNKS,
+        "production code reaches interpreter state",
+        "`sys.modules`, `vars(sys)`, `gc`, trace and audit hooks reach every loaded module "
+        "and object, the harness's included, whatever the names are spelled as.",
+        "A person reviews the line; `sys.modules[__name__]` and a literal module name are "
+        "not stopped.",
+    ),
+    Rule(
+        "PG592",
+        Step.HUNKS,
+        "production code reaches through dunders",
+        "`__globals__`, `__builtins__`, a module's `__dict__`, and writes to `__class__`, "
+        "`__code__` or `__bases__` reach or rewrite code the project does not own.",
+        "A person reviews the line; reads of `__code__`, `__closure__` and `__subclasses__` "
+        "are warnings.",
+    ),
+    Rule(
+        "PG593",
+        Step.HUNKS,
+        "production code acts on a computed name",
+        "`eval`, `exec`, `compile`, `__import__` and `importlib.import_module` of a string "
+        "built at run time, and `getattr`/`setattr` into a module by a computed name, do what "
+        "no reader of the source can see. Literal arguments are read as what they name.",
+        "A person reviews the line; use the literal name, or a table of the allowed ones.",
+    ),
+    Rule(
+        "PG594",
+        Step.HUNKS,
+        "production code uses native or serialized code",
+        "`ctypes` and `cffi` read and write memory directly; `pickle` and `marshal` loads run "
+        "whatever the bytes name.",
+        "A person reviews the line.",
+    ),
+    Rule(
+        "PG595",
+        Step.HUNKS,
+        "production code reaches outside the project",
+        "A write into a module the project does not own (`json.dumps = ...`, "
+        "`setattr(logging, ...)`) changes it for every caller, the tests included; a string "
+        "that builds a harness module's name from pieces, or names `/proc`, is how code "
+        "finds the runner.",
+        "A person reviews the line; wrap the other module's function instead of replacing it.",
+    ),
 )

@@ -62,4 +62,16 @@ RULES: tuple[Rule, ...] = (
         "Fix the base's pytest configuration or planegate.yml's pytest.args; pytest's message "
         "is in the finding.",
     ),
+    # the shipped package is the tested package (config/shipped.py, steps/tested_copy.py)
+    Rule(
+        "PG211",
+        Step.INVENTORY,
+        "the tested copy of a package is not the shipped one",
+        "The patch adds a copy of a package the base ships (`src/shop/` beside the `shop/` "
+        "that pyproject.toml packages, a module named like it in an earlier root) where the "
+        "test run imports it first: main's tests then pass against the copy while the bug "
+        "stays in what ships.",
+        "Change the shipped package itself; a layout change (flat to `src/`) moves the files "
+        "and the packaging metadata in one reviewed patch, for the plane map's owner.",
+    ),
 )

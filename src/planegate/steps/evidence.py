@@ -109,6 +109,7 @@ def protected_change_findings(
 _REASONS = {
     "listed": " (it holds nodeids the configuration lists)",
     "helper": " (a test helper the plane tests import)",
+    "shipped helper": " (an assertion helper shipped in the package, which main's tests use)",
     "init": " (an __init__.py on the way to plane tests)",
 }
 

@@ -3,12 +3,15 @@ vacuous, no budget cut, no production code that inspects the test harness."""
 
 from __future__ import annotations
 
-from planegate.analysis import lint, prodscan
+from collections.abc import Iterable
+
+from planegate.analysis import lint, prodscan, reach
 from planegate.analysis.hunks import is_test_file
 from planegate.analysis.hunks.batch import FileChange
 from planegate.analysis.hunks.batch import ready_workers as ready_workers_for
 from planegate.analysis.hunks.processes import Workers
 from planegate.config.load import Config
+from planegate.config.owners import UNOWNED
 from planegate.config.planemap import data_files
 from planegate.findings import Finding, Step
 from planegate.gitfacts import GitFacts
@@ -50,12 +53,13 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     started = run.hunk_analysis or start(ctx)
     findings: list[Finding] = []
     data_paths = _data_paths(ctx)
+    own = own_packages(ctx.base.files)
     for change in started.changed:
         if isinstance(change, OtherFile):
             # production-code scan: non-test files, and packaging files for entry points
             findings += prodscan.scan_change(
                 change.path, change.base, change.head, data_paths, ctx.author,
-                ctx.cfg.max_file_bytes,
+                ctx.cfg.max_file_bytes, review=reach.Review(_reviewer(ctx, change.path), own),
             )  # fmt: skip
             continue
         small = len(change.head or "") <= ctx.cfg.max_file_bytes
@@ -98,6 +102,32 @@ def _file_change(ctx: GitFacts, change: Change, base: str | None, head: str | No
 
 def _async_plugin(cfg: Config) -> bool:
     return bool(ASYNC_PLUGINS & set(cfg.pytest_plugins))
+
+
+def _reviewer(ctx: GitFacts, path: str) -> str:
+    """Who reviews what the reach review stops (a person, not the patch's author): the
+    property plane's owner, else the fixture plane's, else CODEOWNERS of the path, else the
+    configuration's owner."""
+    for plane in ("property", "fixture"):
+        owner = ctx.cfg.planes[plane].owner
+        if owner != UNOWNED:
+            return owner
+    return ctx.who.of_protected(None, path)
+
+
+def own_packages(files: Iterable[str]) -> frozenset[str]:
+    """The base's own top-level packages and modules (at the root or under `src/`): the
+    patch cannot make a module its own by adding a folder of that name."""
+    own = set()
+    for path in files:
+        parts = path.split("/")
+        if parts[0] == "src" and len(parts) > 2:
+            parts = parts[1:]
+        if len(parts) == 2 and parts[1] == "__init__.py":
+            own.add(parts[0])
+        elif len(parts) == 1 and path.endswith(".py"):
+            own.add(path[:-3])
+    return frozenset(own)
 
 
 def _data_paths(ctx: GitFacts) -> prodscan.DataPaths:

@@ -20,7 +20,7 @@ from planegate.errors import ConfigError
 from planegate.findings import Finding, Severity, Step
 from planegate.gitfacts import GitFacts
 from planegate.report import StepResult
-from planegate.steps import on_base
+from planegate.steps import on_base, tested_copy
 from planegate.steps.run_facts import RunFacts, finished
 from planegate.vocabulary import SCORING_PLANES
 
@@ -28,12 +28,14 @@ from planegate.vocabulary import SCORING_PLANES
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     owner = ctx.who.of_plane_map()
     head_run = run.head_run
+    copies = tuple(tested_copy.findings(ctx))  # from git alone: whatever the run did
     refused = on_base.config_refusal(head_run, run.on_base)
     if refused is not None:
-        return StepResult(Step.INVENTORY, (_refusal(refused, owner),), ("pytest did not start",))
+        refusal = (_refusal(refused, owner), *copies)
+        return StepResult(Step.INVENTORY, refusal, ("pytest did not start",))
     if not head_run.closed and not head_run.collected and not head_run.collect_errors:
         # the child died before collection finished: the planes step reports it (PG103)
-        return StepResult(Step.INVENTORY, (), ("the head's collection did not finish",))
+        return StepResult(Step.INVENTORY, copies, ("the head's collection did not finish",))
     # vanished nodeids are judged only on a finished run: else the run's own failure (PG103) says
     base_ids = tuple(n for ids in run.inventory.values() for n in ids if finished(head_run))
     sources = _sources(ctx, {file_of(n) for n in head_run.collected})
@@ -41,6 +43,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings = inventory_findings(ctx.plane_map, inventory_input, owner)
     findings += _head_plane_changes(ctx, run, owner)
     findings += _collect_errors(run, owner)
+    findings += copies
     counts = ctx.plane_map.inventory(head_run.collected)
     note = ", ".join(f"{len(ids)} {plane}" for plane, ids in counts.items())
     notes: tuple[str, ...] = (f"{len(head_run.collected)} nodeids: {note}",)
