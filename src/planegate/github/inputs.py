@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from planegate.config.agents import is_agent
 from planegate.config.load import Config
 from planegate.errors import UsageError
 from planegate.github import check_runs, comments
 from planegate.github.artifacts import DEFAULT_NAME as DEFAULT_ARTIFACT
-from planegate.github.event_payload import Event, PullRequest, is_agent, load_json, parse_event
+from planegate.github.event_payload import Event, PullRequest, load_json, parse_event
 
 ModeName = Literal["gate", "digest", "sweep", "report"]
 MODE_NAMES: tuple[ModeName, ...] = ("gate", "digest", "sweep", "report")

@@ -100,7 +100,7 @@ def _async_plugin(cfg: Config) -> bool:
 def _data_paths(ctx: GitFacts) -> prodscan.DataPaths:
     fixture = ctx.cfg.planes["fixture"]
     files = data_files(ctx.cfg, ctx.base.files)
-    return prodscan.DataPaths((*fixture.data, *fixture.paths), tuple(files))
+    return prodscan.DataPaths((*fixture.data, *fixture.paths, *fixture.admit), tuple(files))
 
 
 def _lint_base(ctx: GitFacts) -> list[Finding]:
