@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from helpers.attack_helper import BUG, COMMUTES, errors
+from helpers.fake_github import running
+from helpers.github_support import action_env, run_action
 from helpers.project import PROJECT, manifest_for
 from helpers.repo_helper import TestRepo
 from planegate.cli import main
@@ -295,3 +297,52 @@ def test_a_claim_that_fails_is_reported_and_does_not_vote(
     (warned,) = findings(report, "PG208")
     assert warned["severity"] == "warning"
     assert warned["nodeid"] == "tests/regressions/test_claim.py::test_claim"
+
+
+# ---------------------------------------------------------------- the action: GitHub's word
+@pytest.mark.parametrize(
+    ("author", "committer", "verified", "code"),
+    [
+        ("alice", "alice", True, 0),  # signed by Alice's key, GitHub verified it
+        ("alice", "web-flow", True, 0),  # made by Alice on github.com
+        ("alice", "alice", False, 2),  # the name Alice, claimed by an unsigned commit
+        ("alice", "coder[bot]", True, 2),  # the agent signed a commit naming Alice as author
+    ],
+)
+def test_in_the_action_only_a_commit_github_verified_as_a_persons_classifies(
+    repo: TestRepo,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    author: str,
+    committer: str,
+    verified: bool,
+    code: int,
+) -> None:
+    commit_as(
+        repo,
+        AGENT,
+        "mean, and its test",
+        {"calc/core.py": CORE, "tests/fix/test_mean.py": NEW_TEST},
+    )
+    rows = with_rows(repo, "tests/fix/test_mean.py")
+    classified = commit_as(repo, PERSON, "classify test_mean", {"planegate.yml": rows})
+    base = repo.git("rev-parse", "main")
+    with running() as gh:
+        gh.add_pull(1, head_sha=classified, base_sha=base, author="coder[bot]")
+        gh.add_commit(classified, author=author, committer=committer, verified=verified)
+        env = action_env(
+            tmp_path, gh.api_url, gh.event_payload(1), working_directory=str(repo.root)
+        )
+        env["GITHUB_SHA"] = classified
+        assert run_action(monkeypatch, env) == code
+        assert gh.requests_to("GET", rf"/commits/{classified}$")
+        (comment,) = gh.comments_on(1)
+        (check,) = gh.check_runs.values()
+    rows_block = "### Rows that would classify the tests the patch adds"
+    if code == 0:
+        assert check["conclusion"] == "success" and rows_block not in comment["body"]
+    else:
+        assert check["conclusion"] == "failure"
+        for text in (comment["body"], check["output"]["summary"]):
+            assert rows_block in text and '      - "tests/fix/test_mean.py"' in text
+        assert "PG207" in comment["body"] and "not taken from the head" in comment["body"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import cached_property
@@ -49,9 +49,9 @@ class GateOptions:
     # the CLI's planegate-digest.json in the work tree: used when neither of the two above is
     # given and it is the digest of the base tip (never set by the action)
     worktree_digest: Path | None = None
-    # commits GitHub verified as a person's (sha -> login), for rows a person adds to classify
+    # the login GitHub verified for a commit (the action), for rows a person adds to classify
     # new tests; None: judged from git's own record against `agents.authors` (the CLI)
-    people: Mapping[str, str] | None = None
+    people: Callable[[str], str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ class Context:
                 person=(
                     new_tests.git_person(cfg.agent_authors)
                     if people is None
-                    else new_tests.verified_people(people)
+                    else new_tests.verified_people(people, cfg.agent_authors)
                 ),
             )
         )

@@ -4,8 +4,8 @@ the `Job` a mode works on, built from them once the pull request's facts are fin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -80,6 +80,8 @@ class Job:
     runner: RunnerEnv
     pull: PullRequest | None
     reread: bool = False
+    # the login GitHub verified for a commit (github/commit_people.py); None: no client
+    commit_login: Callable[[str], str | None] | None = field(default=None, compare=False)
 
     @property
     def head(self) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from posixpath import basename
 
 from planegate import untrusted
-from planegate.config.agents import agent_identity
+from planegate.config.agents import agent_identity, matches_any
 from planegate.config.classify import Classification, HeadRows
 from planegate.config.load import Config
 from planegate.config.pathmatch import PathPatterns
@@ -82,17 +82,20 @@ def git_person(authors: Sequence[str]) -> Person:
     return why_not
 
 
-def verified_people(people: Mapping[str, str]) -> Person:
-    """A commit is a person's when GitHub verified who made it and that is no agent:
-    `people` maps each such commit to that login (github/commit_people.py)."""
+def verified_people(login_of: Callable[[str], str | None], authors: Sequence[str]) -> Person:
+    """A commit is a person's when GitHub verified who made it (`login_of`: the login, or
+    None; github/commit_people.py) and no `agents.authors` pattern matches that login."""
 
     def why_not(commit: CommitIdentity) -> str | None:
-        if commit.sha in people:
-            return None
-        return (
-            f"commit {commit.sha[:12]} is not one GitHub verified as a person's "
-            "(a signed commit, or one made on github.com, by a login no agents pattern names)"
-        )
+        login = login_of(commit.sha)
+        if login is None:
+            return (
+                f"commit {commit.sha[:12]} is not one GitHub verified (a signed commit, or one "
+                "made on github.com); the name a commit claims is not enough"
+            )
+        if matches_any(login, authors):
+            return f"commit {commit.sha[:12]} is by an agent ({login}, verified by GitHub)"
+        return None
 
     return why_not
 
