@@ -346,3 +346,17 @@ def test_in_the_action_only_a_commit_github_verified_as_a_persons_classifies(
         for text in (comment["body"], check["output"]["summary"]):
             assert rows_block in text and '      - "tests/fix/test_mean.py"' in text
         assert "PG207" in comment["body"] and "not taken from the head" in comment["body"]
+
+
+def test_a_new_file_that_does_not_import_is_still_unclassified(
+    repo: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = "import calc.nowhere\n\n\ndef test_x():\n    pass\n"
+    commit_as(repo, AGENT, "a test that cannot import", {"tests/fix/test_broken.py": broken})
+    code, report = gate(repo, capsys)
+    assert code == 2
+    (unclassified,) = findings(report, "PG207")
+    assert unclassified["path"] == "tests/fix/test_broken.py"
+    (error,) = findings(report, "PG208")
+    assert error["path"] == "tests/fix/test_broken.py" and "calc.nowhere" in error["message"]
+    assert '      - "tests/fix/test_broken.py"' in report["classify"]

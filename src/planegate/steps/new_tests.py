@@ -178,8 +178,9 @@ def inventory_findings(
         return findings, notes
     by_file = _nodeids_by_file(found, run)
     for path in found.files:
-        open_ids = [n for n in by_file.get(path, ()) if found.plane_of(n) == "unclassified"]
-        if open_ids or (run is None and path not in found.admitted and not found.accepted):
+        ids = by_file.get(path, [])
+        open_ids = [n for n in ids if found.plane_of(n) == "unclassified"]
+        if open_ids or (not ids and not _named(found, path)):
             findings.append(_unclassified(path, open_ids, found, owner, sources.get(path)))
     findings += _outcomes(found, run, owner)
     notes.append(_summary(found, run))
@@ -191,6 +192,14 @@ def inventory_findings(
     for path, plane in sorted(found.admitted.items()):
         notes.append(f"{path} added under an admit folder of the {plane} plane: joins it")
     return findings, [untrusted.one_line(note) for note in notes]
+
+
+def _named(found: Classification, path: str) -> bool:
+    """A file with no collected test is classified only by name: an admit folder, or a
+    person's accepted entry for it."""
+    if path in found.admitted:
+        return True
+    return found.accepted and any(file_of(entry) == path for entry in found.rows.entries)
 
 
 def _nodeids_by_file(found: Classification, run: RunResult | None) -> dict[str, list[str]]:
@@ -286,7 +295,9 @@ def rows_to_add(
     wanted: dict[str, list[str]] = {}
     for path in found.files:
         ids = by_file.get(path, [])
-        if any(found.plane_of(n) == "unclassified" for n in ids) or (run is None and not ids):
+        if any(found.plane_of(n) == "unclassified" for n in ids) or (
+            not ids and not _named(found, path)
+        ):
             wanted.setdefault(suggested_plane(sources.get(path)), []).append(path)
     if not wanted:
         return ()
