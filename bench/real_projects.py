@@ -5,7 +5,10 @@ the cache into a temporary git repository, runs `planegate init --write` (with `
 the table says so), `planegate lock`, commits, writes main's digest, then commits an honest
 patch (one comment added to a production module) and times `planegate gate` against a plain
 `python -m pytest` of the same tests. It prints the ratio, the gate's exit and every finding.
-On an honest patch every failing finding is a false alarm of the gate.
+On an honest patch every failing finding is a false alarm of the gate. Where the table gives a
+`claim`, it also runs the test-adding flow: a patch that adds a regression test (committed as
+an agent) must exit 2 with the rows to add, 0 once a person commits them, and 0 on a main
+that declares an `admit` folder.
 
 The sdists come from the package index once, into a cache (default `.bench-cache/`,
 gitignored); the bench itself needs no network:
@@ -50,6 +53,7 @@ class Project:
     split: bool = True
     deps: tuple[tuple[str, str], ...] = ()  # (distribution, module) the tests import
     plugins: tuple[str, ...] = ()  # pytest plugins the suite needs: init's --plugin
+    claim: str = ""  # a regression test an honest patch adds (the test-adding flow)
 
     @property
     def sdist(self) -> str:
@@ -72,6 +76,11 @@ PROJECTS = (
         "26.4",
         "src/packaging/version.py",
         deps=(("pretend", "pretend"), ("tomli_w", "tomli_w")),
+        claim=(
+            "from packaging.version import Version\n\n\n"
+            "def test_a_dev_release_sorts_before_its_release():\n"
+            "    assert Version('1.0.dev1') < Version('1.0')\n"
+        ),
     ),
     Project("tomli", "2.5.0", "src/tomli/_parser.py"),
     Project("cachetools", "8.0.2", "src/cachetools/__init__.py"),
@@ -235,6 +244,67 @@ def time_gate_and_pytest(repo: Path, digest: Path, outcome: Outcome, runs: int =
         outcome.tests += f"; best of {runs} alternating runs"
 
 
+AGENT = {"GIT_AUTHOR_NAME": "coder[bot]", "GIT_AUTHOR_EMAIL": "coder[bot]@users.noreply.github.com"}
+PERSON = {"GIT_AUTHOR_NAME": "A Maintainer", "GIT_AUTHOR_EMAIL": "maintainer@example.com"}
+CLAIM = "tests/test_planegate_claim.py"
+
+
+def _commit_as(repo: Path, who: dict[str, str], message: str) -> None:
+    committer = {k.replace("AUTHOR", "COMMITTER"): v for k, v in who.items()}
+    env = {**os.environ, **who, **committer}
+    subprocess.run(["git", "add", "--all"], cwd=repo, check=True, env=env)
+    subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, check=True, env=env)
+
+
+def _gate_exit(repo: Path, digest: Path | None, name: str) -> tuple[int, dict[str, object]]:
+    report = repo.parent / f"{name}.json"
+    argv = ["gate", "--base", "main", "--format", "json", "--output", str(report), "-q"]
+    done, _ = _planegate(repo, *argv, *(["--digest", str(digest)] if digest else []))
+    data = json.loads(report.read_text("utf-8")) if report.is_file() else {}
+    return done.returncode, data
+
+
+def _with_entry(config: str, plane: str, entry: str, key: str = "nodeids") -> str:
+    """planegate.yml with `entry` added to a plane's `key` list (as loaded values: the
+    gate compares the two files as values, so the layout PyYAML writes does not matter)."""
+    import yaml
+
+    data = yaml.safe_load(config)
+    section = data["planes"].setdefault(plane, {}) or {}
+    data["planes"][plane] = section
+    section[key] = [*(section.get(key) or []), entry]
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def test_adding_flow(project: Project, repo: Path, digest: Path, outcome: Outcome) -> None:
+    """An honest patch that adds a regression test: exit 2 with the rows to add; 0 once a
+    person commits them; and, on a main that declares an `admit` folder, 0 with no rows."""
+    _git(repo, "checkout", "-q", "-b", "claim", "main")
+    (repo / CLAIM).write_text(project.claim, "utf-8")
+    _commit_as(repo, AGENT, "a regression test")
+    code, report = _gate_exit(repo, digest, "claim")
+    rows = report.get("classify") or []
+    steps: list[str] = [f"exit {code} ({len(rows)} rows to add)"]
+    config = repo / "planegate.yml"
+    config.write_text(_with_entry(config.read_text("utf-8"), "fixture", CLAIM), "utf-8")
+    _commit_as(repo, PERSON, "classify the regression test")
+    classified, _ = _gate_exit(repo, digest, "classified")
+    steps.append(f"{classified} after a person's rows")
+    _git(repo, "checkout", "-q", "main")  # the maintainer's change, on main
+    config.write_text(
+        _with_entry(config.read_text("utf-8"), "fixture", "tests/", key="admit"), "utf-8"
+    )
+    _commit_as(repo, PERSON, "admit new tests under tests/")
+    _git(repo, "checkout", "-q", "-b", "claim-admitted", "main")
+    (repo / CLAIM).write_text(project.claim, "utf-8")
+    _commit_as(repo, AGENT, "a regression test")
+    admitted, _ = _gate_exit(repo, None, "admitted")  # main moved: no digest of it
+    steps.append(f"{admitted} under an admit folder")
+    outcome.tests += "; a test-adding patch: " + ", ".join(steps)
+    if (code, classified, admitted) != (2, 0, 0) or not rows:
+        outcome.status = "the test-adding flow did not give 2 (rows), 0, 0"
+
+
 def fresh_checkout(repo: Path) -> None:
     """Plain pytest starts as on a fresh CI checkout, as the gate's tree does: without the
     `.hypothesis/` folder an earlier run left (Hypothesis keeps its Unicode tables there;
@@ -302,6 +372,8 @@ def bench(project: Project, cache: Path, keep: bool, shards: int = 0, runs: int 
             time_gate_and_pytest(repo, digest, outcome, runs)
             if shards > 1:
                 shards_and_merge(repo, digest, shards, outcome)
+            if project.claim:
+                test_adding_flow(project, repo, digest, outcome)
     finally:
         if keep:
             print(f"kept {scratch}")

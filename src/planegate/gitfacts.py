@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Protocol
 
+from planegate.config.classify import Classification
 from planegate.config.default_evidence import DefaultEvidence
 from planegate.config.load import Config
 from planegate.config.owners import Owners
@@ -51,3 +52,5 @@ class GitFacts(Protocol):
     def author(self) -> str: ...
     @property
     def today(self) -> date: ...
+    @property
+    def new_tests(self) -> Classification: ...  # the test files the patch adds

@@ -18,7 +18,7 @@ def test_demo_gives_every_expected_verdict() -> None:
         _, verdict, exit_code, expected, _rules, _owners = rows[patch.name]
         assert exit_code == expected == str(patch.expected_exit)
         assert verdict == ("pass" if patch.expected_exit == 0 else "fail")
-    assert rows["unclassified-test"][4] == "PG201"
+    assert rows["unclassified-test"][4] == "PG207"  # a test file the patch adds
     assert "PG302" in rows["rewritten-golden"][4]
     assert "PG204" in rows["edited-config"][4]  # a plane changed between base and head
     assert len(PATCHES) >= 8

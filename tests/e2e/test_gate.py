@@ -56,8 +56,9 @@ def test_unclassified_test_exits_2_naming_nodeid_and_owner(
     project.commit("more tests", {"tests/test_misc.py": "def test_misc():\n    assert 1 == 1\n"})
     code, report = gate(project, capsys)
     assert code == 2
-    (finding,) = findings(report, "PG201")
-    assert finding["nodeid"] == "tests/test_misc.py::test_misc"
+    (finding,) = findings(report, "PG207")  # a test file the patch adds: its claim
+    assert finding["path"] == "tests/test_misc.py"
+    assert "(tests/test_misc.py::test_misc)" in finding["message"]
     assert finding["owner"] == "@org/plane-map"
 
 
@@ -202,7 +203,7 @@ def test_text_report_groups_findings_by_step(
     assert code == 2
     assert out.startswith("planegate: FAIL (exit 2, inventory)")
     assert "[failed] inventory (exit 2)" in out
-    assert "PG201 tests/test_misc.py: tests/test_misc.py::test_misc is in no plane" in out
+    assert "PG207 tests/test_misc.py: 1 test the patch adds, in no plane" in out
     assert "[passed] planes — 2/2 expected nodeids passed" in out
 
 
@@ -317,7 +318,7 @@ def test_sarif_output_names_each_rule_and_location(
     sarif = json.loads(out.read_text())
     assert sarif["version"] == "2.1.0"
     (run,) = sarif["runs"]
-    (result,) = [r for r in run["results"] if r["ruleId"] == "PG201"]
+    (result,) = [r for r in run["results"] if r["ruleId"] == "PG207"]
     location = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert location == "tests/test_misc.py"
-    assert "PG201" in {rule["id"] for rule in run["tool"]["driver"]["rules"]}
+    assert "PG207" in {rule["id"] for rule in run["tool"]["driver"]["rules"]}

@@ -124,6 +124,7 @@ class FakeGitHub:
         self.blob_failures: list[int] = []  # answered first (DROP: close)
         self.errors: list[str] = []
         self.pulls: dict[int, dict[str, Any]] = {}
+        self.commits: dict[str, dict[str, Any]] = {}
         self.check_runs: dict[int, dict[str, Any]] = {}
         self.annotations: dict[int, list[dict[str, Any]]] = {}
         self.comments: dict[int, dict[str, Any]] = {}
@@ -216,6 +217,41 @@ class FakeGitHub:
             "updated_at": T,
             **{f"{k}_url": f"{r}/{k}" for k in _REPO_URLS},
         }
+
+    def add_commit(
+        self, sha: str, *, author: str | None, committer: str | None, verified: bool
+    ) -> dict[str, Any]:
+        """A commit as `GET /repos/{owner}/{repo}/commits/{ref}` returns it: the logins GitHub
+        links to its author and committer (None: none) and whether GitHub verified it."""
+        r = f"{self.api_url}/repos/{FULL}"
+        who = {"name": author or "someone", "email": "someone@example.com", "date": T}
+        commit: dict[str, Any] = {
+            "url": f"{r}/commits/{sha}",
+            "sha": sha,
+            "node_id": f"C_{sha[:8]}",
+            "html_url": f"{WEB}/{FULL}/commit/{sha}",
+            "comments_url": f"{r}/commits/{sha}/comments",
+            "commit": {
+                "url": f"{r}/git/commits/{sha}",
+                "author": who,
+                "committer": who,
+                "message": "change",
+                "comment_count": 0,
+                "tree": {"sha": "f" * 40, "url": f"{r}/git/trees/{'f' * 40}"},
+                "verification": {
+                    "verified": verified,
+                    "reason": "valid" if verified else "unsigned",
+                    "payload": None,
+                    "signature": None,
+                    "verified_at": T if verified else None,
+                },
+            },
+            "author": self.user(author, self.new_id()) if author else None,
+            "committer": self.user(committer, self.new_id()) if committer else None,
+            "parents": [],
+        }
+        self.commits[sha] = commit
+        return commit
 
     def add_pull(
         self,
@@ -468,6 +504,9 @@ class FakeGitHub:
             comment["body"] = body["body"]
             comment["updated_at"] = "2024-05-02T12:00:00Z"
             return 200, comment, {}
+        match = re.fullmatch(rf"{r}/commits/([0-9a-f]{{40}})", path)
+        if match and method == "GET" and match[1] in self.commits:
+            return 200, self.commits[match[1]], {}
         match = re.fullmatch(rf"{r}/pulls/(\d+)", path)
         if match and method == "GET" and int(match[1]) in self.pulls:
             return 200, self.pulls[int(match[1])], {}

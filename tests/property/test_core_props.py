@@ -77,11 +77,11 @@ nodeid_text = st.text(alphabet="ab:[]", max_size=14).map(lambda rest: "t.py::" +
 
 
 def listed_by_definition(nodeid: str, entries: list[str]) -> bool:
-    """docs/planes.md: an entry names the nodeid, its id without parameters, or a class or
-    function above it."""
+    """docs/planes.md: an entry names the nodeid, its id without parameters, a class or
+    function above it, or its file."""
     base = nodeid.split("[", 1)[0]
     parts = base.split("::")
-    above = {"::".join(parts[:end]) for end in range(2, len(parts))}
+    above = {"::".join(parts[:end]) for end in range(1, len(parts))}
     return bool({nodeid, base, *above} & set(entries))
 
 

@@ -6,8 +6,9 @@ import pytest
 
 from helpers.fake_github import FakeGitHub
 from helpers.github_support import BASE, HEAD
+from planegate.config.agents import is_agent, matches_any
 from planegate.errors import InputDataError, UsageError
-from planegate.github.event_payload import is_agent, matches_any, parse_event
+from planegate.github.event_payload import parse_event
 
 
 def _fake() -> FakeGitHub:

@@ -9,6 +9,7 @@ from planegate.config import manifest as fixtures
 from planegate.findings import Finding, Severity, Step
 from planegate.repo.hashing import file_sha256
 from planegate.report import (
+    NewTestResult,
     ProbeRecord,
     Report,
     ShadowResult,
@@ -104,6 +105,8 @@ REPORT = Report(
         ),
     ),
     shadow=(ShadowResult("tests/fix/test_t.py::test_slow", "failed", "@org/flakes"),),
+    new_tests=(NewTestResult("tests/test_mean.py::test_mean", "passed", "unclassified"),),
+    classify=("planes:", "  fixture:", "    nodeids:", '      - "tests/test_mean.py"'),
     probes=(
         ProbeRecord("base run", "pass", 1.25, 1, "1 of 2 scoring test files import the change"),
         ProbeRecord("alone", "fail", 0.5, 1, "1 failed"),

@@ -10,7 +10,16 @@ from pathlib import Path
 from planegate import untrusted
 from planegate.findings import Finding, Severity, Step
 from planegate.github.check_runs import annotations_for
-from planegate.report import ProbeRecord, Report, ShadowResult, StepResult, json_report, sarif, text
+from planegate.report import (
+    NewTestResult,
+    ProbeRecord,
+    Report,
+    ShadowResult,
+    StepResult,
+    json_report,
+    sarif,
+    text,
+)
 from planegate.report.markdown import MarkdownContext, render_comment
 from planegate.report.workflow_commands import finding_commands
 
@@ -49,6 +58,8 @@ REPORT = Report(
     ),
     shadow=(ShadowResult(f"tests/fix/test_`t`.py::test_{HOSTILE}", "failed", "@org/flakes"),),
     notes=(HOSTILE,),
+    new_tests=(NewTestResult(f"tests/test_new.py::test_{HOSTILE}", "failed", "unclassified"),),
+    classify=("planes:", "  fixture:", "    nodeids:", f"      - {json.dumps('t/``` ' + HOSTILE)}"),
     probes=(ProbeRecord("base run", "pass", 1.0, 1, f"the patch changes {HOSTILE}"),),
 )
 CTX = MarkdownContext(repository="octo/demo", head_sha="b" * 40)
@@ -82,7 +93,14 @@ def test_no_rendering_holds_an_escape_sequence_or_a_forged_command() -> None:
 
 
 def test_markdown_renders_no_image_link_html_or_mention() -> None:
-    body = render_comment(REPORT, CTX)
+    """Outside the one fenced block (the rows to classify new tests, shown as text: GitHub
+    renders nothing inside a fence no backtick run of its content can close)."""
+    whole = render_comment(REPORT, CTX)
+    fenced = re.search(r"^(`{3,})yaml\n(.*?)\n\1$", whole, re.MULTILINE | re.DOTALL)
+    assert fenced is not None and "<img" in fenced.group(2)
+    longest = max(len(run) for run in re.findall(r"`+", fenced.group(2)))
+    assert len(fenced.group(1)) > longest
+    body = whole.replace(fenced.group(0), "")
     assert not re.search(r"(?<!\\)!?(?<!\\)\[[^\]]*(?<!\\)\]\(", body.replace(CTX_LINK, ""))
     assert "<img" not in body and "https://evil" not in body
     assert "@maintainer" not in body and "&#64;maintainer" in body

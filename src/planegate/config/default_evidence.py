@@ -70,7 +70,9 @@ def listed_files(cfg: Config, files: Iterable[str]) -> list[str]:
 def plane_test_files(cfg: Config, files: Iterable[str], frozen_files: Iterable[str]) -> list[str]:
     """Python files of the scoring planes' patterns, of listed and frozen nodeids, conftests."""
     names = list(files)
-    patterns = [line for p in SCORING_PLANES for line in cfg.planes[p].paths]
+    patterns = [
+        line for p in SCORING_PLANES for line in (*cfg.planes[p].paths, *cfg.planes[p].admit)
+    ]
     spec = PathPatterns(patterns)
     found = {path for path in names if path.endswith(".py") and spec.match_file(path)}
     found |= {path for path in names if path.rpartition("/")[2] == "conftest.py"}

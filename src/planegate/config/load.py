@@ -28,6 +28,7 @@ class PlaneConfig:
     paths: tuple[str, ...] = ()
     nodeids: tuple[str, ...] = ()
     data: tuple[str, ...] = ()
+    admit: tuple[str, ...] = ()  # folders where a test file the patch adds joins the plane
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,13 @@ def parse(text: str | bytes, path: str) -> Config:
     if errors:
         _raise_first(errors, _lines_of(_load(text, path, exact_marks=True).node), path)
     return _build(document.value, path)
+
+
+def document(text: str | bytes, path: str) -> Any:
+    """The configuration as plain values, after the same checks as `parse` (schema included):
+    what two commits' files are compared on."""
+    parse(text, path)
+    return _load(text, path).value
 
 
 def _load(text: str | bytes, path: str, *, exact_marks: bool = False) -> yamldoc.YamlDocument:
@@ -235,6 +243,7 @@ def _planes(raw_planes: dict[str, Any], map_owner: str) -> dict[Plane, PlaneConf
             paths=_strings(section, "paths"),
             nodeids=_strings(section, "nodeids"),
             data=_strings(section, "data"),
+            admit=_strings(section, "admit"),
         )
     return planes
 

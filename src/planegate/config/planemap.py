@@ -27,13 +27,14 @@ def spec(patterns: Iterable[str]) -> PathPatterns:
 
 
 def _entries_above(nodeid: str) -> list[str]:
-    """The entries above a nodeid that would list it: its id without parameters, and each
-    class or function above it (an entry covers the parametrized ids below it). Most nodeids
-    (file::function) have none."""
+    """The entries above a nodeid that would list it: its id without parameters, each class
+    or function above it (an entry covers the parametrized ids below it), and its file."""
     bracket = nodeid.find("[")
     base = nodeid if bracket < 0 else nodeid[:bracket]
     above = [base] if bracket >= 0 else []
     colon = base.find("::")  # after the file: the first entry above it is file::name
+    if colon > 0:
+        above.append(base[:colon])
     colon = base.find("::", colon + 2) if colon >= 0 else -1
     while colon >= 0:
         above.append(base[:colon])
@@ -58,7 +59,8 @@ class PlaneMap:
 
     @cached_property
     def _specs(self) -> dict[str, PathPatterns]:
-        return {name: spec(self.config.planes[name].paths) for name in SCORING_PLANES}
+        planes = self.config.planes
+        return {name: spec([*planes[name].paths, *planes[name].admit]) for name in SCORING_PLANES}
 
     @cached_property
     def _listing(self) -> dict[str, tuple[str, ...]]:
@@ -147,7 +149,10 @@ class PlaneMap:
     @cached_property
     def _evidence_specs(self) -> dict[str, PathPatterns]:
         planes = self.config.planes
-        return {name: spec([*planes[name].paths, *planes[name].data]) for name in EVIDENCE_ORDER}
+        return {
+            name: spec([*planes[name].paths, *planes[name].admit, *planes[name].data])
+            for name in EVIDENCE_ORDER
+        }
 
     def plane_of_path(self, path: str) -> str | None:
         """The plane a protected path is evidence of: the first (fixture, then property) that
@@ -162,6 +167,21 @@ class PlaneMap:
 
     def is_plane_file(self, path: str) -> bool:
         return self.plane_of_file(path) is not None
+
+
+@dataclass(frozen=True)
+class NewFilesMap(PlaneMap):
+    """The planes of the tests in files the patch adds: only what names them explicitly (the
+    configuration's `nodeids`, here with the rows a person added and the files an `admit`
+    folder took in), never a path pattern: a new test file is the patch's claim, and a
+    folder pattern written for main's tests does not classify it (DESIGN §1)."""
+
+    new_files: frozenset[str] = frozenset()
+
+    def _planes_of(self, nodeid: str) -> tuple[str, ...]:
+        if file_of(nodeid) in self.new_files:
+            return self._explicit_planes(nodeid)
+        return super()._planes_of(nodeid)
 
 
 def data_files(config: Config, files: Iterable[str]) -> list[str]:

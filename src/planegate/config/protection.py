@@ -24,7 +24,7 @@ def patterns(config: Config) -> list[str]:
     found = [*DEFAULT_PROTECTED, *config.protected, config.path, config.manifest, config.ledger]
     for name in SCORING_PLANES:
         plane = config.planes[name]
-        found += [*plane.paths, *plane.data]
+        found += [*plane.paths, *plane.admit, *plane.data]
     return found
 
 

@@ -146,7 +146,7 @@ PATCHES: tuple[Patch, ...] = (
     ),
     Patch(
         "unclassified-test",
-        "adds a test file no plane claims",
+        "adds a test file: its claim, in no plane until a person classifies it",
         _write(
             "tests/test_extra.py",
             "from shop.pricing import total\n\n\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import cached_property
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from planegate.config import default_evidence, owners
+from planegate.config.classify import Classification, head_rows
 from planegate.config.from_git import load_config
 from planegate.config.load import Config
 from planegate.config.planemap import PlaneMap, file_of
@@ -19,6 +20,7 @@ from planegate.repo.git import GitRepo
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot, snapshot
 from planegate.runner import pytest_ini
+from planegate.steps import new_tests
 from planegate.steps.run_facts import Commits
 
 
@@ -47,6 +49,9 @@ class GateOptions:
     # the CLI's planegate-digest.json in the work tree: used when neither of the two above is
     # given and it is the digest of the base tip (never set by the action)
     worktree_digest: Path | None = None
+    # the login GitHub verified for a commit (the action), for rows a person adds to classify
+    # new tests; None: judged from git's own record against `agents.authors` (the CLI)
+    people: Callable[[str], str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -126,6 +131,31 @@ class Context:
     @cached_property
     def ledger_head(self) -> str | None:
         return self.head.text(self.cfg.ledger)
+
+    @cached_property
+    def new_tests(self) -> Classification:
+        """The test files the patch adds and how they are classified (git only)."""
+        cfg, people = self.cfg, self.options.people
+        return new_tests.classify(
+            new_tests.Sources(
+                cfg=cfg,
+                frozen=frozenset(self.frozen),
+                files=new_tests.added_test_files(self.changes, self.base_ini),
+                base_text=self.base.read(cfg.path),
+                head_text=self.head.read(cfg.path),
+                rows=lambda: head_rows(
+                    self.base.read(cfg.path) or b"", self.head.read(cfg.path) or b"", cfg.path
+                ),
+                commits=lambda: self.repo.commits_touching(
+                    self.commits.base_tip, self.commits.head, cfg.path
+                ),
+                person=(
+                    new_tests.git_person(cfg.agent_authors)
+                    if people is None
+                    else new_tests.verified_people(people, cfg.agent_authors)
+                ),
+            )
+        )
 
     def with_agent(self, agent: bool) -> Context:
         return replace(self, options=replace(self.options, agent=agent))

@@ -75,8 +75,7 @@ def execute(
             flipped.started(ctx, main, base_inventory, files) as base_run,
         ):
             head_run, overlay_notes, probed, answers = _run_head(ctx, base_run, within, progress)
-        with watch.time("shadow lane"):
-            shadow = _shadow(ctx, progress) if within is None or within.shadow else ()
+        shadow, claims = _apart(ctx, progress, watch, within is None or within.shadow)
         with watch.time("base collection (alongside)"):
             base_collected = base_collection()
     if base_inventory is None and base_collected is not None:
@@ -110,7 +109,21 @@ def execute(
         watch.seconds,
         answers,
         signs,
+        claims,
     )
+
+
+def _apart(
+    ctx: Context, progress: Progress, watch: Stopwatch, wanted: bool
+) -> tuple[tuple[ShadowResult, ...], session.RunResult | None]:
+    """The sessions that never vote: the shadow lane of frozen tests and the test files the
+    patch adds (in one shard only, when sharded)."""
+    if not wanted:
+        return (), None
+    with watch.time("shadow lane"):
+        shadow = _shadow(ctx, progress)
+    with watch.time("tests the patch adds"):
+        return shadow, _new_tests(ctx, progress)
 
 
 @contextlib.contextmanager
@@ -175,14 +188,34 @@ def nothing_collected(commit: str, result: session.RunResult) -> ConfigError:
 
 
 def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
-    """The base's protected files restored in the head's tree, added protected files removed."""
+    """The base's protected files restored in the head's tree, added protected files removed,
+    and so are the test files the patch adds: they are its claims, never in a session that
+    runs main's evidence (their import-time code cannot reach main's tests)."""
     return overlay.apply(
         tree,
         ctx.protection.select(ctx.base.files),
-        ctx.protection.select(ctx.head.files),
+        [*ctx.protection.select(ctx.head.files), *ctx.new_tests.files],
         ctx.base.read,
         ctx.base_links,
     )
+
+
+def _new_tests(ctx: Context, progress: Progress) -> session.RunResult | None:
+    """The test files the patch adds, run apart: a tree of their own (main's evidence
+    overlaid as for every run), a session of their own, outcomes reported, never voting."""
+    files = ctx.new_tests.files
+    if not files:
+        return None
+    progress.step("new tests", f"{len(files)} test files the patch adds (apart, never voting)")
+    with ctx.repo.worktree(ctx.head.commit) as tree:
+        _overlay(ctx, tree)
+        for path in files:
+            data = ctx.head.read(path)
+            if data is not None:
+                (tree / path).parent.mkdir(parents=True, exist_ok=True)
+                (tree / path).write_bytes(data)
+        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ)
+        return sessions.run(targets=files, deselect=frozenset(ctx.frozen), canaries=False)
 
 
 def _run_head(
@@ -210,10 +243,11 @@ def _run_head(
     notes = list(reran)
     if applied.restored:
         notes.append(f"restored {len(applied.restored)} protected files from the base")
-    if applied.removed:
+    claims = set(ctx.new_tests.files)
+    removed = [path for path in applied.removed if path not in claims]
+    if removed:
         notes.append(
-            f"removed {len(applied.removed)} protected files the head added: "
-            + ", ".join(applied.removed[:5])
+            f"removed {len(removed)} protected files the head added: " + ", ".join(removed[:5])
         )
     return result, tuple(notes), found.fixture, found.answers
 

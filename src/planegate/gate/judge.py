@@ -12,7 +12,7 @@ from planegate.gate.digest_check import DigestCheck
 from planegate.progress import Stopwatch
 from planegate.report import Report, StepResult, mains_own
 from planegate.report.locate import place_failures
-from planegate.steps import evidence, hunks, inventory, ledger, planes
+from planegate.steps import evidence, hunks, inventory, ledger, new_tests, planes
 from planegate.steps.hunks_started import StartedAnalysis
 from planegate.steps.run_facts import Execution, RunFacts, StepCheck
 
@@ -58,6 +58,10 @@ def judge(
         base_broken=base_broken(steps),
         timings={**execution.timings, **watch.seconds},
         unsandboxed=execution.head_run.unsandboxed,
+        new_tests=new_tests.results(ctx.new_tests, execution.new_tests),
+        classify=new_tests.rows_to_add(
+            ctx.new_tests, execution.new_tests, new_tests.sources_of(ctx.head, ctx.new_tests)
+        ),
     )
     # every output (terminal, JSON, annotations) names the failing test's line, not its file
     return place_failures(mains_own.quiet(report), _failure_text(execution), ctx.base.read)

@@ -24,7 +24,7 @@ from github.Repository import Repository
 from planegate import exitcodes
 from planegate.errors import InputDataError, PlanegateError, UsageError
 from planegate.findings import Finding
-from planegate.github import artifacts, codescanning
+from planegate.github import artifacts, codescanning, commit_people
 from planegate.github.client import CALL_ERRORS, ClientSettings, describe, make_github
 from planegate.github.event_payload import PullRequest
 from planegate.github.inputs import (
@@ -119,7 +119,8 @@ def reread_pull(repo: Repository, inputs: ActionInputs, runner: RunnerEnv) -> Jo
         head_repository=pull.head.repo.full_name if pull.head.repo else None,
         base_repository=pull.base.repo.full_name,
     )
-    return Job(inputs, runner, facts, reread=True)
+    login = commit_people.verified_login(repo, inputs.agent_authors or ())
+    return Job(inputs, runner, facts, reread=True, commit_login=login)
 
 
 def fetch_main_digest(
@@ -189,8 +190,11 @@ def _failure(error: BaseException) -> Outcome:
 
 def _job(repo: Repository | None, mode: JudgedMode, inputs: ActionInputs, runner: RunnerEnv) -> Job:
     """The job, its pull request re-read from the API when the event's copy is untrusted."""
-    if repo is None or not mode.posts_verdict or runner.event.pull_trusted:
+    if repo is None:
         return Job(inputs, runner, runner.event.pull)
+    if not mode.posts_verdict or runner.event.pull_trusted:
+        login = commit_people.verified_login(repo, inputs.agent_authors or ())
+        return Job(inputs, runner, runner.event.pull, commit_login=login)
     return reread_pull(repo, inputs, runner)
 
 

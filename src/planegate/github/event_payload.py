@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -181,20 +180,3 @@ def _minimal_pull(pull: Mapping[str, Any], payload: Mapping[str, Any]) -> PullRe
         head_repository=_get(payload, "workflow_run", "head_repository", "full_name"),
         base_repository=_get(payload, "repository", "full_name"),
     )
-
-
-def _glob(pattern: str) -> re.Pattern[str]:
-    # Only `*` and `?` are wildcards: in `*[bot]` the brackets are literal, not fnmatch's set.
-    parts = (".*" if ch == "*" else "." if ch == "?" else re.escape(ch) for ch in pattern)
-    return re.compile("".join(parts), re.IGNORECASE | re.DOTALL)
-
-
-def matches_any(value: str, patterns: Iterable[str]) -> bool:
-    return any(_glob(pattern).fullmatch(value) for pattern in patterns)
-
-
-def is_agent(
-    author: str, labels: Iterable[str], *, authors: Iterable[str], agent_labels: Iterable[str]
-) -> bool:
-    """An agent's PR: the author matches a pattern (`*[bot]`, an exact login) or a label does."""
-    return matches_any(author, authors) or any(matches_any(label, agent_labels) for label in labels)

@@ -4,16 +4,17 @@ the `Job` a mode works on, built from them once the pull request's facts are fin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from planegate.config.agents import is_agent
 from planegate.config.load import Config
 from planegate.errors import UsageError
 from planegate.github import check_runs, comments
 from planegate.github.artifacts import DEFAULT_NAME as DEFAULT_ARTIFACT
-from planegate.github.event_payload import Event, PullRequest, is_agent, load_json, parse_event
+from planegate.github.event_payload import Event, PullRequest, load_json, parse_event
 from planegate.shards.slicing import Shard, parse_shard
 
 ModeName = Literal["gate", "digest", "sweep", "report", "merge"]
@@ -87,6 +88,8 @@ class Job:
     runner: RunnerEnv
     pull: PullRequest | None
     reread: bool = False
+    # the login GitHub verified for a commit (github/commit_people.py); None: no client
+    commit_login: Callable[[str], str | None] | None = field(default=None, compare=False)
 
     @property
     def head(self) -> str:

@@ -14,6 +14,7 @@ from planegate.gate.context import Context, DigestInput, GateOptions
 from planegate.gate.digest_check import check_digest
 from planegate.gate.execute import execute
 from planegate.gate.judge import judge
+from planegate.github import commit_people
 from planegate.github.inputs import FetchedDigest, Job, agent_of
 from planegate.modes.base import exchange_folder, main_digest_folder, phase_of
 from planegate.progress import Progress
@@ -74,6 +75,7 @@ def gate_options(job: Job, digest: FetchedDigest | None, agent: bool = True) -> 
         config_path=job.inputs.config,
         agent=agent,
         author=job.author or "the patch author",
+        people=job.commit_login or commit_people.nobody,  # never the names commits claim
     )
 
 

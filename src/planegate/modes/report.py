@@ -26,6 +26,7 @@ from planegate.errors import InputDataError, PlanegateError
 from planegate.findings import Finding, Step
 from planegate.gate import context
 from planegate.gate.context import Context, GateOptions
+from planegate.github import commit_people
 from planegate.github.inputs import FetchedDigest, Job, agent_of
 from planegate.modes.base import no_run_phase
 from planegate.progress import Progress
@@ -130,6 +131,7 @@ def recheck_context(report: Report, job: Job, today: date) -> Context:
         config_path=job.inputs.config,
         author=job.author or "the patch author",
         today=today,
+        people=job.commit_login or commit_people.nobody,  # never the names commits claim
     )
     try:
         ctx = context.build(opts)

@@ -51,6 +51,17 @@ _UNRESOLVED: tuple[type[Exception], ...] = (
 
 
 @dataclass(frozen=True)
+class CommitIdentity:
+    """A commit and the author and committer it claims (git metadata: anyone can write it)."""
+
+    sha: str
+    author_name: str
+    author_email: str
+    committer_name: str
+    committer_email: str
+
+
+@dataclass(frozen=True)
 class Merge:
     """`head` merged onto `base` in memory: the merged tree, or the paths that conflict."""
 
@@ -254,6 +265,19 @@ class GitRepo:
             changes = gitdiff.parse_name_status(bytes(raw))
         gitdiff.cross_check(changes, _changed_paths(self._entries(base), self._entries(head)))
         return sorted(changes, key=lambda change: change.path)
+
+    def commits_touching(self, base: str, head: str, path: str) -> list[CommitIdentity]:
+        """The commits on `head` but not on `base` that changed `path` (git log's history
+        simplification), with the identities they claim."""
+        with _translated("git log", head):
+            raw = self._repo.git.log(
+                "-z", "--format=%H%x00%an%x00%ae%x00%cn%x00%ce", f"{base}..{head}", "--", path
+            )
+        fields = str(raw).split("\0")
+        return [
+            CommitIdentity(*(part.strip() for part in fields[start : start + 5]))
+            for start in range(0, len(fields) - 4, 5)
+        ]
 
     @contextlib.contextmanager
     def worktree(self, commit: str) -> Iterator[Path]:

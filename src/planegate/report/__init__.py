@@ -34,6 +34,16 @@ class ShadowResult:
 
 
 @dataclass(frozen=True)
+class NewTestResult:
+    """A test of a file the patch adds, in its own session: its claim, reported, never voting.
+    `plane` is where it is classified (`unclassified` until a person classifies it)."""
+
+    nodeid: str
+    outcome: str
+    plane: str
+
+
+@dataclass(frozen=True)
 class ProbeRecord:
     """One probe of the run: what it ran, how it ended, what it cost.
 
@@ -62,6 +72,8 @@ class Report:
     merged: str = ""  # the tree of the head merged onto the base's tip: what ran
     timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part of the run
     unsandboxed: bool = False  # the tests ran without the sandbox (--no-sandbox): said first
+    new_tests: tuple[NewTestResult, ...] = ()  # the tests the patch adds, run apart
+    classify: tuple[str, ...] = ()  # planegate.yml lines that would classify them
 
     @property
     def exit_code(self) -> int:

@@ -10,7 +10,7 @@ from typing import Any
 
 from planegate import wire
 from planegate.findings import Finding, Severity, Step
-from planegate.report import ProbeRecord, Report, ShadowResult, StepResult
+from planegate.report import NewTestResult, ProbeRecord, Report, ShadowResult, StepResult
 
 
 def finding_from_dict(data: Mapping[str, Any]) -> Finding:
@@ -48,6 +48,11 @@ def report_from_dict(data: Mapping[str, Any]) -> Report:
         shadow=tuple(
             ShadowResult(s["nodeid"], s["outcome"], s["owner"]) for s in data.get("shadow") or ()
         ),
+        new_tests=tuple(
+            NewTestResult(t["nodeid"], t["outcome"], t["plane"])
+            for t in data.get("new_tests") or ()
+        ),
+        classify=tuple(data.get("classify") or ()),
         notes=tuple(data.get("notes") or ()),
         base_broken=tuple(data.get("base_broken") or ()),
         probes=tuple(

@@ -63,6 +63,11 @@ def to_dict(report: Report) -> dict[str, Any]:
             {"nodeid": _text(s.nodeid), "outcome": _text(s.outcome), "owner": _text(s.owner)}
             for s in report.shadow
         ],
+        "new_tests": [
+            {"nodeid": _text(t.nodeid), "outcome": _text(t.outcome), "plane": t.plane}
+            for t in report.new_tests
+        ],
+        "classify": [_text(line) for line in report.classify],
         "notes": [_text(note) for note in report.notes],
         "base_broken": [_text(nodeid) for nodeid in report.base_broken],
         "timings": {_text(name): seconds for name, seconds in report.timings.items()},

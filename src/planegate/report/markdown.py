@@ -181,6 +181,35 @@ def _shadow_lines(report: Report, ctx: MarkdownContext) -> list[str]:
     ]
 
 
+def _new_test_lines(report: Report) -> list[str]:
+    return [
+        f"- {escape_text(_clip(t.nodeid, 300))}: {escape_text(t.outcome)} ({escape_text(t.plane)})"
+        for t in report.new_tests
+    ]
+
+
+def _classify_block(report: Report) -> list[str]:
+    """The planegate.yml rows that classify the tests the patch adds, whole or not at all."""
+    if not report.classify:
+        return []
+    longest = max(
+        (len(run) for line in report.classify for run in re.findall(r"`+", line)), default=0
+    )
+    fence = "`" * max(3, longest + 1)
+    return [
+        "",
+        "### Rows that would classify the tests the patch adds",
+        "",
+        "A person (not an agent) adds these entries to the planes' `nodeids` lists in "
+        "`planegate.yml`, in a commit of their own on this pull request; or the maintainer "
+        "declares an `admit` folder for the plane on main.",
+        "",
+        f"{fence}yaml",
+        *(untrusted.inert_commands(untrusted.clean(line)) for line in report.classify),
+        fence,
+    ]
+
+
 class _Budget:
     """Lines joined by newlines, measured as they are added (no quadratic re-joining)."""
 
@@ -237,7 +266,13 @@ def _extras(report: Report, ctx: MarkdownContext, budget: _Budget) -> tuple[list
     """The shadow lane and the notes, as many lines as fit; returns them and the count cut."""
     extras: list[str] = []
     left = 0
+    rows = _classify_block(report)
+    if rows and budget.take(rows):
+        extras += rows
+    elif rows:
+        left += len(report.classify)
     sections = (
+        ("### Tests the patch adds (its claims: run apart, never voting)", _new_test_lines(report)),
         ("### Shadow lane (frozen tests: reported, never voting)", _shadow_lines(report, ctx)),
         ("### Notes", [f"- {escape_text(_clip(note))}" for note in report.notes]),
     )

@@ -85,6 +85,7 @@ def render(report: Report, *, color: bool | None = None, verbose: bool = False) 
             f"  {shown(s.outcome):<10} {shown(s.nodeid)} [owner: {shown(s.owner)}]"
             for s in report.shadow
         ]
+    lines += _new_tests(report)
     if "total" in report.timings:
         total = report.timings["total"]
         lines += ["", f"took {total:.1f} s (each part's time is in the JSON report's timings)"]
@@ -94,6 +95,26 @@ def render(report: Report, *, color: bool | None = None, verbose: bool = False) 
         )
         lines.append(f"seconds: {parts}")
     return untrusted.inert_commands("\n".join(lines) + "\n")
+
+
+def _new_tests(report: Report) -> list[str]:
+    """The tests the patch adds (run apart, never voting) and the rows that would classify
+    the ones in no plane."""
+    lines: list[str] = []
+    if report.new_tests:
+        lines += ["", "tests the patch adds (its claims: run apart, never vote):"]
+        lines += [
+            f"  {shown(t.outcome):<10} {shown(t.nodeid)} [{shown(t.plane)}]"
+            for t in report.new_tests
+        ]
+    if report.classify:
+        lines += [
+            "",
+            "to classify them, a person (not an agent) adds these entries to the planes' "
+            "nodeids lists in planegate.yml, in a commit of their own:",
+            *(f"  {shown(line)}" for line in report.classify),
+        ]
+    return lines
 
 
 def _what_to_do(findings: tuple[Finding, ...], paint: _Paint) -> list[str]:

@@ -53,6 +53,25 @@ RULES: tuple[Rule, ...] = (
         True,
     ),
     Rule(
+        "PG207",
+        Step.INVENTORY,
+        "a test the patch adds is in no plane",
+        "A test file the patch adds is the patch's claim, not evidence: it ran apart and never "
+        "voted, and until a person says what it proves it cannot become evidence.",
+        "A person (not an agent) adds the rows the report shows to planegate.yml's "
+        "planes.<plane>.nodeids, in a commit of their own on the pull request; or the "
+        "maintainer declares an `admit` folder for the plane on main.",
+    ),
+    Rule(
+        "PG208",
+        Step.INVENTORY,
+        "a test the patch adds did not pass",
+        "A test file the patch adds runs in a session of its own and never votes; when it "
+        "fails, errors or its session does not finish, the patch's claim does not hold.",
+        "Read the test's outcome: fix the test or the code it claims to cover.",
+        True,
+    ),
+    Rule(
         "PG210",
         Step.INVENTORY,
         "pytest refused the configuration",

@@ -54,6 +54,7 @@ def combine(
         timings=_timings(parts),
         answers=_answers(parts),
         mains_signs=_mains_signs(parts),
+        new_tests=next((p.execution.new_tests for p in parts if p.execution.new_tests), None),
     )
 
 

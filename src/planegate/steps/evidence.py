@@ -18,7 +18,7 @@ from planegate.gitfacts import GitFacts
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot
 from planegate.report import StepResult
-from planegate.steps import observed
+from planegate.steps import new_tests, observed
 from planegate.steps.run_facts import RunFacts
 
 # Unicode control, format (zero-width, direction overrides), line and paragraph separators.
@@ -30,15 +30,19 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     changes = protect.changes(
         ctx.protection, changed, ctx.repo.read, ctx.base.commit, ctx.head.commit
     )
+    changes, notes = new_tests.protected_changes(ctx.new_tests, changes, ctx.cfg.path)
     findings = protected_change_findings(
         changes, ctx.plane_map, ctx.who, agent=ctx.agent, why=ctx.evidence
     )
+    findings = new_tests.with_refusal(ctx.new_tests, findings, ctx.cfg.path)
     findings += manifest_findings(ctx.cfg, ctx.base, ctx.head, ctx.who)
     findings += observed.evidence_findings(ctx, run)
     findings += run.digest_findings
     findings += hidden_character_findings(ctx.changes, ctx.author)
     return StepResult(
-        Step.EVIDENCE, tuple(findings), (f"{len(changed)} changed paths, {len(changes)} protected",)
+        Step.EVIDENCE,
+        tuple(findings),
+        (f"{len(changed)} changed paths, {len(changes)} protected", *notes),
     )
 
 

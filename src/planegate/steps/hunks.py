@@ -133,7 +133,7 @@ def own_packages(files: Iterable[str]) -> frozenset[str]:
 def _data_paths(ctx: GitFacts) -> prodscan.DataPaths:
     fixture = ctx.cfg.planes["fixture"]
     files = data_files(ctx.cfg, ctx.base.files)
-    return prodscan.DataPaths((*fixture.data, *fixture.paths), tuple(files))
+    return prodscan.DataPaths((*fixture.data, *fixture.paths, *fixture.admit), tuple(files))
 
 
 def _lint_base(ctx: GitFacts) -> list[Finding]:

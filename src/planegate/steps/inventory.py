@@ -20,7 +20,7 @@ from planegate.errors import ConfigError
 from planegate.findings import Finding, Severity, Step
 from planegate.gitfacts import GitFacts
 from planegate.report import StepResult
-from planegate.steps import on_base, tested_copy
+from planegate.steps import new_tests, on_base, tested_copy
 from planegate.steps.run_facts import RunFacts, finished
 from planegate.vocabulary import SCORING_PLANES
 
@@ -44,9 +44,14 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings += _head_plane_changes(ctx, run, owner)
     findings += _collect_errors(run, owner)
     findings += copies
+    claims = ctx.new_tests
+    claim_findings, claim_notes = new_tests.inventory_findings(
+        claims, run.new_tests, _sources(ctx, set(claims.files)), owner
+    )
+    findings += claim_findings
     counts = ctx.plane_map.inventory(head_run.collected)
     note = ", ".join(f"{len(ids)} {plane}" for plane, ids in counts.items())
-    notes: tuple[str, ...] = (f"{len(head_run.collected)} nodeids: {note}",)
+    notes: tuple[str, ...] = (f"{len(head_run.collected)} nodeids: {note}", *claim_notes)
     if not finished(head_run):
         notes += ("vanished nodeids not checked: the test run did not finish",)
     return StepResult(Step.INVENTORY, tuple(findings), notes)

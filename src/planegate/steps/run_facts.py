@@ -52,6 +52,7 @@ class Execution:
     timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part
     answers: AnswerProbes = field(default_factory=AnswerProbes)  # the flipped tests' probes
     mains_signs: MainsSigns = field(default_factory=MainsSigns)  # the base's side of the signs
+    new_tests: RunResult | None = None  # the test files the patch adds, in their own session
 
 
 @dataclass(frozen=True)
