@@ -14,6 +14,7 @@ import yaml
 
 from planegate import loading, untrusted
 from planegate.config import defaults
+from planegate.config.junit_section import JunitSection, section_of
 from planegate.errors import ConfigError
 from planegate.loading import yamldoc
 from planegate.vocabulary import PLANES, Plane
@@ -55,6 +56,8 @@ class Config:
     fixture_probe: bool = defaults.FIXTURE_PROBE
     max_file_bytes: int = defaults.MAX_FILE_BYTES
     evidence_exclude: tuple[str, ...] = ()
+    runner: str = "pytest"  # or "junit": the suite runs by `junit`'s command
+    junit: JunitSection | None = None
 
 
 def schema() -> dict[str, Any]:
@@ -272,6 +275,8 @@ def _build(data: dict[str, Any], path: str) -> Config:
         fixture_probe=bool(fixture.get("probe", defaults.FIXTURE_PROBE)),
         max_file_bytes=int(analysis.get("max_file_bytes", defaults.MAX_FILE_BYTES)),
         evidence_exclude=_strings(evidence, "exclude"),
+        runner=str(data.get("runner", "pytest")),
+        junit=section_of(data, path),
     )
 
 

@@ -9,6 +9,7 @@ from planegate.errors import InternalError
 from planegate.gate import merge
 from planegate.gate.context import Context
 from planegate.gate.digest_check import DigestCheck
+from planegate.junit.trust import trust_line
 from planegate.progress import Stopwatch
 from planegate.report import Report, StepResult
 from planegate.report.locate import place_failures
@@ -57,6 +58,7 @@ def judge(
         merged=ctx.commits.merged,
         base_broken=base_broken(steps),
         timings={**execution.timings, **watch.seconds},
+        trust=trust_line(ctx.cfg.runner),
     )
     # every output (terminal, JSON, annotations) names the failing test's line, not its file
     return place_failures(report, _failure_text(execution), ctx.base.read)

@@ -59,6 +59,7 @@ class Report:
     probes: tuple[ProbeRecord, ...] = ()  # the run's probes and their cost
     merged: str = ""  # the tree of the head merged onto the base's tip: what ran
     timings: Mapping[str, float] = field(default_factory=dict)  # seconds per part of the run
+    trust: str = ""  # what the verdict rests on, for a suite planegate does not instrument
 
     @property
     def exit_code(self) -> int:
