@@ -3,7 +3,8 @@ vacuous, no budget cut, no production code that inspects the test harness."""
 
 from __future__ import annotations
 
-from planegate.analysis import lint, prodscan
+from planegate.analysis import foreign_tests, lint, prodscan
+from planegate.analysis.foreign_lines import is_foreign_test
 from planegate.analysis.hunks import is_test_file
 from planegate.analysis.hunks.batch import FileChange
 from planegate.analysis.hunks.batch import ready_workers as ready_workers_for
@@ -61,12 +62,31 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
         if change.plane == "property" and change.path.endswith(".py") and small:
             findings += lint.added_findings(change.path, change.base, change.head, ctx.author)
     findings += started.findings()
+    findings += _foreign_tests(ctx, started)
     findings += _lint_base(ctx)
     findings += signs_findings.oracle_findings(ctx, run, data_paths.files)
     probes = registry.reported(Step.HUNKS, ctx, run)
     findings += probes.findings
     analysed = f"{len(started.test_files)} changed test files analysed"
     return StepResult(Step.HUNKS, tuple(findings), (analysed, *probes.notes))
+
+
+def _foreign_tests(ctx: GitFacts, started: StartedAnalysis) -> list[Finding]:
+    """A `runner: junit` suite's changed test sources in other languages: the text rules
+    (PG527-PG531). An added or deleted file is the inventory's and the evidence step's."""
+    if ctx.cfg.runner != "junit":
+        return []
+    return [
+        finding
+        for change in started.changed
+        if isinstance(change, OtherFile) and change.base is not None and change.head is not None
+        if is_foreign_test(change.path, ctx.protection.covers(change.path))
+        for finding in foreign_tests.analyse(
+            foreign_tests.Where(change.path, ctx.author, ctx.plane_map.plane_of_file(change.path)),
+            change.base,
+            change.head,
+        )
+    ]
 
 
 def _texts(ctx: GitFacts) -> tuple[dict[str, str], dict[str, str]]:
