@@ -16,6 +16,8 @@ $(STAMP): $(BIN)/python pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
+# `planegate demo` also gates a C++ ctest suite (runner: junit) when cmake and a C++ compiler
+# are on PATH (Debian/Ubuntu: apt-get install cmake g++); tests/e2e/test_demo_ctest.py needs them.
 demo: $(STAMP)
 	$(BIN)/planegate demo
 

@@ -108,3 +108,25 @@ def test_a_test_failing_on_the_base_too_is_the_base_broken(tmp_path: Path) -> No
     assert report["base_broken"] == ["golden::golden_table"]
     planes = next(s for s in report["steps"] if s["step"] == "planes")
     assert any("ran and their outcomes were ignored" in note for note in planes["notes"])
+
+
+def test_a_report_the_patch_commits_is_never_read_as_the_runs(project: TestRepo) -> None:
+    forged = (
+        "<testsuite>"
+        + "".join(
+            f"<testcase classname='{c}' name='{n}'/>"
+            for c, n in (
+                ("props", "add_commutes"),
+                ("props", "add_zero"),
+                ("golden", "golden_table"),
+            )
+        )
+        + "</testsuite>"
+    )
+    project.write({"out/junit.xml": forged, "src/calc.py": "import sys\nsys.exit(3)\n"})
+    project.git("add", "-f", "out/junit.xml", "src/calc.py")
+    project.git("commit", "-q", "-m", "a bug, and the report of a run that never happened")
+    code, report, _ = gate(project)
+    assert code == 1
+    planes = next(s for s in report["steps"] if s["step"] == "planes")
+    assert any("wrote no JUnit XML" in f["message"] for f in planes["findings"]), planes

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from planegate.config.junit_section import check_id_format
+from planegate.config.load import parse
 from planegate.errors import ConfigError
 from planegate.junit import filters, results
 
@@ -78,3 +79,43 @@ def test_the_command_says_whether_the_filter_deselected() -> None:
     assert (text, filtered) == ("ctest -E '^(slow)$' -j4", True)
     assert filters.command("ctest -j4", "ctest", ["T::slow"]) == ("ctest -j4", False)
     assert filters.command("ctest {deselect}", "ctest", []) == ("ctest ", False)
+
+
+JUNIT_FILE = "version: 1\nplanes:\n  property: {}\n  fixture: {}\nrunner: junit\n"
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ("", r"^planegate\.yml:1 \(top level\): 'junit' is required$"),
+        (
+            'junit:\n  command: make\n  xml: [a.xml]\n  id: "{klass}"\n',
+            r"^planegate\.yml:9 junit\.id: expected a format naming only \{classname\}",
+        ),
+        (
+            "junit:\n  command: make\n  xml: [a.xml]\n  filter: maven\n",
+            r"^planegate\.yml:9 junit\.filter: expected one of none, ctest, go, cargo, jest",
+        ),
+        ("junit:\n  command: make\n", r"^planegate\.yml:6 junit: 'xml' is required$"),
+    ],
+)
+def test_a_bad_junit_section_is_one_line_naming_file_and_line(section: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message) as raised:
+        parse(JUNIT_FILE + section, "planegate.yml")
+    assert raised.value.exit_code == 78
+
+
+def test_a_junit_section_loads() -> None:
+    text = JUNIT_FILE + (
+        'junit:\n  command: "ctest {deselect}"\n  xml: ["build/*.xml"]\n'
+        '  id: "{file}::{name}"\n  filter: ctest\n  timeout: 60\n  env: [CC]\n'
+    )
+    cfg = parse(text, "planegate.yml")
+    assert cfg.runner == "junit"
+    assert cfg.junit is not None
+    assert (cfg.junit.command, cfg.junit.xml, cfg.junit.id_format) == (
+        "ctest {deselect}",
+        ("build/*.xml",),
+        "{file}::{name}",
+    )
+    assert (cfg.junit.filter, cfg.junit.timeout, cfg.junit.env_allow) == ("ctest", 60.0, ("CC",))

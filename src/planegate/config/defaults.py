@@ -30,6 +30,10 @@ MAX_FROZEN_FRACTION = 0.05
 FIXTURE_PROBE = True
 MAX_FILE_BYTES = sourcesize.MAX_FILE_BYTES
 
+RUNNER = "pytest"  # `runner: junit` runs the `junit` section's command instead
+JUNIT_ID = "{classname}::{name}"
+JUNIT_FILTER = "none"  # frozen tests run and are ignored unless a runner's filter is named
+
 CONFIG: Mapping[str, object] = {
     "owner": OWNER,
     "planes.property.paths": (),
@@ -57,6 +61,11 @@ CONFIG: Mapping[str, object] = {
     "pytest.triage_max": TRIAGE_MAX,
     "pytest.probe_budget": PROBE_BUDGET,
     "pytest.sampled_canaries": SAMPLED_CANARIES,
+    "runner": RUNNER,
+    "junit.id": JUNIT_ID,
+    "junit.filter": JUNIT_FILTER,
+    "junit.timeout": PYTEST_TIMEOUT,
+    "junit.env": (),
 }
 
 # Paths protected whatever the configuration says (DESIGN §2, §5); `protected` adds to them.

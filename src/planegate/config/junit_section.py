@@ -10,7 +10,7 @@ from typing import Any
 from planegate.config import defaults
 from planegate.errors import ConfigError
 
-DEFAULT_ID = "{classname}::{name}"
+DEFAULT_ID = defaults.JUNIT_ID
 FIELDS = ("classname", "name", "file")
 FIX = 'see docs/configuration.md, "runner: junit"'
 
@@ -23,7 +23,7 @@ class JunitSection:
     command: str
     xml: tuple[str, ...]
     id_format: str = DEFAULT_ID
-    filter: str = "none"
+    filter: str = defaults.JUNIT_FILTER
     timeout: float = defaults.PYTEST_TIMEOUT
     env_allow: tuple[str, ...] = ()
 
@@ -51,7 +51,7 @@ def section_of(data: dict[str, Any], path: str) -> JunitSection | None:
         command=str(raw["command"]),
         xml=tuple(str(p) for p in raw["xml"]),
         id_format=str(raw.get("id", DEFAULT_ID)),
-        filter=str(raw.get("filter", "none")),
+        filter=str(raw.get("filter", defaults.JUNIT_FILTER)),
         timeout=float(raw.get("timeout", defaults.PYTEST_TIMEOUT)),
         env_allow=tuple(str(n) for n in raw.get("env", ())),
     )

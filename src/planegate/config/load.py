@@ -56,7 +56,7 @@ class Config:
     fixture_probe: bool = defaults.FIXTURE_PROBE
     max_file_bytes: int = defaults.MAX_FILE_BYTES
     evidence_exclude: tuple[str, ...] = ()
-    runner: str = "pytest"  # or "junit": the suite runs by `junit`'s command
+    runner: str = defaults.RUNNER  # or "junit": the suite runs by `junit`'s command
     junit: JunitSection | None = None
 
 
@@ -206,6 +206,8 @@ def _describe(error: Any) -> str:
         )
     if kind == "const":
         return f"expected {error.validator_value!r}, got {error.instance!r}"
+    if kind == "pattern" and "patternMessage" in error.schema:
+        return f"{error.schema['patternMessage']}, got {error.instance!r}"
     return str(error.message)
 
 
@@ -275,7 +277,7 @@ def _build(data: dict[str, Any], path: str) -> Config:
         fixture_probe=bool(fixture.get("probe", defaults.FIXTURE_PROBE)),
         max_file_bytes=int(analysis.get("max_file_bytes", defaults.MAX_FILE_BYTES)),
         evidence_exclude=_strings(evidence, "exclude"),
-        runner=str(data.get("runner", "pytest")),
+        runner=str(data.get("runner", defaults.RUNNER)),
         junit=section_of(data, path),
     )
 

@@ -24,6 +24,8 @@ from planegate.runner.session import RunResult
 from planegate.steps.run_facts import Execution
 from planegate.vocabulary import SCORING_PLANES
 
+_BASE_RUNS: dict[tuple[str, JunitSection], RunResult] = {}  # see _base_run
+
 
 def execute(
     ctx: Context,
@@ -82,9 +84,7 @@ def _base(
     )
     if inventory is not None and (not not_passed or not head.closed):
         return inventory, None
-    progress.step("base", f"running the suite on the base {ctx.base.commit[:12]}")
-    with ctx.repo.worktree(ctx.base.commit) as tree:
-        base = junit_run.run(tree, section, (), environ=ctx.environ)
+    base = _base_run(ctx, section, progress)
     if inventory is None:
         inventory = ctx.plane_map.inventory(base.collected)
         not_passed = sorted(
@@ -98,6 +98,17 @@ def _base(
     return inventory, Rerun(
         ctx.base.commit, 1, outcomes, failures, base.collected, base.closed, problem
     )
+
+
+def _base_run(ctx: Context, section: JunitSection, progress: Progress) -> RunResult:
+    """The base's run, once per base commit and configuration in one process (a process that
+    gates many patches on one base, as the demo does, builds it once)."""
+    key = (ctx.base.commit, section)
+    if key not in _BASE_RUNS:
+        progress.step("base", f"running the suite on the base {ctx.base.commit[:12]}")
+        with ctx.repo.worktree(ctx.base.commit) as tree:
+            _BASE_RUNS[key] = junit_run.run(tree, section, (), environ=ctx.environ)
+    return _BASE_RUNS[key]
 
 
 def _overlay(ctx: Context, tree: Path) -> overlay.OverlayResult:
