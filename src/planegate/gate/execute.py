@@ -135,7 +135,8 @@ def _not_here(
     ctx: Context, progress: Progress, base_inventory: Mapping[str, list[str]] | None
 ) -> Execution | None:
     """A patch that does not merge runs nothing; a suite pytest does not run (`runner: junit`)
-    gives the same facts from its own command (gate/junit_gate.py)."""
+    gives the same facts from its own command (gate/junit_gate.py; never sharded: shards/run.py
+    refuses it)."""
     if ctx.commits.conflicts:
         return unmerged(ctx)
     if ctx.cfg.runner == "junit":
