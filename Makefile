@@ -23,6 +23,8 @@ bwrap:
 	|| { sudo -n apt-get update -qq && sudo -n apt-get install -y -qq bubblewrap; } >/dev/null 2>&1 \
 	|| echo "make: bubblewrap is missing and cannot be installed here (apt-get install bubblewrap): the gate will stop with exit 69 unless --no-sandbox"
 
+# `planegate demo` also gates a C++ ctest suite (runner: junit) when cmake and a C++ compiler
+# are on PATH (Debian/Ubuntu: apt-get install cmake g++); tests/e2e/test_demo_ctest.py needs them.
 demo: $(STAMP) bwrap
 	$(BIN)/planegate demo
 

@@ -172,7 +172,14 @@ def build_parser() -> argparse.ArgumentParser:
     explain_cmd.add_argument("what", help="a rule id (PG301) or an exit code (3)")
     _add_format(explain_cmd)
     add("action", "the GitHub Action's entrypoint (reads INPUT_* and GITHUB_*; only in Actions)")
-    add("demo", "build the bundled demo repository and gate honest and cheating patches")
+    demo_cmd = add("demo", "build the bundled demo repository and gate honest and cheating patches")
+    demo_cmd.add_argument(
+        "--runner",
+        choices=("pytest", "junit", "all"),
+        default="all",
+        help="which demo: the pytest shop, the ctest normalize_path library (runner: junit; "
+        "needs cmake and a C++ compiler), or both (default)",
+    )
     for name in SANDBOXED:
         SUBPARSERS[name].add_argument(
             "--no-sandbox",

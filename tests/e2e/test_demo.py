@@ -7,7 +7,7 @@ from planegate.demo import PATCHES
 
 
 def test_demo_gives_every_expected_verdict() -> None:
-    done = run_cli("demo", "-q")
+    done = run_cli("demo", "--runner", "pytest", "-q")
     assert done.returncode == 0, done.stdout + done.stderr
     rows = {
         line.split("|")[0].strip(): [cell.strip() for cell in line.split("|")]

@@ -56,6 +56,19 @@ def test_the_configuration_reference_shows_the_same_defaults() -> None:
     assert shown == {key: _as_docs(value) for key, value in defaults.CONFIG.items()}
 
 
+def _junit_defaults() -> dict[str, object]:
+    """A `junit` section with only its required keys, as loaded."""
+    text = MINIMAL + 'runner: junit\njunit:\n  command: "make check"\n  xml: ["out.xml"]\n'
+    section = config.parse(text, "planegate.yml").junit
+    assert section is not None and section.command == "make check"
+    return {
+        "junit.id": section.id_format,
+        "junit.filter": section.filter,
+        "junit.timeout": section.timeout,
+        "junit.env": section.env_allow,
+    }
+
+
 def test_a_minimal_file_loads_with_the_tables_defaults() -> None:
     cfg = config.parse(MINIMAL, "planegate.yml")
     loaded = {
@@ -88,6 +101,9 @@ def test_a_minimal_file_loads_with_the_tables_defaults() -> None:
         "pytest.probe_budget": cfg.probe_budget,
         "pytest.sampled_canaries": cfg.sampled_canaries,
         "sandbox.network": cfg.sandbox_network,
+        "runner": cfg.runner,
+        **_junit_defaults(),
     }
     assert loaded == dict(defaults.CONFIG)
+    assert cfg.junit is None
     assert all(plane.owner == defaults.OWNER for plane in cfg.planes.values())

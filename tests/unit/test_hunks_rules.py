@@ -516,12 +516,9 @@ def test_is_test_file() -> None:
 
 
 def _emitted_rules() -> set[str]:
-    source = "".join(
-        path.read_text("utf-8")
-        for path in (Path(__file__).resolve().parents[2] / "src/planegate/analysis/hunks").rglob(
-            "*.py"
-        )
-    )
+    analysis = Path(__file__).resolve().parents[2] / "src/planegate/analysis"
+    paths = [*analysis.joinpath("hunks").rglob("*.py"), analysis / "foreign_tests.py"]
+    source = "".join(path.read_text("utf-8") for path in paths)
     return set(re.findall(r'"(PG5\d\d)"', source))
 
 

@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     "analysis": 2,
     "freeze": 2,
     "runner": 2,
+    "junit": 2,
     "steps": 2,
     "probes": 2,
     "signs": 2,
@@ -188,6 +189,8 @@ SAME_LAYER_EDGES: set[tuple[str, str]] = {
     ("gitfacts", "repo"),
     # layer 2, in order: runner, then freeze, analysis; probes; signs; steps
     ("freeze", "runner"),
+    ("junit", "runner"),  # a foreign runner's run read as the RunResult pytest's gives
+    ("junit", "freeze"),  # its sweep makes the pytest sweep's decisions
     ("probes", "analysis"),
     ("probes", "runner"),
     ("signs", "freeze"),  # main's side of the signs runs with the sweep's child plugin

@@ -30,11 +30,16 @@ def run(args: argparse.Namespace) -> int:
         config_path=args.config,
         owner=args.owner,
     )
-    outcome = sweep_run.sweep(options, progress_of(args))
+    from planegate.junit import sweep as junit_sweep  # runner: junit runs its own command
+
+    chosen = junit_sweep.sweep if junit_sweep.wanted(options) else sweep_run.sweep
+    outcome = chosen(options, progress_of(args))
     print(
         f"planegate: swept {outcome.commit[:12]}: {outcome.suite_size} tests, "
         f"{len(outcome.runs)} runs, seed {outcome.seed}"
     )
+    for note in outcome.notes:
+        print(f"planegate: {note}")
     if outcome.trouble is not None:
         print(f"planegate: environment trouble, nothing proposed: {outcome.trouble}")
         return exitcodes.UNAVAILABLE

@@ -8,6 +8,7 @@ _planegate() {
         case "${COMP_WORDS[i]}" in -C) ((i++)) ;; -*) ;; *) cmd="${COMP_WORDS[i]}"; break ;; esac
     done
     case "$cmd:$prev" in
+        demo:--runner) COMPREPLY=($(compgen -W "pytest junit all" -- "$cur")); return ;;
         digest:--format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         explain:--format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         gate:--format) COMPREPLY=($(compgen -W "text json sarif" -- "$cur")); return ;;
@@ -18,7 +19,7 @@ _planegate() {
     case "$cmd" in
         "") COMPREPLY=($(compgen -W "action demo digest explain freeze gate init ledger lint lock migrate sweep thaw verify --help --version" -- "$cur")) ;;
         action) COMPREPLY=($(compgen -W "--debug --help --quiet -C -h -q" -- "$cur")) ;;
-        demo) COMPREPLY=($(compgen -W "--debug --help --no-sandbox --quiet -C -h -q" -- "$cur")) ;;
+        demo) COMPREPLY=($(compgen -W "--debug --help --no-sandbox --quiet --runner -C -h -q" -- "$cur")) ;;
         digest) COMPREPLY=($(compgen -W "--collect-only --commit --config --debug --format --help --no-sandbox --out --quiet -C -h -q" -- "$cur")) ;;
         explain) COMPREPLY=($(compgen -W "--debug --format --help --quiet -C -h -q" -- "$cur")) ;;
         freeze) COMPREPLY=($(compgen -W "--class --confidence --config --debug --evidence --help --note --owner --quiet --review-by -C -h -q" -- "$cur")) ;;

@@ -31,6 +31,10 @@ FIXTURE_PROBE = True
 SANDBOX_NETWORK = False  # the test child reaches loopback only
 MAX_FILE_BYTES = sourcesize.MAX_FILE_BYTES
 
+RUNNER = "pytest"  # `runner: junit` runs the `junit` section's command instead
+JUNIT_ID = "{classname}::{name}"
+JUNIT_FILTER = "none"  # frozen tests run and are ignored unless a runner's filter is named
+
 CONFIG: Mapping[str, object] = {
     "owner": OWNER,
     "planes.property.paths": (),
@@ -61,6 +65,11 @@ CONFIG: Mapping[str, object] = {
     "pytest.probe_budget": PROBE_BUDGET,
     "pytest.sampled_canaries": SAMPLED_CANARIES,
     "sandbox.network": SANDBOX_NETWORK,
+    "runner": RUNNER,
+    "junit.id": JUNIT_ID,
+    "junit.filter": JUNIT_FILTER,
+    "junit.timeout": PYTEST_TIMEOUT,
+    "junit.env": (),
 }
 
 # Paths protected whatever the configuration says (DESIGN §2, §5); `protected` adds to them.

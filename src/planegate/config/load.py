@@ -14,6 +14,7 @@ import yaml
 
 from planegate import loading, untrusted
 from planegate.config import defaults
+from planegate.config.junit_section import JunitSection, section_of
 from planegate.errors import ConfigError
 from planegate.loading import yamldoc
 from planegate.vocabulary import PLANES, Plane
@@ -57,6 +58,8 @@ class Config:
     max_file_bytes: int = defaults.MAX_FILE_BYTES
     evidence_exclude: tuple[str, ...] = ()
     sandbox_network: bool = defaults.SANDBOX_NETWORK
+    runner: str = defaults.RUNNER  # or "junit": the suite runs by `junit`'s command
+    junit: JunitSection | None = None
 
 
 def schema() -> dict[str, Any]:
@@ -212,6 +215,8 @@ def _describe(error: Any) -> str:
         )
     if kind == "const":
         return f"expected {error.validator_value!r}, got {error.instance!r}"
+    if kind == "pattern" and "patternMessage" in error.schema:
+        return f"{error.schema['patternMessage']}, got {error.instance!r}"
     return str(error.message)
 
 
@@ -284,6 +289,8 @@ def _build(data: dict[str, Any], path: str) -> Config:
         max_file_bytes=int(analysis.get("max_file_bytes", defaults.MAX_FILE_BYTES)),
         evidence_exclude=_strings(evidence, "exclude"),
         sandbox_network=bool(sandbox.get("network", defaults.SANDBOX_NETWORK)),
+        runner=str(data.get("runner", defaults.RUNNER)),
+        junit=section_of(data, path),
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.errors import ConfigError
 from planegate.freeze import sweep_plugin, triage
-from planegate.gate import flipped, merge
+from planegate.gate import flipped, junit_gate, merge
 from planegate.gate.context import Context
 from planegate.probes import registry
 from planegate.probes.answers.wire import AnswerProbes
@@ -64,8 +64,8 @@ def execute(
     the caller has one (main's digest vouches for it, or a shard's slices were cut from it),
     else the base's collection, running alongside. With main's run from the digest (`main`)
     the base's outcomes are known; `within` keeps every part to one shard's slice."""
-    if ctx.commits.conflicts:
-        return unmerged(ctx)
+    if (elsewhere := _not_here(ctx, progress, base_inventory)) is not None:
+        return elsewhere
     watch = Stopwatch()
     with collecting_base(ctx, base_inventory is None, progress) as base_collection:
         progress.step("planes", "running main's evidence against the patch")
@@ -142,6 +142,19 @@ def collecting_base(
         with ThreadPoolExecutor(max_workers=1) as pool:
             future = pool.submit(sessions.run, collect_only=True, canaries=False)
             yield lambda: future.result().collected
+
+
+def _not_here(
+    ctx: Context, progress: Progress, base_inventory: Mapping[str, list[str]] | None
+) -> Execution | None:
+    """A patch that does not merge runs nothing; a suite pytest does not run (`runner: junit`)
+    gives the same facts from its own command (gate/junit_gate.py; never sharded: shards/run.py
+    refuses it)."""
+    if ctx.commits.conflicts:
+        return unmerged(ctx)
+    if ctx.cfg.runner == "junit":
+        return junit_gate.execute(ctx, progress, base_inventory=base_inventory)
+    return None
 
 
 def unmerged(ctx: Context) -> Execution:

@@ -9,6 +9,7 @@ from planegate.errors import InternalError
 from planegate.gate import merge
 from planegate.gate.context import Context
 from planegate.gate.digest_check import DigestCheck
+from planegate.junit.trust import trust_line
 from planegate.progress import Stopwatch
 from planegate.report import Report, StepResult, mains_own
 from planegate.report.locate import place_failures
@@ -62,6 +63,7 @@ def judge(
         classify=new_tests.rows_to_add(
             ctx.new_tests, execution.new_tests, new_tests.sources_of(ctx.head, ctx.new_tests)
         ),
+        trust=trust_line(ctx.cfg.runner),
     )
     # every output (terminal, JSON, annotations) names the failing test's line, not its file
     return place_failures(mains_own.quiet(report), _failure_text(execution), ctx.base.read)

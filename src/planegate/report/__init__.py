@@ -74,6 +74,7 @@ class Report:
     unsandboxed: bool = False  # the tests ran without the sandbox (--no-sandbox): said first
     new_tests: tuple[NewTestResult, ...] = ()  # the tests the patch adds, run apart
     classify: tuple[str, ...] = ()  # planegate.yml lines that would classify them
+    trust: str = ""  # what the verdict rests on, for a suite planegate does not instrument
 
     @property
     def exit_code(self) -> int:

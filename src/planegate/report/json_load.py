@@ -44,6 +44,7 @@ def report_from_dict(data: Mapping[str, Any]) -> Report:
         agent=bool(data.get("agent")),
         digest_source=data.get("digest_source") or "",
         unsandboxed=data.get("unsandboxed") is True,
+        trust=str(data.get("trust") or ""),
         steps=steps,
         shadow=tuple(
             ShadowResult(s["nodeid"], s["outcome"], s["owner"]) for s in data.get("shadow") or ()

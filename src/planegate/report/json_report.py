@@ -37,6 +37,7 @@ def finding_to_dict(finding: Finding) -> dict[str, Any]:
 def to_dict(report: Report) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
+        **({"trust": report.trust} if report.trust else {}),
         "verdict": report.verdict,
         "exit_code": report.exit_code,
         "failed_step": report.failed_step.value if report.failed_step else None,

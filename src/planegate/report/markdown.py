@@ -140,6 +140,8 @@ def _header(report: Report) -> list[str]:
         f"Digest: {escape_text(report.digest_source)}",
         "",
     ]
+    if report.trust:
+        lines[1:1] = [f"> {escape_text(report.trust)}", ""]
     return lines
 
 

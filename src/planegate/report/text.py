@@ -53,6 +53,7 @@ def render(report: Report, *, color: bool | None = None, verbose: bool = False) 
     escape sequences are the colours added here."""
     paint = _Paint(colour_wanted(sys.stdout, os.environ) if color is None else color)
     lines = [
+        *([shown(report.trust)] if report.trust else []),
         _verdict(report, paint),
         f"base {shown(report.base[:12])} (its tip: evidence, configuration, digest; merge base "
         f"{shown(report.merge_base[:12])}), head {shown(report.head[:12])} {_merged(report)}, "

@@ -447,4 +447,50 @@ RULES: tuple[Rule, ...] = (
         "finds the runner.",
         "A person reviews the line; wrap the other module's function instead of replacing it.",
     ),
+    Rule(
+        "PG527",
+        Step.HUNKS,
+        "skip added in a test that is not Python",
+        "`GTEST_SKIP()`, a `DISABLED_` test name, `t.Skip`, `#[ignore]`, `.skip(`/`xit(`, a "
+        "focused `.only(`, a Catch2 hidden tag or a ctest `DISABLED`/`WILL_FAIL` property "
+        "turns a failing test green (or leaves the others out) without the code being right.",
+        "Remove the skip; fix the production code, or ask the owner to freeze the test in "
+        "the ledger.",
+    ),
+    Rule(
+        "PG528",
+        Step.HUNKS,
+        "assertion removed from a test that is not Python",
+        "The file has fewer `EXPECT_*`/`ASSERT_*`, `REQUIRE`/`CHECK`, `require.`/`assert.`, "
+        "`t.Error`/`t.Fatal`, `assert!` or `expect(` checks than on the base: a test with "
+        "fewer checks passes more patches.",
+        "Restore the assertion; if the expected value really changed, a person changes it "
+        "in a reviewed PR.",
+    ),
+    Rule(
+        "PG529",
+        Step.HUNKS,
+        "assertion commented out in a test that is not Python",
+        "An assertion of the base is still in the file, inside a comment or an `#if 0` "
+        "block: it reads as a check in review and never runs.",
+        "Uncomment the assertion; fix the production code instead.",
+    ),
+    Rule(
+        "PG530",
+        Step.HUNKS,
+        "frozen seed changed in a test that is not Python",
+        "A property loop's seed (`std::mt19937 rng(0x5EED)`, `seed_from_u64`, "
+        "`rand.NewSource`, a `seed` option) picks its inputs; another seed picks inputs the "
+        "patch may pass by luck, and removing it makes every run different.",
+        "Restore the base's seed; a new seed is a person's change on main.",
+    ),
+    Rule(
+        "PG531",
+        Step.HUNKS,
+        "iteration budget lowered in a test that is not Python",
+        "A property loop's bound (`i < 500`, `0..500`, `numRuns`, `with_cases`) or a named "
+        "budget (`kIterations = 500`) is lower than on the base: fewer inputs, fewer chances "
+        "to fail.",
+        "Restore the budget; make the code fast enough instead.",
+    ),
 )

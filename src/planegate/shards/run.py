@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from planegate import __version__
 from planegate.config.planemap import file_of
+from planegate.errors import UsageError
 from planegate.gate import context
 from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import DigestCheck, check_digest
@@ -32,6 +33,11 @@ def run(options: GateOptions, shard: Shard, progress: Progress = QUIET) -> tuple
     """The shard's evidence, and its own report of its slice."""
     start = time.perf_counter()
     ctx = context.build(options)
+    if ctx.cfg.runner == "junit":
+        raise UsageError(
+            "--shard: a runner: junit suite runs whole (its command cannot run a slice)",
+            "gate it without --shard",
+        )
     digest = check_digest(ctx)
     inventory, source = _inventory(ctx, digest, progress)
     nodeids = sliceable(inventory)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from planegate.analysis import lint, prodscan, reach
+from planegate.analysis import foreign_tests, lint, prodscan, reach
+from planegate.analysis.foreign_lines import is_foreign_test
 from planegate.analysis.hunks import is_test_file
 from planegate.analysis.hunks.batch import FileChange
 from planegate.analysis.hunks.batch import ready_workers as ready_workers_for
@@ -66,6 +67,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
         if change.plane == "property" and change.path.endswith(".py") and small:
             findings += lint.added_findings(change.path, change.base, change.head, ctx.author)
     findings += started.findings()
+    findings += _foreign_tests(ctx, started)
     findings += _lint_base(ctx)
     findings += signs_findings.oracle_findings(ctx, run, data_paths.files)
     findings += spawned.findings(ctx, run.head_run.reads, run.mains_signs)
@@ -74,6 +76,24 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     analysed = f"{len(started.test_files)} changed test files analysed"
     mains = spawned.notes(ctx, run.head_run.reads, run.mains_signs)
     return StepResult(Step.HUNKS, tuple(findings), (analysed, *mains, *probes.notes))
+
+
+def _foreign_tests(ctx: GitFacts, started: StartedAnalysis) -> list[Finding]:
+    """A `runner: junit` suite's changed test sources in other languages: the text rules
+    (PG527-PG531). An added or deleted file is the inventory's and the evidence step's."""
+    if ctx.cfg.runner != "junit":
+        return []
+    return [
+        finding
+        for change in started.changed
+        if isinstance(change, OtherFile) and change.base is not None and change.head is not None
+        if is_foreign_test(change.path, ctx.protection.covers(change.path))
+        for finding in foreign_tests.analyse(
+            foreign_tests.Where(change.path, ctx.author, ctx.plane_map.plane_of_file(change.path)),
+            change.base,
+            change.head,
+        )
+    ]
 
 
 def _texts(ctx: GitFacts) -> tuple[dict[str, str], dict[str, str]]:

@@ -1,0 +1,46 @@
+"""Frozen tests deselected through the runner's own filter: the arguments that `{deselect}`
+in the configured command becomes. A filter names tests by the id's last part (the test's
+name as the runner knows it); `none`, or a command without `{deselect}`, runs them and the
+gate ignores their outcomes (the report says which)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable
+
+PLACEHOLDER = "{deselect}"
+
+
+def name_of(nodeid: str) -> str:
+    """The name a runner's filter matches: the id's part after its last `::`."""
+    return nodeid.rsplit("::", 1)[-1]
+
+
+def _alternation(names: list[str]) -> str:
+    return "^(" + "|".join(re.escape(n) for n in names) + ")$"
+
+
+def arguments(style: str, nodeids: Iterable[str]) -> list[str]:
+    """The runner's arguments that leave `nodeids` out; [] for none of them or style `none`."""
+    names = sorted({name_of(n) for n in nodeids})
+    if not names or style == "none":
+        return []
+    if style == "ctest":
+        return ["-E", _alternation(names)]
+    if style == "go":
+        return ["-skip", _alternation(names)]
+    if style == "cargo":
+        return [arg for name in names for arg in ("--skip", name)] + ["--exact"]
+    if style == "jest":
+        return ["--testNamePattern", "^(?!(" + "|".join(re.escape(n) for n in names) + ")$)"]
+    raise ValueError(f"unknown filter {style!r}")
+
+
+def command(template: str, style: str, nodeids: Iterable[str]) -> tuple[str, bool]:
+    """The command to run, and whether the filter deselects `nodeids` (else they run and are
+    ignored)."""
+    wanted = sorted(nodeids)
+    args = arguments(style, wanted) if PLACEHOLDER in template else []
+    text = " ".join(shlex.quote(arg) for arg in args)
+    return template.replace(PLACEHOLDER, text), bool(args)

@@ -1,0 +1,95 @@
+"""JUnit XML to outcomes, read with junitparser: every `testcase` becomes one test id, formed
+by the configuration's `id` format from its classname, name and file attributes.
+
+The XML is written by the project's own command, so it is read as untrusted data: a size
+limit, no document type declarations (no entity expansion), and a one-line error that names
+the file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from junitparser import Error, Failure, JUnitXml, JUnitXmlError, Skipped, TestCase
+
+from planegate import untrusted
+from planegate.runner.session import Outcome
+
+MAX_XML_BYTES = 64 * 1024 * 1024
+# the outcome that stands when one id is reported more than once: the worst one
+RANK = {"error": 0, "failed": 1, "skipped": 2, "passed": 3}
+
+
+class XmlProblem(ValueError):
+    """A report that cannot be read: its file and why, in one line."""
+
+
+@dataclass(frozen=True)
+class Cases:
+    """What one or more JUnit reports say: every id in the order first seen, its outcome."""
+
+    ids: tuple[str, ...]
+    outcomes: Mapping[str, Outcome]
+
+
+def test_id(case: TestCase, id_format: str) -> str:
+    values = {
+        "classname": case.classname or "",
+        "name": case.name or "",
+        "file": case._elem.get("file") or "",  # junitparser keeps unknown attributes on _elem
+    }
+    return id_format.format_map(values)
+
+
+def outcome_of(case: TestCase, nodeid: str) -> Outcome:
+    results = list(case.result)
+    duration = float(case.time or 0.0)
+    for kind, word in ((Error, "error"), (Failure, "failed"), (Skipped, "skipped")):
+        found = [r for r in results if isinstance(r, kind)]
+        if found:
+            message = " ".join(filter(None, (found[0].message, found[0].text)))
+            return Outcome(nodeid, word, message.strip(), duration)
+    return Outcome(nodeid, "passed", "", duration)
+
+
+def parse(data: bytes, where: str, id_format: str) -> Cases:
+    """One report's cases; XmlProblem names the file when the bytes are not JUnit XML."""
+    if len(data) > MAX_XML_BYTES:
+        raise XmlProblem(f"{where}: over {MAX_XML_BYTES} bytes")
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        raise XmlProblem(f"{where}: a document type declaration (not read)")
+    try:
+        xml = JUnitXml.fromstring(data)
+        cases = [case for suite in xml for case in suite]
+    except (JUnitXmlError, SyntaxError, ValueError, TypeError) as exc:
+        raise XmlProblem(f"{where}: not JUnit XML: {untrusted.one_line(str(exc))}") from exc
+    return merge([_one(cases, id_format)])
+
+
+def _one(cases: Iterable[TestCase], id_format: str) -> Cases:
+    ids: list[str] = []
+    outcomes: dict[str, Outcome] = {}
+    for case in cases:
+        nodeid = test_id(case, id_format)
+        outcome = outcome_of(case, nodeid)
+        if nodeid not in outcomes:
+            ids.append(nodeid)
+            outcomes[nodeid] = outcome
+        elif RANK[outcome.outcome] < RANK[outcomes[nodeid].outcome]:
+            outcomes[nodeid] = outcome
+    return Cases(tuple(ids), outcomes)
+
+
+def merge(parts: Iterable[Cases]) -> Cases:
+    """Several reports as one: an id reported twice keeps its worst outcome."""
+    ids: list[str] = []
+    outcomes: dict[str, Outcome] = {}
+    for part in parts:
+        for nodeid in part.ids:
+            outcome = part.outcomes[nodeid]
+            if nodeid not in outcomes:
+                ids.append(nodeid)
+                outcomes[nodeid] = outcome
+            elif RANK[outcome.outcome] < RANK[outcomes[nodeid].outcome]:
+                outcomes[nodeid] = outcome
+    return Cases(tuple(ids), outcomes)
