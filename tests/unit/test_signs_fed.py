@@ -37,5 +37,6 @@ def test_reads_records_carry_their_callers_and_older_ones_none() -> None:
     fold.feed(json.dumps({**base, "via": {"a.txt": ["calc/x.py"]}}))
     fold.feed(json.dumps({**base, "prod": ["b.txt"], "via": {"a.txt": ["calc/y.py"]}}))
     fold.feed(json.dumps({**base, "nodeid": "old", "prod": ["c.txt"]}))
-    assert fold.reads["k"] == ((), ("a.txt", "b.txt"), {"a.txt": ("calc/x.py", "calc/y.py")})
-    assert fold.reads["old"] == ((), ("c.txt",), {})
+    # (test side, production, what production started, production reads' callers)
+    assert fold.reads["k"] == ((), ("a.txt", "b.txt"), (), {"a.txt": ("calc/x.py", "calc/y.py")})
+    assert fold.reads["old"] == ((), ("c.txt",), (), {})

@@ -7,7 +7,6 @@ decisions are `planegate.freeze.sweep`'s.
 from __future__ import annotations
 
 import secrets
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -217,8 +216,9 @@ def _with(probes: core.Probes, **changes: Any) -> core.Probes:
 
 
 def _network_probe(ctx: Sessions, nodeids: Sequence[str]) -> dict[str, list[str]]:
-    with tempfile.TemporaryDirectory(prefix="planegate-probe-") as scratch:
-        record = Path(scratch) / "network.jsonl"
+    # in the tree: the sandbox lets the child write there and nowhere the parent reads else
+    record = ctx.tree / f".planegate-network-{secrets.token_hex(4)}.jsonl"
+    try:
         ctx.run(
             targets=tuple(sorted({file_of(n) for n in nodeids})),
             canaries=False,
@@ -233,6 +233,8 @@ def _network_probe(ctx: Sessions, nodeids: Sequence[str]) -> dict[str, list[str]
             ),
         )
         lines = record.read_text("utf-8").splitlines() if record.is_file() else []
+    finally:
+        record.unlink(missing_ok=True)
     attempts: dict[str, list[str]] = {}
     for line in lines:
         try:  # written from inside the test process: never trusted to be well formed
