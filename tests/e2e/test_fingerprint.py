@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from helpers import fingerprint_project as fp
-from helpers.attack_helper import COMMUTES, Shared, errors
+from helpers.attack_helper import COMMUTES, Shared, errors, reviewed
 from planegate.config.load import parse
 from planegate.runner import env as child_env
 from planegate.runner import spec as run_spec
@@ -143,7 +143,12 @@ def add(a, b):
 
 
 def test_bytecode_an_earlier_run_left_in_the_tree_is_not_loaded(tmp_path: Path) -> None:
-    source, forged = tmp_path / "good.py", tmp_path / "good.pyc"
+    # in the tree: the sandbox shows the child nothing of the test's own temporary folder
+    source, forged = (
+        tmp_path / "tree" / "forged" / "good.py",
+        tmp_path / "tree" / "forged" / "good.bin",
+    )
+    source.parent.mkdir(parents=True)
     source.write_text(GOOD, "utf-8")
     unchecked = py_compile.PycInvalidationMode.UNCHECKED_HASH
     py_compile.compile(str(source), cfile=str(forged), invalidation_mode=unchecked)
@@ -238,7 +243,8 @@ def test_a_bug_switched_off_by_what_only_the_child_showed_is_seen(
 ) -> None:
     shared.patch(name, {"calc/core.py": ATTACKS[name]})
     code, report = shared.gate(capsys)
-    assert code == 1
+    # the bug is seen (PG101); a patch that names /proc also stops for a person (step 5)
+    assert code == 1 or reviewed(code, report)
     failed = [f for s in report["steps"] for f in s["findings"] if f["rule"] == "PG101"]
     assert COMMUTES in {f.get("nodeid") for f in failed}, errors(report)
 

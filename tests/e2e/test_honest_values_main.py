@@ -48,7 +48,9 @@ def test_mains_own_wildcard_is_a_warning_and_the_tests_own_is_its_expectation(
 ) -> None:
     project.commit("a wildcard", {"calc/match.py": WILDCARD, "tests/fix/test_match.py": WILD_TESTS})
     project.branch("comment")
-    project.commit("a comment", {"calc/match.py": "# patterns\n" + WILDCARD})
+    # calc/match.py imports unittest: an assertion helper shipped in the package is evidence
+    # (PG301 if changed), so the honest patch adds a module instead
+    project.commit("a module", {"calc/notes.py": "NOTE = 'patterns'\n"})
 
     code, found = gate(project, capsys)
 

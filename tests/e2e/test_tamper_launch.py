@@ -115,6 +115,11 @@ def test_a_program_reading_the_golden_is_named_with_the_line_that_started_it(
     else:
         shared.patch(name, {module: cheat})
     code, report = shared.gate(capsys)
+    if name == "named-like-a-test":
+        # a file the patch adds with a test's name is the patch's claim: it runs apart and
+        # never reaches main's evidence run, so the module that imports it breaks there
+        assert code == 2 and "PG207" in errors(report), errors(report)
+        return
     assert code == 5
     assert "PG562" not in errors(report)  # no open of the interpreter read it
     found = [f for f in named(report, "PG563") if f["severity"] == "error"]

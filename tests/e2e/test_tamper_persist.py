@@ -74,7 +74,7 @@ def test_a_program_written_on_path_by_a_subprocess_is_found_after_the_run(
     )
     shared.patch("path-program", {"calc/core.py": BUG, "calc/__init__.py": cheat})
     code, _ = shared.gate(capsys)
-    assert code == 1 and not (tools / "pytest").exists()  # the sandbox: read-only
+    assert code == 5 and not (tools / "pytest").exists()  # the sandbox: read-only (PG563 too)
     without_secrets(monkeypatch)
     code, report = shared.gate(capsys, "--no-sandbox")
     assert (tools / "pytest").exists()  # the kernel let it: no audit hook in a subprocess

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from helpers.attack_helper import Shared, errors, tamper_named
+from helpers.attack_helper import Shared, errors, reviewed, tamper_named
 
 CORE = (
     "def add(a, b):\n    return a + b\n\n\n"
@@ -143,7 +143,8 @@ def test_a_swap_restored_inside_the_test_fails_the_run_naming_the_namespace(
 ) -> None:
     shared.patch(name, {"calc/core.py": core})
     code, report = shared.gate(capsys)
-    assert code == 1, report
+    # the reach review stops the patch for a person (step 5); the run-time layer names it too
+    assert reviewed(code, report), report
     assert not {"PG550", "PG553"} & errors(report)  # no name a scan could have seen
     found = tamper_named(report, f"harness changed: {named}")
     assert "during the call of tests/fix/test_core.py::" in found["message"]
@@ -154,6 +155,6 @@ def test_a_report_that_contradicts_its_calls_exception_is_sent_failed(
 ) -> None:
     shared.patch("signal-outcome", {"calc/core.py": SIGNAL})
     code, report = shared.gate(capsys)
-    assert code == 1
+    assert reviewed(code, report)  # stopped for a person; the run-time layer below
     tamper_named(report, "tests/fix/test_core.py::test_scale was reported passed")
     assert "PG101" in errors(report)  # the test failed: its call raised

@@ -58,10 +58,11 @@ def test_main_digest_named_on_the_command_line_is_not_rewritten(
     before = shared.digest.read_bytes()
     shared.patch("digest-rewrite", {"calc/core.py": core(overwrite(shared.digest))})
     code, report = shared.gate(capsys)
-    assert code == 1 and "PG101" in errors(report)
+    # the bug is seen; the shell the patch starts is a process start of its own lines (PG563)
+    assert code == 5 and {"PG101", "PG563"} <= errors(report), errors(report)
     assert shared.digest.read_bytes() == before
     again, _ = shared.gate(capsys)  # main's run, read from the same digest, still counts
-    assert again == 1
+    assert again == 5
 
 
 def test_a_sibling_shards_evidence_is_not_rewritten(
@@ -74,7 +75,7 @@ def test_a_sibling_shards_evidence_is_not_rewritten(
     shared.gate(capsys, "--shard", "2/2", "--evidence", str(second))
     assert first.read_bytes() == written
     argv = ["-C", str(shared.repo.root), "gate", "--base", "main", "--format", "json", "-q"]
-    assert main([*argv, "--merge", str(first), str(second)]) == 1
+    assert main([*argv, "--merge", str(first), str(second)]) == 5  # PG563, and the bug:
     assert "PG101" in errors(json.loads(capsys.readouterr().out))
 
 
@@ -86,7 +87,8 @@ def test_planegates_own_package_is_not_appended_to(
     shared.patch("package-append", {"calc/core.py": core(trick)})
     try:
         code, report = shared.gate(capsys)
-        assert code == 1 and "PG101" in errors(report)
+        # the bug is seen; the shell the patch starts is a process start of its own lines
+        assert code == 5 and {"PG101", "PG563"} <= errors(report), errors(report)
         assert PACKAGE_FILE.read_bytes() == before
     finally:
         PACKAGE_FILE.write_bytes(before)
@@ -149,7 +151,7 @@ def test_no_token_is_read_from_the_process_that_started_the_gate(
 ) -> None:
     shared.patch(f"token-{name}", {"calc/core.py": stealer(steal)})
     code, out = gate_from_a_shell(shared)
-    assert code == 1, out[-2000:]
+    assert code == 5, out[-2000:]  # the patch's own process start or libc load stops it
     assert TOKEN not in out and TOKEN[::-1] not in out
     assert "PG101" in errors(json.loads(out))
 
@@ -211,10 +213,14 @@ def label(n):  # called by a test without a deadline: a pool takes longer than H
 
 
 def test_honest_code_with_processes_signals_and_libc_passes(
-    shared: Shared, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    shared.patch("honest-sandboxed", {"calc/core.py": HONEST})
-    code, report = shared.gate(capsys)
+    # on main: a patch that adds processes or ctypes stops for a person (PG563, the reach
+    # review); main's own code that uses them runs in the sandbox as it runs anywhere
+    honest = Shared(tmp_path / "honest", {"calc/core.py": HONEST}, "honest-sandboxed")
+    honest.patch("a-module", {"calc/notes.py": "NOTE = 'honest'\n"})
+    capsys.readouterr()  # main's digest, made above, printed its line
+    code, report = honest.gate(capsys)
     assert code == 0, [f["message"] for s in report["steps"] for f in s["findings"]]
     assert report["unsandboxed"] is False
 

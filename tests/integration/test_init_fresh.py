@@ -113,6 +113,7 @@ def test_a_traced_run_that_stops_is_an_error_with_pytests_message(
     code, out, err = init(repo.root, capsys, "--write")
     assert code == 78
     assert out == ""
-    assert err.startswith(f"planegate: pytest stopped before the suite in {repo.root} finished:")
+    assert err.startswith(f"planegate: pytest stopped before the suite in {repo.root} finished (")
+    assert "1 of 2 tests never finished" in err
     assert len(err.strip().splitlines()) == 1
     assert not (repo.root / "planegate.yml").exists()

@@ -73,12 +73,11 @@ def test_each_test_reads_by_side(tmp_path: Path) -> None:
     assert result.closed, result.output
     prefix = "tests/test_reads.py::"
     assert result.reads[prefix + "test_helper_reads_a_golden"] == Reads(test=("tests/data/a.txt",))
-    assert result.reads[prefix + "test_production_reads_its_data"] == Reads(
-        prod=("calc/prices.json",)
-    )
-    assert result.reads[prefix + "test_production_peeks_at_a_golden_by_another_name"] == Reads(
-        prod=("tests/data/a.txt",)
-    )
+    data = result.reads[prefix + "test_production_reads_its_data"]
+    assert (data.test, data.prod) == ((), ("calc/prices.json",))
+    assert data.via == {"calc/prices.json": ("calc/core.py",)}  # the production file that read it
+    peek = result.reads[prefix + "test_production_peeks_at_a_golden_by_another_name"]
+    assert (peek.test, peek.prod) == ((), ("tests/data/a.txt",))
     assert prefix + "test_reads_nothing" not in result.reads
     # module code at collection, keyed by the module; no import shows up as a read
     assert result.reads["tests/test_reads.py"] == Reads(test=("tests/data/b.txt",))
