@@ -25,6 +25,7 @@ import pytest
 
 from planegate.probes.answers.child import strict_compare
 from planegate.probes.answers.child.options import STRICT_COMPARE as OPTION
+from planegate.runner.child import rewrite_import
 
 if TYPE_CHECKING:
     from planegate.runner.child.plugin_api import PluginContext
@@ -80,7 +81,7 @@ def transform(module: ast.Module) -> int:
     splitter = _Splitter()
     splitter.visit(module)
     if splitter.count:
-        module.body[_import_position(module) : _import_position(module)] = [_import()]
+        rewrite_import.insert(module, ALIAS)
         ast.fix_missing_locations(module)
     return splitter.count
 
@@ -111,27 +112,6 @@ class _Splitter(ast.NodeTransformer):
         for statement in statements:
             ast.copy_location(statement, node)  # the new names get it from fix_missing_locations
         return statements
-
-
-def _import_position(module: ast.Module) -> int:
-    """After the docstring and `from __future__` imports, as pytest places its own."""
-    position = 0
-    for index, statement in enumerate(module.body):
-        docstring = (
-            index == 0
-            and isinstance(statement, ast.Expr)
-            and isinstance(statement.value, ast.Constant)
-            and isinstance(statement.value.value, str)
-        )
-        future = isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
-        if not (docstring or future):
-            break
-        position = index + 1
-    return position
-
-
-def _import() -> ast.Import:
-    return ast.Import([ast.alias("_pytest.assertion.rewrite", ALIAS)], lineno=1, col_offset=0)
 
 
 def plugin(_options: Mapping[str, Any], context: PluginContext, /) -> object:

@@ -22,6 +22,8 @@ import ast
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from planegate.runner.child import rewrite_import
+
 CHECK = "_honest_operands"  # set on _pytest.assertion.rewrite, which rewritten modules import
 ALIAS = "@honest_ar"  # not a valid identifier: no clash with the test's own names
 OPS: dict[type[ast.cmpop], str] = {
@@ -85,8 +87,7 @@ def transform(module: ast.Module, where: str, packages: frozenset[str]) -> int:
     splitter = _Splitter(where, module_names)
     splitter.visit(module)
     if splitter.count:
-        position = _import_position(module)
-        module.body[position:position] = [_import()]
+        rewrite_import.insert(module, ALIAS)
         ast.fix_missing_locations(module)
     return splitter.count
 
@@ -369,24 +370,3 @@ def _located(statements: list[ast.stmt], node: ast.stmt) -> list[ast.stmt]:
     for statement in statements:
         ast.copy_location(statement, node)  # the new names get it from fix_missing_locations
     return statements
-
-
-def _import_position(module: ast.Module) -> int:
-    """After the docstring and `from __future__` imports, as pytest places its own."""
-    position = 0
-    for index, statement in enumerate(module.body):
-        docstring = (
-            index == 0
-            and isinstance(statement, ast.Expr)
-            and isinstance(statement.value, ast.Constant)
-            and isinstance(statement.value.value, str)
-        )
-        future = isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
-        if not (docstring or future):
-            break
-        position = index + 1
-    return position
-
-
-def _import() -> ast.Import:
-    return ast.Import([ast.alias("_pytest.assertion.rewrite", ALIAS)], lineno=1, col_offset=0)
