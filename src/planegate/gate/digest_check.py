@@ -12,7 +12,7 @@ from planegate.config.planemap import PlaneMap
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 from planegate.freeze import ledger
-from planegate.gate import main_run
+from planegate.gate import junit_main, main_run
 from planegate.gate.context import Context, DigestInput, GateOptions, protection_at
 from planegate.gate.execute import collect_inventory
 from planegate.progress import QUIET, Progress
@@ -77,11 +77,15 @@ def build_digest(
     cfg = load_config(repo, commit, config_path, set(snap.files))
     frozen = frozenset(ledger.frozen_nodeids(snap.text(cfg.ledger), cfg.ledger))
     plane_map = PlaneMap(cfg, frozen)
-    base_ini = pytest_ini.base_options(snap.read)
-    if not run_tests:
+    if cfg.runner == "junit":  # main's run by the configured command (gate/junit_main.py)
+        ran = junit_main.run_main(repo, commit, plane_map, frozen, progress, record=run_tests)
+    elif not run_tests:
+        base_ini = pytest_ini.base_options(snap.read)
         inventory = collect_inventory(repo, commit, base_ini, plane_map, progress)
         return compute_digest(snap, cfg, inventory)
-    ran = main_run.run_main(repo, snap, base_ini, plane_map, frozen, progress)
+    else:
+        base_ini = pytest_ini.base_options(snap.read)
+        ran = main_run.run_main(repo, snap, base_ini, plane_map, frozen, progress)
     if ran.why_not:
         progress.step("main's run", ran.why_not)
     return compute_digest(snap, cfg, ran.inventory, ran.run)

@@ -64,7 +64,7 @@ def execute(
     the caller has one (main's digest vouches for it, or a shard's slices were cut from it),
     else the base's collection, running alongside. With main's run from the digest (`main`)
     the base's outcomes are known; `within` keeps every part to one shard's slice."""
-    if (elsewhere := _not_here(ctx, progress, base_inventory)) is not None:
+    if (elsewhere := _not_here(ctx, progress, base_inventory, main)) is not None:
         return elsewhere
     watch = Stopwatch()
     with collecting_base(ctx, base_inventory is None, progress) as base_collection:
@@ -145,7 +145,10 @@ def collecting_base(
 
 
 def _not_here(
-    ctx: Context, progress: Progress, base_inventory: Mapping[str, list[str]] | None
+    ctx: Context,
+    progress: Progress,
+    base_inventory: Mapping[str, list[str]] | None,
+    main: MainRun | None,
 ) -> Execution | None:
     """A patch that does not merge runs nothing; a suite pytest does not run (`runner: junit`)
     gives the same facts from its own command (gate/junit_gate.py; never sharded: shards/run.py
@@ -153,7 +156,7 @@ def _not_here(
     if ctx.commits.conflicts:
         return unmerged(ctx)
     if ctx.cfg.runner == "junit":
-        return junit_gate.execute(ctx, progress, base_inventory=base_inventory)
+        return junit_gate.execute(ctx, progress, base_inventory=base_inventory, main=main)
     return None
 
 

@@ -14,9 +14,11 @@ from pathlib import Path
 
 from planegate.config.junit_section import JunitSection
 from planegate.errors import ConfigError
+from planegate.gate import junit_main
 from planegate.gate.context import Context
 from planegate.junit import run as junit_run
 from planegate.progress import QUIET, Progress, Stopwatch
+from planegate.repo.digest_format import MainRun
 from planegate.report import ShadowResult
 from planegate.runner import overlay
 from planegate.runner.rerun import Rerun
@@ -24,6 +26,7 @@ from planegate.runner.session import RunResult
 from planegate.steps.run_facts import Execution
 from planegate.vocabulary import SCORING_PLANES
 
+FROM_MAIN = "the base's outcomes read from main's run in the digest: the base did not run"
 _BASE_RUNS: dict[tuple[str, JunitSection], RunResult] = {}  # see _base_run
 
 
@@ -32,8 +35,10 @@ def execute(
     progress: Progress = QUIET,
     *,
     base_inventory: Mapping[str, list[str]] | None = None,
+    main: MainRun | None = None,
 ) -> Execution:
-    """Main's evidence against the patch, run by the configured command."""
+    """Main's evidence against the patch, run by the configured command; with main's run
+    from the digest (`main`, which vouches for `base_inventory`) the base does not run."""
     section = ctx.cfg.junit
     if section is None:  # the schema asks for it with runner: junit
         raise ConfigError(f"{ctx.cfg.path}: runner: junit without a junit section")
@@ -53,8 +58,12 @@ def execute(
         for nodeid, owner in sorted(ctx.frozen.items())
     )
     with watch.time("base"):
-        base_inventory, on_base = _base(ctx, head, base_inventory, progress, section)
-    notes = [*head.notes, *_overlay_notes(applied)]
+        if main is not None and base_inventory is not None and head.closed:
+            on_base: Rerun | None = _from_main(ctx, head, main, base_inventory)
+            notes = [*head.notes, *_overlay_notes(applied), FROM_MAIN]
+        else:
+            base_inventory, on_base = _base(ctx, head, base_inventory, progress, section)
+            notes = [*head.notes, *_overlay_notes(applied)]
     return Execution(
         ctx.commits,
         head,
@@ -64,6 +73,23 @@ def execute(
         on_base=on_base,
         timings=watch.seconds,
     )
+
+
+def _from_main(
+    ctx: Context, head: RunResult, main: MainRun, inventory: Mapping[str, list[str]]
+) -> Rerun:
+    """The base's outcomes of the scoring tests that did not pass on the head, as main's run
+    in the digest saw them (gate/junit_main.py): nothing runs."""
+    expected = [n for p in SCORING_PLANES for n in inventory.get(p, [])]
+    not_passed = sorted(
+        n
+        for n in set(head.collected) | set(expected)
+        if ctx.plane_map.plane_of(n) in SCORING_PLANES and not head.outcome_of(n).passed
+    )
+    outcomes = junit_main.recorded(main, inventory, not_passed)
+    failures = {n: int(o.outcome in ("failed", "error")) for n, o in outcomes.items()}
+    collected = tuple(n for ids in inventory.values() for n in ids)
+    return Rerun(ctx.base.commit, 1, outcomes, failures, collected)
 
 
 def _base(

@@ -56,12 +56,12 @@ SWEEP = SweepMode()
 
 def _sweep_json(job: Job, progress: Progress) -> str:
     from planegate.freeze import sweep_run, sweep_wire
+    from planegate.junit import sweep as junit_sweep  # runner: junit runs its own command
 
     root = Path(job.working_directory)
-    outcome = sweep_run.sweep(
-        sweep_run.SweepOptions(root=root, commit=job.head, config_path=job.inputs.config),
-        progress,
-    )
+    options = sweep_run.SweepOptions(root=root, commit=job.head, config_path=job.inputs.config)
+    chosen = junit_sweep.sweep if junit_sweep.wanted(options) else sweep_run.sweep
+    outcome = chosen(options, progress)
     return sweep_wire.to_json(sweep_wire.of_outcome(outcome))
 
 
