@@ -46,7 +46,8 @@ def gate(repo: TestRepo, digest_path: Path) -> tuple[int, dict[str, Any]]:
 
 
 def planes_notes(report: dict[str, Any]) -> list[str]:
-    return next(s for s in report["steps"] if s["step"] == "planes")["notes"]
+    notes: list[str] = next(s for s in report["steps"] if s["step"] == "planes")["notes"]
+    return notes
 
 
 def test_the_digest_records_main_s_ids_outcomes_manifest_and_ledger(project: TestRepo) -> None:
