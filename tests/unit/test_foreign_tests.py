@@ -133,3 +133,22 @@ def test_which_files_the_rules_read() -> None:
 def test_comments_and_code_are_split() -> None:
     lines = split("a(); // b\n/* c\nd */ e();\n", "c")
     assert [(x.code, x.comment) for x in lines] == [("a();", "b"), ("", "c"), ("e();", "d")]
+
+
+NODE = "test('add commutes', () => {\n  assert.strictEqual(add(1, 2), add(2, 1));\n});\n"
+
+
+@pytest.mark.parametrize(
+    "option", ["{ skip: true }", "{ skip: 'later' }", "{todo:true}", "{ only: true }"]
+)
+def test_a_node_test_option_that_skips_is_pg527(option: str) -> None:
+    head = NODE.replace("'add commutes', ", f"'add commutes', {option}, ")
+    assert found(NODE, head, "test/calc.test.js") == [("PG527", 1)]
+
+
+def test_a_false_skip_option_and_a_c_label_named_skip_are_clean() -> None:
+    head = NODE.replace("'add commutes', ", "'add commutes', { skip: false }, ")
+    assert found(NODE, head, "test/calc.test.js") == []
+    c_base = "void t(void) {\n  EXPECT_EQ(f(), 1);\n}\n"
+    c_head = "void t(void) {\n  EXPECT_EQ(f(), 1);\nskip:\n  return;\n}\n"
+    assert found(c_base, c_head, "tests/t_test.c") == []

@@ -1,9 +1,9 @@
 """Hunk rules for tests that are not Python (step 5, PG527-PG531), at the level a text view
 allows: a skip added (`GTEST_SKIP`, a `DISABLED_` prefix, `t.Skip`, `#[ignore]`, `.skip(`,
-`xit(`, a focused `.only(`, a ctest `DISABLED`/`WILL_FAIL` property), an assertion removed
-or commented out (`EXPECT_*`/`ASSERT_*`, Catch2's `REQUIRE`/`CHECK`, `require.`/`assert.`,
-`t.Error`/`t.Fatal`, `assert!`, `expect(`), a frozen seed changed, an iteration budget
-lowered. Each finding names the file and the line.
+`xit(`, a `{ skip: true }` option, a focused `.only(`, a ctest `DISABLED`/`WILL_FAIL`
+property), an assertion removed or commented out (`EXPECT_*`/`ASSERT_*`, Catch2's
+`REQUIRE`/`CHECK`, `require.`/`assert.`, `t.Error`/`t.Fatal`, `assert!`, `expect(`), a frozen
+seed changed, an iteration budget lowered. Each finding names the file and the line.
 
 Lines are compared as text with comments removed (analysis/foreign_lines.py): a rule sees
 what a reviewer reading the diff sees, not what the compiler does with macros."""
@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from planegate.analysis.foreign_lines import Line, language, split
 from planegate.findings import Finding, Severity, Step
@@ -28,6 +29,13 @@ SKIPS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (".only(", re.compile(r"\.\s*only\s*\(|\bf(it|describe)\s*\(")),
     ("a Catch2 hidden or may-fail tag", re.compile(r"\"[^\"]*\[(\.|!mayfail|!shouldfail)")),
 )
+# node:test's and mocha's options object (`test(name, { skip: true }, fn)`): JavaScript only,
+# where a `skip:` is not a C or Go label
+JS_SKIPS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("a skip option", re.compile(r"\b(skip|todo)\s*:\s*(?!false\b|undefined\b|null\b)\S")),
+    ("an only option", re.compile(r"\bonly\s*:\s*(?!false\b|undefined\b|null\b)\S")),
+)
+JS_SUFFIXES = frozenset({".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs"})
 CMAKE_SKIPS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("the DISABLED property", re.compile(r"\bDISABLED\s+\"?(TRUE|ON|YES|1)\b", re.I)),
     ("the WILL_FAIL property", re.compile(r"\bWILL_FAIL\s+\"?(TRUE|ON|YES|1)\b", re.I)),
@@ -80,8 +88,11 @@ def analyse(where: Where, base: str, head: str) -> list[Finding]:
     old, new = split(base, kind), split(head, kind)
     if kind == "cmake":
         return _skips(where, old, new, CMAKE_SKIPS)
+    skips = (
+        (*SKIPS, *JS_SKIPS) if PurePosixPath(where.path).suffix.lower() in JS_SUFFIXES else SKIPS
+    )
     return [
-        *_skips(where, old, new, SKIPS),
+        *_skips(where, old, new, skips),
         *_assertions(where, old, new),
         *_seeds(where, old, new),
         *_budgets(where, old, new),

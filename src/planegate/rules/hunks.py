@@ -452,8 +452,9 @@ RULES: tuple[Rule, ...] = (
         Step.HUNKS,
         "skip added in a test that is not Python",
         "`GTEST_SKIP()`, a `DISABLED_` test name, `t.Skip`, `#[ignore]`, `.skip(`/`xit(`, a "
-        "focused `.only(`, a Catch2 hidden tag or a ctest `DISABLED`/`WILL_FAIL` property "
-        "turns a failing test green (or leaves the others out) without the code being right.",
+        "`{ skip: true }` option, a focused `.only(`, a Catch2 hidden tag or a ctest "
+        "`DISABLED`/`WILL_FAIL` property turns a failing test green (or leaves the others "
+        "out) without the code being right.",
         "Remove the skip; fix the production code, or ask the owner to freeze the test in "
         "the ledger.",
     ),
