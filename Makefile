@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test quick lint typecheck suite bench docs screenshots image-smoke clean bwrap
+.PHONY: demo test quick lint typecheck suite bench docs screenshots image-smoke clean bwrap node
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,14 @@ bwrap:
 	|| { sudo -n apt-get update -qq && sudo -n apt-get install -y -qq bubblewrap; } >/dev/null 2>&1 \
 	|| echo "make: bubblewrap is missing and cannot be installed here (apt-get install bubblewrap): the gate will stop with exit 69 unless --no-sandbox"
 
+# A real JavaScript suite (node:test, runner: junit) for tests/e2e/test_junit_node.py: nodejs,
+# from the system's packages; the suite fails without it, so this stops when it cannot install.
+node:
+	@command -v node >/dev/null \
+	|| { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq nodejs >/dev/null; } \
+	|| { sudo -n apt-get update -qq && sudo -n apt-get install -y -qq nodejs; } >/dev/null 2>&1 \
+	|| { echo "make: node is missing and cannot be installed here (apt-get install nodejs): tests/e2e/test_junit_node.py needs it"; exit 1; }
+
 # `planegate demo` also gates a C++ ctest suite (runner: junit) when cmake and a C++ compiler
 # are on PATH (Debian/Ubuntu: apt-get install cmake g++); tests/e2e/test_demo_ctest.py needs them.
 demo: $(STAMP) bwrap
@@ -37,7 +45,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict src tests
 
 # The whole suite (CI): unit, property (full budgets), integration and e2e.
-suite: $(STAMP) bwrap
+suite: $(STAMP) bwrap node
 	$(BIN)/python -m pytest -q -n auto
 
 test: lint typecheck suite

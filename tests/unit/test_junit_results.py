@@ -119,3 +119,34 @@ def test_a_junit_section_loads() -> None:
         "{file}::{name}",
     )
     assert (cfg.junit.filter, cfg.junit.timeout, cfg.junit.env_allow) == ("ctest", 60.0, ("CC",))
+
+
+# node:test's reporter: top-level tests straight under <testsuites>, describe blocks as nested
+# <testsuite>s, every classname "test"
+NODE_XML = b"""<testsuites>
+<testcase name="top" classname="test"/>
+<testsuite name="props"><testcase name="commutes" classname="test"/>
+  <testsuite name="inner"><testcase name="deep" classname="test"><failure message="x"/></testcase>
+  </testsuite>
+  <testcase name="after" classname="test"/>
+</testsuite>
+</testsuites>"""
+
+
+def test_every_testcase_counts_wherever_it_sits_with_its_suite() -> None:
+    cases = results.parse(NODE_XML, "out.xml", "{suite}::{name}")
+    assert cases.ids == ("::top", "props::commutes", "inner::deep", "props::after")
+    assert cases.outcomes["inner::deep"].outcome == "failed"
+    assert results.parse(NODE_XML, "out.xml", "{classname}::{name}").ids[0] == "test::top"
+
+
+def test_a_deeply_nested_report_is_read_without_recursion() -> None:
+    depth = 5000
+    data = b"<testsuites>" + b"<testsuite name='s'>" * depth
+    data += b"<testcase name='t' classname='c'/>" + b"</testsuite>" * depth + b"</testsuites>"
+    assert results.parse(data, "deep.xml", "{suite}::{name}").ids == ("s::t",)
+
+
+def test_the_node_filter_leaves_out_every_part_of_the_frozen_ids_and_the_root() -> None:
+    args = filters.arguments("node", ["props::slow one", "::top.level"])
+    assert args == ["--test-name-pattern", r"^(?!(<root>|props|slow\ one|top\.level)$)"]

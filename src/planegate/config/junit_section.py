@@ -11,7 +11,7 @@ from planegate.config import defaults
 from planegate.errors import ConfigError
 
 DEFAULT_ID = defaults.JUNIT_ID
-FIELDS = ("classname", "name", "file")
+FIELDS = ("classname", "name", "file", "suite")
 FIX = 'see docs/configuration.md, "runner: junit"'
 
 
@@ -36,7 +36,8 @@ def check_id_format(id_format: str, where: str) -> None:
         raise ConfigError(f"{where}: junit.id {id_format!r}: {exc}", FIX) from exc
     if not names or any(name not in FIELDS for name in names):
         raise ConfigError(
-            f"{where}: junit.id {id_format!r} may name only {{classname}}, {{name}}, {{file}}",
+            f"{where}: junit.id {id_format!r} may name only {{classname}}, {{name}}, {{file}}, "
+            "{suite}",
             FIX,
         )
 

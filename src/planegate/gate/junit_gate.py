@@ -9,12 +9,11 @@ lives inside pytest's process (junit/trust.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from planegate.config.junit_section import JunitSection
 from planegate.errors import ConfigError
-from planegate.gate import junit_main
 from planegate.gate.context import Context
 from planegate.junit import run as junit_run
 from planegate.progress import QUIET, Progress, Stopwatch
@@ -22,7 +21,7 @@ from planegate.repo.digest_format import MainRun
 from planegate.report import ShadowResult
 from planegate.runner import overlay
 from planegate.runner.rerun import Rerun
-from planegate.runner.session import RunResult
+from planegate.runner.session import Outcome, RunResult
 from planegate.steps.run_facts import Execution
 from planegate.vocabulary import SCORING_PLANES
 
@@ -49,7 +48,7 @@ def execute(
         progress.step("planes", "running main's evidence against the patch (runner: junit)")
         head = junit_run.run(tree, section, frozen, environ=ctx.environ, progress=progress)
         ignored: Mapping[str, str] = head.extra.get(junit_run.IGNORED, {})
-        if frozen and not ignored:  # the filter kept them out: the shadow lane runs them
+        if frozen - ignored.keys():  # the filter kept them out: the shadow lane runs them
             _overlay(ctx, tree)
             shadow_run = junit_run.run(tree, section, (), environ=ctx.environ)
             ignored = {n: shadow_run.outcome_of(n).outcome for n in frozen}
@@ -86,7 +85,7 @@ def _from_main(
         for n in set(head.collected) | set(expected)
         if ctx.plane_map.plane_of(n) in SCORING_PLANES and not head.outcome_of(n).passed
     )
-    outcomes = junit_main.recorded(main, inventory, not_passed)
+    outcomes = recorded(main, inventory, not_passed)
     failures = {n: int(o.outcome in ("failed", "error")) for n, o in outcomes.items()}
     collected = tuple(n for ids in inventory.values() for n in ids)
     return Rerun(ctx.base.commit, 1, outcomes, failures, collected)
@@ -157,3 +156,19 @@ def _overlay_notes(applied: overlay.OverlayResult) -> list[str]:
             + ", ".join(applied.removed[:5])
         )
     return notes
+
+
+def recorded(
+    main: MainRun, inventory: Mapping[str, Iterable[str]], nodeids: Iterable[str]
+) -> dict[str, Outcome]:
+    """The base's outcome of each of `nodeids` as main's run saw it: its recorded outcome when
+    it did not pass, passed when main's run had it and it passed, missing when it had none."""
+    collected = {n for ids in inventory.values() for n in ids}
+    outcomes = {}
+    for nodeid in nodeids:
+        if nodeid in main.not_passed:
+            outcome, message = main.not_passed[nodeid]
+            outcomes[nodeid] = Outcome(nodeid, outcome, message)
+        else:
+            outcomes[nodeid] = Outcome(nodeid, "passed" if nodeid in collected else "missing")
+    return outcomes

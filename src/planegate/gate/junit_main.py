@@ -4,20 +4,16 @@ records what it saw in the digest's usual format (gate/main_run.py): the invento
 ids its JUnit XML names, the scoring tests that did not pass, and each id's class seconds.
 
 A gate whose base is the digest's commit, in the same environment, reads the base's outcomes
-from it (`recorded`) instead of running the base's build and suite."""
+from it instead of running the base's build and suite (gate/junit_gate.py)."""
 
 from __future__ import annotations
-
-from collections.abc import Iterable, Mapping
 
 from planegate.config.planemap import PlaneMap
 from planegate.errors import ConfigError
 from planegate.gate.main_run import Ran, fingerprint, summarise
 from planegate.junit import run as junit_run
 from planegate.progress import Progress
-from planegate.repo.digest_format import MainRun
 from planegate.repo.git import GitRepo
-from planegate.runner.session import Outcome
 
 
 def run_main(
@@ -52,19 +48,3 @@ def run_main(
         why = "; ".join(result.notes) or "the run did not close"
         return Ran(inventory, None, f"main's run is not recorded: {why}")
     return Ran(inventory, summarise(result, plane_map, fingerprint()))
-
-
-def recorded(
-    main: MainRun, inventory: Mapping[str, Iterable[str]], nodeids: Iterable[str]
-) -> dict[str, Outcome]:
-    """The base's outcome of each of `nodeids` as main's run saw it: its recorded outcome when
-    it did not pass, passed when main's run had it and it passed, missing when it had none."""
-    collected = {n for ids in inventory.values() for n in ids}
-    outcomes = {}
-    for nodeid in nodeids:
-        if nodeid in main.not_passed:
-            outcome, message = main.not_passed[nodeid]
-            outcomes[nodeid] = Outcome(nodeid, outcome, message)
-        else:
-            outcomes[nodeid] = Outcome(nodeid, "passed" if nodeid in collected else "missing")
-    return outcomes

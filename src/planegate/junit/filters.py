@@ -10,6 +10,7 @@ import shlex
 from collections.abc import Iterable
 
 PLACEHOLDER = "{deselect}"
+NODE_ROOT = "<root>"  # node:test's name for the test that holds a file's top-level tests
 
 
 def name_of(nodeid: str) -> str:
@@ -21,8 +22,19 @@ def _alternation(names: list[str]) -> str:
     return "^(" + "|".join(re.escape(n) for n in names) + ")$"
 
 
+def _node_pattern(nodeids: Iterable[str]) -> str:
+    """node:test runs a test whose own name or any ancestor's name matches the pattern, and
+    every top-level test's ancestor is the file's root test, `<root>`: so the pattern matches
+    neither the frozen names nor `<root>` nor the other parts of their ids (the describe
+    block, with `{suite}::{name}`). A frozen test under a describe block the id does not name
+    still runs; the run ignores its outcome (junit/run.py says which)."""
+    parts = sorted({part for n in nodeids for part in n.split("::") if part} | {NODE_ROOT})
+    return "^(?!(" + "|".join(re.escape(p) for p in parts) + ")$)"
+
+
 def arguments(style: str, nodeids: Iterable[str]) -> list[str]:
     """The runner's arguments that leave `nodeids` out; [] for none of them or style `none`."""
+    nodeids = list(nodeids)
     names = sorted({name_of(n) for n in nodeids})
     if not names or style == "none":
         return []
@@ -34,6 +46,8 @@ def arguments(style: str, nodeids: Iterable[str]) -> list[str]:
         return [arg for name in names for arg in ("--skip", name)] + ["--exact"]
     if style == "jest":
         return ["--testNamePattern", "^(?!(" + "|".join(re.escape(n) for n in names) + ")$)"]
+    if style == "node":
+        return ["--test-name-pattern", _node_pattern(nodeids)]
     raise ValueError(f"unknown filter {style!r}")
 
 

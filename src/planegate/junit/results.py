@@ -1,5 +1,6 @@
 """JUnit XML to outcomes, read with junitparser: every `testcase` becomes one test id, formed
-by the configuration's `id` format from its classname, name and file attributes.
+by the configuration's `id` format from its classname, name and file attributes and the name of
+the `testsuite` that holds it.
 
 The XML is written by the project's own command, so it is read as untrusted data: a size
 limit, no document type declarations (no entity expansion), and a one-line error that names
@@ -7,8 +8,9 @@ the file."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from xml.etree.ElementTree import Element
 
 from junitparser import Error, Failure, JUnitXml, JUnitXmlError, Skipped, TestCase
 
@@ -32,13 +34,35 @@ class Cases:
     outcomes: Mapping[str, Outcome]
 
 
-def test_id(case: TestCase, id_format: str) -> str:
+def test_id(case: TestCase, id_format: str, suite: str = "") -> str:
     values = {
         "classname": case.classname or "",
         "name": case.name or "",
         "file": case._elem.get("file") or "",  # junitparser keeps unknown attributes on _elem
+        "suite": suite,
     }
     return id_format.format_map(values)
+
+
+def every_case(root: Element) -> Iterator[tuple[TestCase, str]]:
+    """Every `testcase` in document order, wherever it sits (under `testsuites` itself, as
+    node:test writes its top-level tests, or in nested `testsuite`s, as it writes describe
+    blocks), with the name of the innermost `testsuite` that holds it ("" for none). An
+    explicit stack: the XML's depth is the command's to choose."""
+    stack: list[tuple[Iterator[Element], str]] = [(iter(root), _suite_name(root, ""))]
+    while stack:
+        children, suite = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+        elif child.tag == "testcase":
+            yield TestCase.fromelem(child), suite  # type: ignore[no-untyped-call]
+        elif child.tag == "testsuite":
+            stack.append((iter(child), _suite_name(child, suite)))
+
+
+def _suite_name(elem: Element, outer: str) -> str:
+    return (elem.get("name") or "") if elem.tag == "testsuite" else outer
 
 
 def outcome_of(case: TestCase, nodeid: str) -> Outcome:
@@ -60,17 +84,17 @@ def parse(data: bytes, where: str, id_format: str) -> Cases:
         raise XmlProblem(f"{where}: a document type declaration (not read)")
     try:
         xml = JUnitXml.fromstring(data)
-        cases = [case for suite in xml for case in suite]
+        cases = list(every_case(xml._elem))
     except (JUnitXmlError, SyntaxError, ValueError, TypeError) as exc:
         raise XmlProblem(f"{where}: not JUnit XML: {untrusted.one_line(str(exc))}") from exc
     return merge([_one(cases, id_format)])
 
 
-def _one(cases: Iterable[TestCase], id_format: str) -> Cases:
+def _one(cases: Iterable[tuple[TestCase, str]], id_format: str) -> Cases:
     ids: list[str] = []
     outcomes: dict[str, Outcome] = {}
-    for case in cases:
-        nodeid = test_id(case, id_format)
+    for case, suite in cases:
+        nodeid = test_id(case, id_format, suite)
         outcome = outcome_of(case, nodeid)
         if nodeid not in outcomes:
             ids.append(nodeid)

@@ -61,9 +61,8 @@ def run(
     closed = not timed_out and bool(read.ids) and not problems
     kept = {n: o for n, o in read.outcomes.items() if n not in frozen}
     collected = tuple(read.ids) + tuple(sorted(frozen - set(read.ids))) if filtered else read.ids
-    notes = [f"frozen tests deselected with the {section.filter} filter"] if frozen else []
-    if frozen and not filtered:
-        notes = ["frozen tests ran and their outcomes were ignored (no runner filter)"]
+    ran_frozen = _ran_frozen(read, frozen, filtered)
+    notes = _frozen_notes(section.filter, frozen, filtered, ran_frozen)
     if not read.ids and not problems:
         problems = [f"the command wrote no JUnit XML at {', '.join(section.xml)}"]
     return RunResult(
@@ -76,8 +75,34 @@ def run(
         timed_out=timed_out,
         output="\n".join([*problems, output])[-MAX_OUTPUT:],
         notes=(*notes, *problems),
-        extra={IGNORED: {n: o.outcome for n, o in read.outcomes.items() if n in frozen}},
+        extra={IGNORED: ran_frozen},
     )
+
+
+def _ran_frozen(read: results.Cases, frozen: frozenset[str], filtered: bool) -> dict[str, str]:
+    """The frozen ids that ran, and their outcomes (which the run ignores). A filter may report
+    the tests it left out as skipped (node:test does): those did not run."""
+    return {
+        n: o.outcome
+        for n, o in read.outcomes.items()
+        if n in frozen and not (filtered and o.outcome == "skipped")
+    }
+
+
+def _frozen_notes(
+    style: str, frozen: frozenset[str], filtered: bool, ran: Mapping[str, str]
+) -> list[str]:
+    if not frozen:
+        return []
+    if not filtered:
+        return ["frozen tests ran and their outcomes were ignored (no runner filter)"]
+    notes = [f"frozen tests deselected with the {style} filter"]
+    if ran:
+        notes.append(
+            f"{len(ran)} frozen tests ran though the {style} filter named them: "
+            f"{', '.join(sorted(ran)[:5])}; their outcomes were ignored"
+        )
+    return notes
 
 
 def _read(tree: Path, section: JunitSection) -> tuple[results.Cases, list[str]]:
