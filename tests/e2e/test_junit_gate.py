@@ -130,13 +130,3 @@ def test_a_report_the_patch_commits_is_never_read_as_the_runs(project: TestRepo)
     assert code == 1
     planes = next(s for s in report["steps"] if s["step"] == "planes")
     assert any("wrote no JUnit XML" in f["message"] for f in planes["findings"]), planes
-
-
-def test_a_junit_suite_is_never_sharded(project: TestRepo, tmp_path: Path) -> None:
-    project.commit("a comment", {"src/calc.py": "# adds\n" + junit_suite.CALC})
-    evidence = str(tmp_path / "s1.json")
-    done = run_cli(
-        "-C", str(project.root), "gate", "--base", "main", "--shard", "1/2", "--evidence", evidence
-    )
-    assert done.returncode == 64
-    assert "runner: junit suite runs whole" in done.stderr

@@ -150,3 +150,11 @@ def test_a_deeply_nested_report_is_read_without_recursion() -> None:
 def test_the_node_filter_leaves_out_every_part_of_the_frozen_ids_and_the_root() -> None:
     args = filters.arguments("node", ["props::slow one", "::top.level"])
     assert args == ["--test-name-pattern", r"^(?!(<root>|props|slow\ one|top\.level)$)"]
+
+
+def test_a_shard_never_leaves_out_an_id_of_its_own_that_shares_a_name() -> None:
+    elsewhere = ["A::slow", "B::fast", "slow::other"]
+    kept = ["C::slow"]
+    assert filters.safe_to_leave_out("ctest", elsewhere, kept) == ["B::fast", "slow::other"]
+    # node matches describe blocks too: an id whose block is named like a kept test stays in
+    assert filters.safe_to_leave_out("node", elsewhere, kept) == ["B::fast"]

@@ -64,7 +64,7 @@ def execute(
     the caller has one (main's digest vouches for it, or a shard's slices were cut from it),
     else the base's collection, running alongside. With main's run from the digest (`main`)
     the base's outcomes are known; `within` keeps every part to one shard's slice."""
-    if (elsewhere := _not_here(ctx, progress, base_inventory, main)) is not None:
+    if (elsewhere := _not_here(ctx, progress, base_inventory, main, within)) is not None:
         return elsewhere
     watch = Stopwatch()
     with collecting_base(ctx, base_inventory is None, progress) as base_collection:
@@ -149,14 +149,22 @@ def _not_here(
     progress: Progress,
     base_inventory: Mapping[str, list[str]] | None,
     main: MainRun | None,
+    within: Within | None = None,
 ) -> Execution | None:
     """A patch that does not merge runs nothing; a suite pytest does not run (`runner: junit`)
-    gives the same facts from its own command (gate/junit_gate.py; never sharded: shards/run.py
-    refuses it)."""
+    gives the same facts from its own command (gate/junit_gate.py; a shard's other ids left
+    out through the runner's filter)."""
     if ctx.commits.conflicts:
         return unmerged(ctx)
     if ctx.cfg.runner == "junit":
-        return junit_gate.execute(ctx, progress, base_inventory=base_inventory, main=main)
+        return junit_gate.execute(
+            ctx,
+            progress,
+            base_inventory=base_inventory,
+            main=main,
+            elsewhere=frozenset() if within is None else within.elsewhere,
+            shadow_lane=within is None or within.shadow,
+        )
     return None
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from planegate.config.junit_section import JunitSection
 from planegate.errors import ConfigError
 from planegate.gate.context import Context
+from planegate.junit import filters
 from planegate.junit import run as junit_run
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.digest_format import MainRun
@@ -35,9 +36,13 @@ def execute(
     *,
     base_inventory: Mapping[str, list[str]] | None = None,
     main: MainRun | None = None,
+    elsewhere: frozenset[str] = frozenset(),
+    shadow_lane: bool = True,
 ) -> Execution:
     """Main's evidence against the patch, run by the configured command; with main's run
-    from the digest (`main`, which vouches for `base_inventory`) the base does not run."""
+    from the digest (`main`, which vouches for `base_inventory`) the base does not run. In a
+    shard (shards/run.py) the filter also leaves out the ids the other shards run
+    (`elsewhere`), and the shadow lane runs in shard 1 only (`shadow_lane`)."""
     section = ctx.cfg.junit
     if section is None:  # the schema asks for it with runner: junit
         raise ConfigError(f"{ctx.cfg.path}: runner: junit without a junit section")
@@ -46,22 +51,27 @@ def execute(
     with watch.time("head run"), ctx.repo.worktree(ctx.head.commit) as tree:
         applied = _overlay(ctx, tree)
         progress.step("planes", "running main's evidence against the patch (runner: junit)")
-        head = junit_run.run(tree, section, frozen, environ=ctx.environ, progress=progress)
+        own = set(head_ids(base_inventory)) - elsewhere
+        leave_out = filters.safe_to_leave_out(section.filter, elsewhere, own)
+        head = junit_run.run(
+            tree, section, frozen, environ=ctx.environ, progress=progress, elsewhere=leave_out
+        )
         ignored: Mapping[str, str] = head.extra.get(junit_run.IGNORED, {})
-        if frozen - ignored.keys():  # the filter kept them out: the shadow lane runs them
+        if shadow_lane and frozen - ignored.keys():  # the filter kept them out: run them
             _overlay(ctx, tree)
             shadow_run = junit_run.run(tree, section, (), environ=ctx.environ)
             ignored = {n: shadow_run.outcome_of(n).outcome for n in frozen}
     shadow = tuple(
         ShadowResult(nodeid, ignored.get(nodeid, "missing"), owner)
         for nodeid, owner in sorted(ctx.frozen.items())
+        if shadow_lane
     )
     with watch.time("base"):
         if main is not None and base_inventory is not None and head.closed:
-            on_base: Rerun | None = _from_main(ctx, head, main, base_inventory)
+            on_base: Rerun | None = _from_main(ctx, head, main, base_inventory, elsewhere)
             notes = [*head.notes, *_overlay_notes(applied), FROM_MAIN]
         else:
-            base_inventory, on_base = _base(ctx, head, base_inventory, progress, section)
+            base_inventory, on_base = _base(ctx, head, base_inventory, progress, section, elsewhere)
             notes = [*head.notes, *_overlay_notes(applied)]
     return Execution(
         ctx.commits,
@@ -74,15 +84,24 @@ def execute(
     )
 
 
+def head_ids(inventory: Mapping[str, list[str]] | None) -> list[str]:
+    """Every id of an inventory."""
+    return [n for ids in (inventory or {}).values() for n in ids]
+
+
 def _from_main(
-    ctx: Context, head: RunResult, main: MainRun, inventory: Mapping[str, list[str]]
+    ctx: Context,
+    head: RunResult,
+    main: MainRun,
+    inventory: Mapping[str, list[str]],
+    elsewhere: frozenset[str],
 ) -> Rerun:
     """The base's outcomes of the scoring tests that did not pass on the head, as main's run
     in the digest saw them (gate/junit_main.py): nothing runs."""
     expected = [n for p in SCORING_PLANES for n in inventory.get(p, [])]
     not_passed = sorted(
         n
-        for n in set(head.collected) | set(expected)
+        for n in (set(head.collected) | set(expected)) - elsewhere
         if ctx.plane_map.plane_of(n) in SCORING_PLANES and not head.outcome_of(n).passed
     )
     outcomes = recorded(main, inventory, not_passed)
@@ -97,11 +116,12 @@ def _base(
     inventory: Mapping[str, list[str]] | None,
     progress: Progress,
     section: JunitSection,
+    elsewhere: frozenset[str] = frozenset(),
 ) -> tuple[Mapping[str, list[str]] | None, Rerun | None]:
     """The base's inventory (the digest's, else its run's ids) and its outcomes of the scoring
     tests that did not pass on the head; the base runs only when one of them is wanted."""
     expected = [n for p in SCORING_PLANES for n in (inventory or {}).get(p, [])]
-    candidates = set(head.collected) | set(expected)
+    candidates = (set(head.collected) | set(expected)) - elsewhere
     not_passed = sorted(
         n
         for n in candidates
@@ -123,6 +143,14 @@ def _base(
     return inventory, Rerun(
         ctx.base.commit, 1, outcomes, failures, base.collected, base.closed, problem
     )
+
+
+def base_inventory(ctx: Context, progress: Progress = QUIET) -> dict[str, list[str]]:
+    """The base's ids by plane, from its run (a shard's slices are cut from them)."""
+    section = ctx.cfg.junit
+    if section is None:
+        raise ConfigError(f"{ctx.cfg.path}: runner: junit without a junit section")
+    return ctx.plane_map.inventory(_base_run(ctx, section, progress).collected)
 
 
 def _base_run(ctx: Context, section: JunitSection, progress: Progress) -> RunResult:

@@ -51,6 +51,22 @@ def arguments(style: str, nodeids: Iterable[str]) -> list[str]:
     raise ValueError(f"unknown filter {style!r}")
 
 
+def names_matched(style: str, nodeid: str) -> set[str]:
+    """The names of the id the filter's pattern matches: with `node` every part of it (the
+    describe block too), else its last part."""
+    if style == "node":
+        return {part for part in nodeid.split("::") if part}
+    return {name_of(nodeid)}
+
+
+def safe_to_leave_out(style: str, elsewhere: Iterable[str], kept: Iterable[str]) -> list[str]:
+    """The ids of `elsewhere` the filter can leave out without leaving out any of `kept`
+    (one shard's own ids): a filter matches names, and two ids may share one. Those it cannot
+    run here as well; the shard's own view drops them."""
+    names = {name_of(n) for n in kept}
+    return sorted(n for n in elsewhere if not names_matched(style, n) & names)
+
+
 def command(template: str, style: str, nodeids: Iterable[str]) -> tuple[str, bool]:
     """The command to run, and whether the filter deselects `nodeids` (else they run and are
     ignored)."""

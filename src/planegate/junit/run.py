@@ -48,18 +48,22 @@ def run(
     *,
     environ: Mapping[str, str] | None = None,
     progress: Progress = QUIET,
+    elsewhere: Iterable[str] = (),
 ) -> RunResult:
     """Run the command in `tree` with the frozen ids `deselect`ed through the runner's filter
-    when the configuration gives one (else they run and their outcomes are dropped here)."""
-    frozen = frozenset(deselect)
+    when the configuration gives one (else they run and their outcomes are dropped here);
+    with `elsewhere` (the ids other shards run) the filter leaves those out too."""
+    frozen, left_out = frozenset(deselect), frozenset(elsewhere)
     for stale in report_paths(tree, section.xml):  # a report the commit holds is not a run's
         stale.unlink()
-    text, filtered = filters.command(section.command, section.filter, frozen)
+    text = filters.command(section.command, section.filter, frozen | left_out)[0]
+    filtered = filters.command(section.command, section.filter, frozen)[1]
     progress.step("run", "running the suite's command (runner: junit)")
     status, timed_out, output = _execute(tree, text, section, environ or os.environ)
     read, problems = _read(tree, section)
     closed = not timed_out and bool(read.ids) and not problems
-    kept = {n: o for n, o in read.outcomes.items() if n not in frozen}
+    gone = frozen | _reported_left_out(read, left_out)
+    kept = {n: o for n, o in read.outcomes.items() if n not in gone}
     collected = tuple(read.ids) + tuple(sorted(frozen - set(read.ids))) if filtered else read.ids
     ran_frozen = _ran_frozen(read, frozen, filtered)
     notes = _frozen_notes(section.filter, frozen, filtered, ran_frozen)
@@ -67,7 +71,7 @@ def run(
         problems = [f"the command wrote no JUnit XML at {', '.join(section.xml)}"]
     return RunResult(
         collected=collected,
-        selected=tuple(n for n in read.ids if n not in frozen),
+        selected=tuple(n for n in read.ids if n not in gone),
         outcomes=kept,
         collect_errors=(),
         closed=closed,
@@ -76,6 +80,14 @@ def run(
         output="\n".join([*problems, output])[-MAX_OUTPUT:],
         notes=(*notes, *problems),
         extra={IGNORED: ran_frozen},
+    )
+
+
+def _reported_left_out(read: results.Cases, left_out: frozenset[str]) -> frozenset[str]:
+    """The ids the filter left out that the runner still reported, as skipped (node:test
+    does): they did not run."""
+    return frozenset(
+        n for n in left_out if n in read.outcomes and read.outcomes[n].outcome == "skipped"
     )
 
 

@@ -17,11 +17,12 @@ from dataclasses import replace
 from planegate import __version__
 from planegate.config.planemap import file_of
 from planegate.errors import UsageError
-from planegate.gate import context
+from planegate.gate import context, junit_gate
 from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import DigestCheck, check_digest
 from planegate.gate.execute import Within, collect_inventory, execute
 from planegate.gate.judge import judge
+from planegate.junit import filters
 from planegate.progress import QUIET, Progress
 from planegate.report import Report, json_report
 from planegate.shards.evidence_file import Evidence, config_of, sliceable, sliced
@@ -33,15 +34,12 @@ def run(options: GateOptions, shard: Shard, progress: Progress = QUIET) -> tuple
     """The shard's evidence, and its own report of its slice."""
     start = time.perf_counter()
     ctx = context.build(options)
-    if ctx.cfg.runner == "junit":
-        raise UsageError(
-            "--shard: a runner: junit suite runs whole (its command cannot run a slice)",
-            "gate it without --shard",
-        )
+    refuse_unfiltered(ctx)
     digest = check_digest(ctx)
     inventory, source = _inventory(ctx, digest, progress)
     nodeids = sliceable(inventory)
     assigned = slice_of(nodeids, shard.index, shard.total, durations(digest, nodeids))
+    refuse_long_filter(ctx, set(nodeids) - set(assigned))
     progress.step("planes", f"shard {shard}: {len(assigned)} of {len(nodeids)} nodeids")
     within = Within(frozenset(assigned), frozenset(nodeids) - set(assigned), shard.index == 1)
     execution = execute(
@@ -70,6 +68,41 @@ def run(options: GateOptions, shard: Shard, progress: Progress = QUIET) -> tuple
     return evidence, report
 
 
+# the longest command `sh -c` takes: Linux's limit on one argument (MAX_ARG_STRLEN, 128 KiB),
+# with room for the environment's own
+MAX_COMMAND_BYTES = 120_000
+
+
+def refuse_unfiltered(ctx: Context) -> None:
+    """A `runner: junit` suite is sharded through the runner's own filter only: without one,
+    a shard would run the whole suite."""
+    section = ctx.cfg.junit
+    if ctx.cfg.runner != "junit" or section is None:
+        return
+    if section.filter == "none" or filters.PLACEHOLDER not in section.command:
+        raise UsageError(
+            "--shard: runner: junit shards through the runner's own filter: set junit.filter "
+            "and put {deselect} in junit.command",
+            'see docs/configuration.md, "runner: junit"',
+        )
+
+
+def refuse_long_filter(ctx: Context, elsewhere: set[str]) -> None:
+    """The filter names every id the other shards run; a command too long for `sh -c` is
+    refused rather than left to fail in the run."""
+    section = ctx.cfg.junit
+    if ctx.cfg.runner != "junit" or section is None:
+        return
+    text = filters.command(section.command, section.filter, set(ctx.frozen) | elsewhere)[0]
+    if len(text.encode()) > MAX_COMMAND_BYTES:
+        raise UsageError(
+            f"--shard: junit.filter {section.filter} names {len(elsewhere)} tests of the other "
+            f"shards: the command would be {len(text.encode())} bytes, over "
+            f"{MAX_COMMAND_BYTES}",
+            "gate it with fewer shards, or without --shard",
+        )
+
+
 def durations(digest: DigestCheck, nodeids: tuple[str, ...]) -> dict[str, float] | None:
     """Each nodeid's share of its file's seconds in main's run (None without one): slices
     balanced by time rather than by count."""
@@ -96,6 +129,8 @@ def _inventory(
         return digest.inventory, "digest"
     if ctx.commits.conflicts:
         return {}, "none: the patch does not merge onto the base tip"
+    if ctx.cfg.runner == "junit":
+        return junit_gate.base_inventory(ctx, progress), "the base's run at its tip"
     found = collect_inventory(ctx.repo, ctx.base.commit, ctx.base_ini, ctx.plane_map, progress)
     return found, "collected at the base tip"
 
