@@ -112,3 +112,18 @@ def test_a_digest_from_another_environment_runs_the_base(project: TestRepo) -> N
     assert code == 1
     assert FROM_MAIN not in planes_notes(report)
     assert "another environment" in report["digest_source"]
+
+
+def test_a_digest_of_an_older_main_is_not_used_for_the_base_s_outcomes(project: TestRepo) -> None:
+    """main moved on after its digest: the digest still matches git where it was made, but
+    it does not vouch for the new tip, whose outcomes come from the base's own run."""
+    digest(project)
+    project.checkout("main")
+    project.commit("main moves on", {"src/calc.py": "# main's comment\n" + junit_suite.CALC})
+    project.git("branch", "-f", "patch", "main")
+    project.checkout("patch")
+    project.commit("faster add", {"src/calc.py": BUG})
+    code, report = gate(project, project.root.parent / "digest.json")
+    assert code == 1
+    assert FROM_MAIN not in planes_notes(report)
+    assert "the newest digest is of an ancestor of the base tip" in report["digest_source"]

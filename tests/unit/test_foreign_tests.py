@@ -139,7 +139,8 @@ NODE = "test('add commutes', () => {\n  assert.strictEqual(add(1, 2), add(2, 1))
 
 
 @pytest.mark.parametrize(
-    "option", ["{ skip: true }", "{ skip: 'later' }", "{todo:true}", "{ only: true }"]
+    "option",
+    ["{ skip: true }", "{ skip: 'later' }", "{todo:true}", "{ only: true }", '{ "skip": 1 }'],
 )
 def test_a_node_test_option_that_skips_is_pg527(option: str) -> None:
     head = NODE.replace("'add commutes', ", f"'add commutes', {option}, ")

@@ -32,8 +32,8 @@ SKIPS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # node:test's and mocha's options object (`test(name, { skip: true }, fn)`): JavaScript only,
 # where a `skip:` is not a C or Go label
 JS_SKIPS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("a skip option", re.compile(r"\b(skip|todo)\s*:\s*(?!false\b|undefined\b|null\b)\S")),
-    ("an only option", re.compile(r"\bonly\s*:\s*(?!false\b|undefined\b|null\b)\S")),
+    ("a skip option", re.compile(r"\b(skip|todo)['\"`]?\s*:\s*(?!false\b|undefined\b|null\b)\S")),
+    ("an only option", re.compile(r"\bonly['\"`]?\s*:\s*(?!false\b|undefined\b|null\b)\S")),
 )
 JS_SUFFIXES = frozenset({".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs"})
 CMAKE_SKIPS: tuple[tuple[str, re.Pattern[str]], ...] = (
