@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers import junit_suite
-from helpers.fake_github import running
+from helpers.fake_github import FakeGitHub, digest_zip, running
 from helpers.github_support import action_env, read_outputs, run_action
 from helpers.repo_helper import TestRepo
 from planegate.gate.junit_gate import FROM_MAIN
@@ -94,3 +94,54 @@ def test_sweep_mode_sweeps_the_configured_command(
     assert junit_suite.FROZEN in (tmp_path / "summary.md").read_text()
     report = json.loads(Path(outputs["report-path"]).read_text())
     assert report["base_broken"] == [junit_suite.FROZEN]
+
+
+RUN_ID = 4242
+
+
+def shard_job(
+    gh: FakeGitHub, env: dict[str, str], job: Path, shard: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One matrix job (run phase without the token, then the judge), its evidence uploaded
+    as this run's artifact."""
+    exchange, out = job / "exchange", job / "out"
+    out.mkdir(parents=True)
+    shard_env = env | {"INPUT_SHARD": shard, "PLANEGATE_OUT": str(out)}
+    run_env = {k: v for k, v in shard_env.items() if k != "GITHUB_TOKEN"}
+    phase = {"PLANEGATE_EXCHANGE": str(exchange)}
+    assert run_action(monkeypatch, run_env | phase | {"INPUT_PHASE": "run"}) == 0
+    run_action(monkeypatch, shard_env | phase | {"INPUT_PHASE": "judge"})
+    evidence = (out / "planegate-shard.json").read_bytes()
+    gh.add_artifact(
+        head_sha=env["GITHUB_SHA"],
+        name="planegate-shard-" + shard.replace("/", "-of-"),
+        zip_bytes=digest_zip(evidence, "planegate-shard.json"),
+        run_id=RUN_ID,
+        event="pull_request",
+    )
+
+
+def test_shard_jobs_and_the_merge_gate_a_junit_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = junit_suite.build(tmp_path / "project")
+    main = repo.git("rev-parse", "main")
+    repo.branch("patch")
+    bug = "def add(a, b):\n    return a + b + (1 if a > 5 else 0)\n"
+    head = repo.commit("faster add", {"src/calc.py": bug})
+    with running() as gh:
+        gh.add_pull(1, head_sha=head, base_sha=main, author="coder[bot]")
+        env = action_env(
+            tmp_path, gh.api_url, gh.event_payload(1), working_directory=str(repo.root)
+        )
+        env |= {"GITHUB_SHA": head, "GITHUB_RUN_ID": str(RUN_ID)}
+        for k in (1, 2):
+            shard_job(gh, env, tmp_path / f"shard-{k}", f"{k}/2", monkeypatch)
+        assert not gh.check_runs  # the shards post nothing
+        merge_env = env | {"INPUT_MODE": "merge", "INPUT_REPORT-FILE": str(tmp_path / "m.json")}
+        assert run_action(monkeypatch, merge_env) == 1
+        (check,) = gh.check_runs.values()
+        assert check["conclusion"] == "failure"
+    report = json.loads((tmp_path / "m.json").read_text())
+    failed = {f["nodeid"] for s in report["steps"] for f in s["findings"] if f["rule"] == "PG101"}
+    assert failed == {"props::add_commutes", "props::add_zero", "golden::golden_table"}
