@@ -4,8 +4,10 @@
 The head's tree gets the overlay (main's protected test sources and data) before the command
 builds anything; frozen ids are deselected through the runner's filter or run and ignored;
 the base runs once when its inventory is needed or a scoring test did not pass on the head
-(then the planes step tells a regression from a base that is broken). No probe runs: each
-lives inside pytest's process (junit/trust.py)."""
+(then the planes step tells a regression from a base that is broken), unless main's digest
+vouches for the base's tip and holds main's run (gate/junit_main.py wrote it): then its
+outcomes are read from there. No probe runs: each lives inside pytest's process
+(junit/trust.py)."""
 
 from __future__ import annotations
 
