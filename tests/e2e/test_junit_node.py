@@ -254,3 +254,19 @@ def test_main_s_digest_of_the_node_suite_spares_the_gate_the_base_run(project: T
     code, report = gate(project, "--digest", str(out))
     assert code == 1
     assert FROM_MAIN in planes_notes(report)
+
+
+def test_a_weakened_protected_test_is_restored_before_node_runs_it(project: TestRepo) -> None:
+    """The attack: a bug, and the property test's assertion turned into a no-op so that the
+    patch's tree passes. The overlay puts main's test back before `node --test` runs."""
+    weakened = PROPS.replace(
+        "      assert.strictEqual(add(a, b), add(b, a));", "      void add(a, b);"
+    )
+    assert weakened != PROPS
+    project.commit("faster add, lighter test", {"src/calc.js": BUG, "test/props.test.js": weakened})
+    code, report = gate(project)
+    assert code == 3  # a protected test changed
+    assert {"PG301", "PG101"} <= rules(report)
+    failed = {f["nodeid"] for s in report["steps"] for f in s["findings"] if f["rule"] == "PG101"}
+    assert "props::add_commutes" in failed  # main's assertion ran against the bug
+    assert any("restored 1 protected files" in note for note in planes_notes(report))
