@@ -3,6 +3,7 @@ weighed against main's run; and main's count in the digest."""
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -93,3 +94,25 @@ def test_mains_count_travels_in_the_digest() -> None:
     digest = Digest("c" * 40, {}, run=MainRun({}, {}, signs=older))
     assert "unseen" not in to_json(digest)
     assert from_json(to_json(digest), "d.json").run == digest.run  # None: not known
+
+
+def test_the_counts_travel_between_the_action_phases() -> None:
+    from dataclasses import replace
+
+    from planegate.gate import exchange
+    from planegate.probes.fixture.wire import ProbeResult
+    from planegate.steps.run_facts import Commits, Execution
+
+    head = run({GOLDEN: 2}, {GOLDEN: 1}, overflow=False)
+    commits = Commits("a" * 40, "b" * 40, "c" * 40, "d" * 40)
+    execution = Execution(commits, head, None, (), ProbeResult(), ())
+    execution = replace(execution, mains_signs=MainsSigns(unseen={GOLDEN: 1}))
+    back = exchange.from_json(exchange.to_json(execution), "run.json")
+    assert back.head_run.opened == head.opened
+    assert back.head_run.extra == head.extra
+    assert back.mains_signs.unseen == {GOLDEN: 1}
+    older = json.loads(exchange.to_json(execution))
+    del older["head_run"]["opened"]
+    del older["mains_signs"]["unseen"]
+    back = exchange.from_value(older, "run.json")
+    assert back.head_run.opened is None and back.mains_signs.unseen is None
