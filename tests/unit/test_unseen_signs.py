@@ -20,7 +20,7 @@ GOLDEN, TEST = "tests/fix/data/label.txt", "tests/fix/test_label.py"
 
 class _Who:
     def of_plane(self, plane: str | None, path: str | None = None) -> str:
-        return f"@{plane}-owner"
+        return f"@{plane}-owner" if path else "@nobody"
 
     def of_plane_map(self) -> str:
         return "@map-owner"

@@ -74,8 +74,10 @@ class _Watch:
             return
         self.fd = fd
         for folder, names in sorted(self.folders.items()):
-            target = os.fsencode(self.tree / folder if folder else self.tree)
-            wd = libc.inotify_add_watch(fd, target, IN_OPEN)
+            target = self.tree / folder if folder else self.tree
+            if not target.is_dir():
+                continue  # a locked file the tree does not hold: nothing to open
+            wd = libc.inotify_add_watch(fd, os.fsencode(target), IN_OPEN)
             if wd < 0:
                 self.unavailable = f"inotify_add_watch {folder or '.'}: " + os.strerror(
                     ctypes.get_errno()
