@@ -450,10 +450,10 @@ def _unavailable(what: str, error: git.exc.GitCommandError) -> ServiceUnavailabl
 
 
 def opened_folders() -> tuple[str, ...]:
-    """Every repository this process opened, its work tree top and git common dir: the test
-    child's sandbox hides them (runner/sandbox.py), so no process a test starts reads main's
-    checkout."""
-    return tuple(_OPENED)
+    """Every repository this process opened that is still there, its work tree top and git
+    common dir: the test child's sandbox hides them (runner/sandbox.py), so no process a test
+    starts reads main's checkout."""
+    return tuple(folder for folder in _OPENED if os.path.isdir(folder))
 
 
 def init_repository(path: Path) -> GitRepo:
