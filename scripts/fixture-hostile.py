@@ -11,7 +11,8 @@ Wherever the planted code runs it prints one line to stderr,
     planegate-attack: <how> ran: uid=<uid> isolated=<0|1> planegate=<True|False> argv=[...]
 
 walks the file system trying to write into every folder (and `run.json` into any folder
-named `exchange`), prints what it could write, and, inside planegate's own process, replaces
+named `exchange`), prints what it could write (and, inside the test child's sandbox, the
+sandbox's own tmpfs folders, which are not the image's), and, inside planegate's own process, replaces
 planegate's `run.json` writer by one that reports every test passed. The production code
 tries the same writes when the tests import it. `scripts/image-smoke.sh` gates it together
 with a real production bug (fixture-repo.py's plain-bug): the verdict must stay a failure.
@@ -100,7 +101,22 @@ def probe(who):
             except OSError:
                 pass
     print(f"planegate-attack: {who} could write: {found}", file=sys.stderr, flush=True)
+    print(f"planegate-attack: {who} private: {_private()}", file=sys.stderr, flush=True)
     return found
+
+
+def _private():
+    """The tmpfs mounts of this mount namespace when its pid 1 is bubblewrap (the test
+    child's sandbox): folders of the sandbox's own, gone with it, not the image's."""
+    try:
+        with open("/proc/1/cmdline", "rb") as handle:
+            first = handle.read().split(b"\\0")[0]
+        if os.path.basename(first) != b"bwrap":
+            return []
+        with open("/proc/self/mountinfo") as handle:
+            return [line.split()[4] for line in handle if " - tmpfs " in line]
+    except OSError:
+        return []
 '''
 
 PTH = "import _shop_attack; _shop_attack.report('.pth'); _shop_attack.probe('.pth')\n"

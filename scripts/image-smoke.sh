@@ -213,11 +213,18 @@ assert "forged" not in run, run
 output = run["head_run"]["output"]
 ran = re.findall(r"planegate-attack: \.pth ran: uid=(\d+) isolated=0 planegate=False", output)
 assert ran and set(ran) == {"10002"}, (ran, output[:2000])
+# the sandbox's own tmpfs folders (its /tmp, HOME, ...; printed from inside it) are not the image's
+private = {m for f in re.findall(r"planegate-attack: .* private: (\[.*\])", output) for m in eval(f)}
+in_sandbox = 0
 for found in re.findall(r"planegate-attack: .* could write: (\[.*\])", output):
     for path in eval(found):
+        if any(path == m or path.startswith(m.rstrip("/") + "/") for m in private):
+            in_sandbox += 1
+            continue
         bad = (exchange, "/tmp/planegate-home", workspace, "/usr/local", "/home/planegate")
         assert not any(path == b or path.startswith(b + "/") for b in bad), path
-print("planted .pth ran in the child", len(ran), "times, as uid", ran[0])
+print("planted .pth ran in the child", len(ran), "times, as uid", ran[0], "-", in_sandbox,
+      "writes landed in the sandbox's own tmpfs folders:", sorted(private))
 PY
 gate_patch cheat rewritten-golden fail 3
 kill -TERM "$fake_pid" && wait "$fake_pid" || true

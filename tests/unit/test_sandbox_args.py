@@ -33,6 +33,21 @@ def test_masked_folders_are_emptied_and_what_the_child_needs_is_mounted_again() 
     assert pairs(args, "--ro-bind-try") == ["/root/.pyenv/versions/3.11"]
 
 
+def test_a_masked_folder_inside_another_is_mounted_only_when_a_kept_path_holds_it() -> None:
+    """Repositories the gate opened under /tmp are gone with /tmp; one inside a kept folder
+    (a checkout under the interpreter's prefix, say) keeps its own mask, and the kept folder
+    holding it is not mounted again."""
+    layout = Layout(
+        tree="/tmp/t/tree",
+        scratch="/tmp/s",
+        masked=("/tmp", "/root", "/tmp/r1", "/tmp/r1/.git", "/root/venv/repo", "/srv/r2"),
+        keep=("/root/venv", "/root/venv/lib"),
+    )
+    args = arguments(layout)
+    assert pairs(args, "--tmpfs") == ["/dev/shm", "/root", "/tmp", "/srv/r2", "/root/venv/repo"]
+    assert pairs(args, "--ro-bind-try") == ["/root/venv/lib"]
+
+
 def test_own_namespaces_no_capability_and_no_network_unless_asked() -> None:
     args = arguments(LAYOUT)
     for option in ("--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent"):

@@ -108,7 +108,7 @@ def from_value(data: Any, source: str) -> Execution:
 # excuses nothing (no base session, no probes); every other key must be there
 OPTIONAL: codec.Optional = {
     Execution: frozenset({"on_base", "timings", "answers", "mains_signs"}),
-    session.RunResult: frozenset({"extra"}),
+    session.RunResult: frozenset({"extra", "opened"}),
     Rerun: frozenset({"refused"}),
     traced.Reads: frozenset({"launches", "via"}),
     **signs_wire.OPTIONAL,

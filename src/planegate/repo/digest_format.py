@@ -33,13 +33,14 @@ class MainRun:
 @dataclass(frozen=True)
 class RecordedSigns:
     """What main's run showed of the observed signs (signs/compare.py), so that a gate
-    compares the head's signs with them instead of running the base: the repository files
-    main's production code opened under each key (a nodeid, or a module outside any test),
-    the harness changes of main's run (event, path, line, as `harness_sign` gives them), the
-    fixture tests run again with one byte of their locked files changed (nodeid: files), those
-    that still passed, and those of them that passed with every byte of the files changed;
-    the processes main's production code started and the foreign functions it loaded (event,
-    program or symbol, path, line; None in a digest written before they were recorded)."""
+        compares the head's signs with them instead of running the base: the repository files
+        main's production code opened under each key (a nodeid, or a module outside any test),
+        the harness changes of main's run (event, path, line, as `harness_sign` gives them), the
+        fixture tests run again with one byte of their locked files changed (nodeid: files), those
+        that still passed, and those of them that passed with every byte of the files changed;
+        the processes main's production code started and the foreign functions it loaded (event,
+        program or symbol, path, line; None in a digest written before they were recorded); the
+    locked files opened more often than main's audit hook saw (signs/unseen.py; None: unknown)."""
 
     prod_reads: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     harness: tuple[tuple[str, str, int], ...] = ()
@@ -47,6 +48,7 @@ class RecordedSigns:
     survivors: tuple[str, ...] = ()
     whole: tuple[str, ...] = ()
     launches: tuple[tuple[str, str, str, int], ...] | None = None
+    unseen: Mapping[str, int] | None = None  # locked path: opens no audit event showed
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,8 @@ def _signs_json(signs: RecordedSigns) -> dict[str, Any]:
             {"event": event, "name": name, "path": path, "line": line}
             for event, name, path, line in sorted(signs.launches)
         ]
+    if signs.unseen is not None:
+        found["unseen"] = dict(sorted(signs.unseen.items()))
     return found
 
 
@@ -121,6 +125,7 @@ def _signs_of(data: Mapping[str, Any] | None) -> RecordedSigns | None:
         survivors=tuple(data["survivors"]),
         whole=tuple(data["whole"]),
         launches=_launches_of(data.get("launches")),
+        unseen=None if data.get("unseen") is None else dict(data["unseen"]),
     )
 
 

@@ -48,6 +48,8 @@ _UNRESOLVED: tuple[type[Exception], ...] = (
     git.exc.AmbiguousObjectName,
     ValueError,
 )
+# The work tree top and git common dir of every repository this process opened (real paths).
+_OPENED: dict[str, None] = {}
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ class GitRepo:
             ),
         )
         self.root = Path(self._repo.working_tree_dir)
+        _OPENED.update(dict.fromkeys(map(os.path.realpath, (self.root, self._repo.common_dir))))
         self._indexes: dict[str, dict[str, tuple[bytes, int]]] = {}
         self._leaves: dict[str, dict[str, tuple[bytes, int, bool]]] = {}
         self._read_cache = _BlobCache(_CACHE_BYTES)
@@ -444,6 +447,13 @@ def _batch_output(stream: IO[bytes], count: int, what: str) -> dict[bytes, bytes
 def _unavailable(what: str, error: git.exc.GitCommandError) -> ServiceUnavailable:
     detail = " ".join(str(error.stderr).split()).removeprefix("stderr: ")
     return ServiceUnavailable(f"{what} failed: {detail}")
+
+
+def opened_folders() -> tuple[str, ...]:
+    """Every repository this process opened that is still there, its work tree top and git
+    common dir: the test child's sandbox hides them (runner/sandbox.py), so no process a test
+    starts reads main's checkout."""
+    return tuple(folder for folder in _OPENED if os.path.isdir(folder))
 
 
 def init_repository(path: Path) -> GitRepo:

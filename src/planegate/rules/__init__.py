@@ -1,19 +1,20 @@
 """The rule catalogue: stable ids, what each means, and who may fix it (docs/findings.md).
 
-Each step's rules are listed in the module named after the step.
+Each step's rules are listed in the module named after the step (the hunks step's also in
+`hunks_kernel.py`).
 """
 
 from __future__ import annotations
 
 from planegate.findings import Step
-from planegate.rules import evidence, hunks, inventory, ledger, planes
+from planegate.rules import evidence, hunks, hunks_kernel, inventory, ledger, planes
 from planegate.rules.rule_type import Rule
 
 __all__ = ["RULES", "Rule", "catalogue_markdown"]
 
 RULES: dict[str, Rule] = {
     entry.id: entry
-    for module in (inventory, evidence, ledger, hunks, planes)
+    for module in (inventory, evidence, ledger, hunks, hunks_kernel, planes)
     for entry in module.RULES
 }
 

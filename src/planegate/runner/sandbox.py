@@ -64,13 +64,24 @@ def arguments(layout: Layout) -> list[str]:
         {m for m in layout.masked if m != "/" and not any(_within(m, w) for w in writable)},
         key=_depth,
     )
-    for folder in masked:
+    for folder in _outermost(masked, layout.keep):
         args += ["--tmpfs", folder]
     for path in sorted(set(_kept(layout.keep, masked, writable)), key=_depth):
         args += ["--ro-bind-try", path, path]
     for folder in writable:
         args += ["--bind", folder, folder]
     return [*args, *_namespaces(layout.network, layout.root), "--chdir", layout.tree]
+
+
+def _outermost(masked: list[str], keep: Iterable[str]) -> list[str]:
+    """The masked folders without those inside another one (an opened repository under /tmp:
+    already gone), unless a kept path holds it (that path then stays out, `_kept`)."""
+    keep = list(keep)
+    return [
+        m
+        for m in masked
+        if not any(_within(m, o) for o in masked if o != m) or any(_within(m, k) for k in keep)
+    ]
 
 
 def _devices(root: bool) -> list[str]:

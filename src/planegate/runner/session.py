@@ -23,7 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from planegate.progress import QUIET, Progress
-from planegate.runner import contain, plugins, pytest_ini, sandbox, subtests, traced, treescan
+from planegate.repo import git as gitrepo
+from planegate.runner import (
+    contain,
+    inotify,
+    plugins,
+    pytest_ini,
+    sandbox,
+    subtests,
+    traced,
+    treescan,
+)
 from planegate.runner import env as child_env
 from planegate.runner.child.disguise import padding
 from planegate.runner.child.extras import EXTRA_KINDS
@@ -96,6 +106,7 @@ class RunResult:
     extra: Mapping[str, Any] = field(default_factory=dict)  # extras' and child plugins' records
     reads: Mapping[str, traced.Reads] = field(default_factory=dict)  # traced opens per test
     unsandboxed: bool = False  # the child ran without the sandbox (--no-sandbox)
+    opened: inotify.Opens | None = None  # a traced run: the kernel's opens of locked files
 
     def outcome_of(self, nodeid: str) -> Outcome:
         if nodeid in self.outcomes:
@@ -170,7 +181,7 @@ def run(
             "roots": package_roots(spec.tree, spec.ini_options),
             "repeat": spec.repeat,
             "nice": spec.nice,
-            "reads": spec.trace.to_json() if spec.trace is not None else None,
+            "reads": _traced(spec),
             "kinds": spec.kinds,
             "child_plugins": [plugin.to_json() for plugin in spec.child_plugins],
         }
@@ -178,11 +189,29 @@ def run(
         committed = [Tamper(event, path) for event, path in found]
         treescan.clear_caches(spec.tree)
         try:
-            execution = _execute(spec, child_spec, env, scratch_dir, progress, (how, box))
+            with inotify.watching(spec.tree, _locked(spec)) as opened:
+                execution = _execute(spec, child_spec, env, scratch_dir, progress, (how, box))
         finally:
             Path(args[1]).unlink(missing_ok=True)  # the gate-written ini
             treescan.clear_caches(spec.tree)  # what this run wrote is no later run's
-    return _with_fixture_hints(_interpret(execution, canary, spec, tuple(committed)), site)
+    result = _interpret(execution, canary, spec, tuple(committed))
+    if spec.trace is not None:
+        result = replace(result, opened=opened[0])
+    return _with_fixture_hints(result, site)
+
+
+def _locked(spec: RunSpec) -> list[str]:
+    """The files whose opens the kernel counts in a traced run: main's test files and the
+    tree's evidence (signs/unseen.py)."""
+    if spec.trace is None:
+        return []
+    return sorted({*spec.trace.test_files, *spec.trusted})
+
+
+def _traced(spec: RunSpec) -> dict[str, list[str]] | None:
+    if spec.trace is None:
+        return None
+    return {**spec.trace.to_json(), "locked": _locked(spec)}
 
 
 def _box(
@@ -193,7 +222,8 @@ def _box(
     how: contain.Launch,
 ) -> tuple[str, sandbox.Layout] | None:
     """The sandbox the child runs in (the bwrap program and its layout); None with
-    `--no-sandbox`. Raises ServiceUnavailable when it cannot start here."""
+    `--no-sandbox`. Raises ServiceUnavailable when it cannot start here. The repositories the
+    gate opened are masked like HOME: a program a test starts cannot read main's checkout."""
     if sandbox.switched_off():
         return None
     root = not how.prefix and (os.geteuid() if how.user is None else how.user) == 0
@@ -201,7 +231,7 @@ def _box(
     layout = sandbox.Layout(
         tree=str(spec.tree),
         scratch=str(scratch),
-        masked=sandbox.masked_folders(parent, spec.network),
+        masked=(*sandbox.masked_folders(parent, spec.network), *gitrepo.opened_folders()),
         keep=sandbox.kept(parent.get("PATH", ""), [*site, *_git_dirs(spec.tree)], other),
         network=spec.network,
         root=root,

@@ -9,7 +9,8 @@ shows under the same conditions.
 - `compare.py`: what main showed (`MainsSigns`) and the pure comparisons; `lines.py`: whether
   a line of the tree is main's own;
 - `findings.py`: the findings, each weighed against main; `spawned.py`: those of process
-  starts and foreign-function loads;
+  starts and foreign-function loads; `unseen.py`: locked files opened where the audit hook
+  cannot see (PG565, from the kernel's count);
 - `wire.py`: their part of `run.json`.
 
 Nothing here runs inside the test child.

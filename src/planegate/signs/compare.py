@@ -52,6 +52,7 @@ class MainsSigns:
     problems: tuple[str, ...] = ()  # why a session tells nothing (it did not close)
     recorded: bool = False  # read from main's run in the digest: nothing ran on the base
     launches: tuple[Launch, ...] = ()  # main's process starts and loads (signs/spawned.py)
+    unseen: Mapping[str, int] | None = None  # main's unseen opens of locked files (unseen.py)
 
 
 def harness_sign(tamper: Tamper) -> Tamper | None:

@@ -110,6 +110,7 @@ def _recorded(
         traced=True,
         recorded=True,
         launches=tuple(Launch(*sign) for sign in main.launches or ()),
+        unseen=main.unseen,
     )
     files = dict(probed.survivors)
     if not files:

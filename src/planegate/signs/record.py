@@ -19,7 +19,7 @@ from planegate.repo.digest_format import RecordedSigns
 from planegate.repo.snapshot import Reader, Snapshot
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
-from planegate.signs import compare
+from planegate.signs import compare, unseen
 
 
 def recorded(
@@ -39,6 +39,7 @@ def recorded(
     return RecordedSigns(
         prod_reads={key: reads.prod for key, reads in sorted(result.reads.items()) if reads.prod},
         launches=tuple(sorted(launches)),
+        unseen=unseen.excess(result),
         harness=tuple(sorted(harness)),
         probed=probed,
         survivors=survivors,

@@ -10,8 +10,9 @@ from planegate.signs.compare import MainsSigns
 from planegate.wire import codec
 
 # a run.json from before `recorded` reads as signs the base's sessions showed; one from
-# before `launches` as a base that started nothing (every start stays the patch's)
-OPTIONAL = {MainsSigns: frozenset({"recorded", "launches"})}
+# before `launches` as a base that started nothing (every start stays the patch's); one from
+# before `unseen` as main's count not known (signs/unseen.py: a warning)
+OPTIONAL = {MainsSigns: frozenset({"recorded", "launches", "unseen"})}
 
 
 def to_dict(signs: MainsSigns) -> dict[str, Any]:

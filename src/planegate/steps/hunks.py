@@ -21,7 +21,7 @@ from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import decode
 from planegate.report import StepResult
 from planegate.signs import findings as signs_findings
-from planegate.signs import spawned
+from planegate.signs import spawned, unseen
 from planegate.steps import hunks_started
 from planegate.steps.hunks_started import OtherFile, StartedAnalysis
 from planegate.steps.run_facts import RunFacts
@@ -71,6 +71,7 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     findings += _lint_base(ctx)
     findings += signs_findings.oracle_findings(ctx, run, data_paths.files)
     findings += spawned.findings(ctx, run.head_run.reads, run.mains_signs)
+    findings += unseen.findings(ctx, run)
     probes = registry.reported(Step.HUNKS, ctx, run)
     findings += probes.findings
     analysed = f"{len(started.test_files)} changed test files analysed"

@@ -48,6 +48,7 @@ from planegate.runner.child.frames import (
 )
 from planegate.runner.child.launches import FOREIGN_EVENTS, PROCESS_EVENTS
 from planegate.runner.child.launches import on_event as trace_start
+from planegate.runner.child.reads import count as trace_count
 from planegate.runner.child.reads import on_open as trace_open
 
 FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
@@ -222,6 +223,7 @@ def _table(
     table.update(
         {
             "open": _on_open,
+            "sqlite3.connect": _on_sqlite,
             "os.listdir": _on_listing,
             "os.scandir": _on_listing,
             "import": _on_import,
@@ -327,6 +329,16 @@ def _on_open(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:
         _check_tree_code(s, text, real)
     if s.trace is not None:
         trace_open(s, _caller(s), real, mode, flags)
+
+
+def _on_sqlite(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:
+    """sqlite3 opens the database in C: one open of that file for the count of locked files'
+    opens (runner/child/reads.py; the argument is already bytes or str)."""
+    path = args[0] if args else None
+    if s.trace is not None and isinstance(path, (str, bytes)):
+        real = _resolve(s, _absolute(s, s.fsdecode(path)))[0]
+        if real.startswith(s.trace.root):
+            trace_count(s.trace, real[len(s.trace.root) :])
 
 
 def _on_listing(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from planegate.runner.child.plugin_api import PluginContext
 
 # the records of these plugins, one of each kind per run (the parent's `runner/stream.py`)
-EXTRA_KINDS = frozenset({"imports", "repeat", "kinds"})
+EXTRA_KINDS = frozenset({"imports", "repeat", "kinds", "opens"})  # opens: child/reads.py
 
 
 def make_plugins(context: PluginContext, spec: Mapping[str, Any]) -> list[object]:

@@ -17,6 +17,9 @@ path. A production read also names every production file of the tree on the stac
 the code a harness change comes from is main's only when nothing it read changed
 (signs/compare.py `fed_by_patch`).
 
+Every open of a locked file (`locked`: main's test files and evidence) is counted too, from
+any frame: the `opens` record at the end compares with the kernel's count (runner/inotify.py).
+
 One `reads` record per key goes over the result channel, written by the channel's own
 guarded hooks (`runner/child/channel.py`) through its writer: the state below lives in the audit
 state, which no patch reaches without an audited step.
@@ -52,6 +55,8 @@ def install(s: SimpleNamespace, spec: Mapping[str, Any] | None) -> None:
         current=[""],
         reads={},
         sides={},
+        locked=frozenset(spec.get("locked", ())),
+        opens={},
     )
 
 
@@ -60,7 +65,10 @@ def on_open(
 ) -> None:
     """Record one open event of the traced run (called by the audit hook, never raising)."""
     t = s.trace
-    if not real.startswith(t.root) or _writes_only(mode, flags):
+    if not real.startswith(t.root):
+        return
+    count(t, real[len(t.root) :])
+    if _writes_only(mode, flags):
         return
     found = _reader(s, t, frame)
     if found is None:
@@ -71,6 +79,14 @@ def on_open(
     (kept[0] if side == TEST else kept[1]).add(path)
     if side == PROD:
         kept[3].setdefault(path, set()).update(_via(s, t, frame))
+
+
+def count(t: SimpleNamespace, path: str) -> None:
+    """One open of a tree file, from any frame and for any purpose (an import, pytest's own
+    read of a test file, `sqlite3.connect`): the kernel's count of the locked ones
+    (`runner/inotify.py`) is compared with these."""
+    if path in t.locked:
+        t.opens[path] = t.opens.get(path, 0) + 1
 
 
 def bucket(
@@ -174,3 +190,4 @@ def flush_all(s: SimpleNamespace, emit: Emit) -> None:
         return
     for key in sorted(s.trace.reads):
         flush(s, emit, key)
+    emit("opens", {"counts": dict(sorted(s.trace.opens.items()))})
