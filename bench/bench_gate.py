@@ -32,7 +32,9 @@ TESTS = 2000
 PER_FILE = 50
 PROPERTY_FILES = 4  # 200 Hypothesis tests at a small budget, the rest example-based
 LOCKED = 200  # data files of the `locked` variant
-VARIANTS = ("paths", "nodeids", "locked", "nodigest")
+SUBTEST_FILES, SUBTEST_TESTS, SUBTESTS = 8, 5, 50  # the `subtests` shape: 2,000 subtests
+SUBTEST_VARIANTS = ("subtests", "unittest")
+VARIANTS = ("paths", "nodeids", "locked", "nodigest", *SUBTEST_VARIANTS)
 
 CONFIG = """\
 version: 1
@@ -70,6 +72,38 @@ def test_file(index: int) -> tuple[str, str, list[str]]:
     return path, "".join(lines), [f"{path}::{name}" for name in names]
 
 
+def subtest_file(index: int, style: str) -> tuple[str, str]:
+    """(path, source) of the index-th file of a subtest shape: a few tests, each with many
+    subtests, as table-driven suites write them: pytest 9's `subtests` fixture (`subtests`)
+    or unittest's `subTest` (`unittest`, as tomli's suite does)."""
+    lines = ["import unittest\n\nfrom calc.core import add\n"]
+    if style == "unittest":
+        lines.append("\n\nclass TestTable(unittest.TestCase):")
+    for case in range(SUBTEST_TESTS):
+        if style == "unittest":
+            lines.append(
+                f"\n    def test_table{case}(self):\n"
+                f"        for n in range({SUBTESTS}):\n"
+                f"            with self.subTest(msg='row', n=n):\n"
+                f"                self.assertEqual(add(n, {case}), n + {case})\n"
+            )
+        else:
+            lines.append(
+                f"\n\ndef test_table{case}(subtests):\n"
+                f"    for n in range({SUBTESTS}):\n"
+                f"        with subtests.test(msg='row', n=n):\n"
+                f"            assert add(n, {case}) == n + {case}\n"
+            )
+    return f"tests/fix/test_s{index:03d}.py", "".join(lines)
+
+
+def shape(variant: str) -> str:
+    if variant in SUBTEST_VARIANTS:
+        tests = SUBTEST_FILES * SUBTEST_TESTS
+        return f"tests {tests} with {tests * SUBTESTS} subtests"
+    return f"tests {TESTS} ({PROPERTY_FILES * PER_FILE} property)"
+
+
 def nodeid_config(ids: dict[str, list[str]]) -> str:
     """planegate.yml naming every nodeid (a map written by `planegate init` looks like it)."""
     lines = ["version: 1", 'owner: "@bench/map"', "planes:"]
@@ -94,7 +128,11 @@ def project_files(variant: str = "paths") -> dict[str, str]:
         "tests/fix/data/readme.txt": "bench data\n",
     }
     ids: dict[str, list[str]] = {"property": [], "fixture": []}
-    for index in range(TESTS // PER_FILE):
+    if variant in SUBTEST_VARIANTS:
+        for index in range(SUBTEST_FILES):
+            path, source = subtest_file(index, variant)
+            files[path] = source
+    for index in range(0 if variant in SUBTEST_VARIANTS else TESTS // PER_FILE):
         path, source, nodeids = test_file(index)
         files[path] = source
         ids["property" if index < PROPERTY_FILES else "fixture"] += nodeids
@@ -190,7 +228,7 @@ def measure(variant: str, runs: int) -> float:
     cpu_plain, cpu_gate = min(c for _, c in plain), min(c for _, c in gated)
     median_plain = statistics.median(w for w, _ in plain)
     median_gate = statistics.median(w for w, _ in gated)
-    print(f"variant {variant}: tests {TESTS} ({PROPERTY_FILES * PER_FILE} property), runs {runs}")
+    print(f"variant {variant}: {shape(variant)}, runs {runs}")
     for name, best, median, cpu in (
         ("plain pytest", best_plain, median_plain, cpu_plain),
         ("planegate gate", best_gate, median_gate, cpu_gate),
