@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CACHE = Path(__file__).resolve().parent.parent / ".bench-cache"
+GOAL = 1.3  # the gate with main's digest over plain pytest, on every real project
 
 
 @dataclass(frozen=True)
@@ -392,7 +393,8 @@ def show(outcome: Outcome) -> None:
     if "gate" in outcome.timings and "pytest" in outcome.timings:
         ratio = outcome.timings["gate"] / max(outcome.timings["pytest"], 1e-9)
         print(
-            f"   gate/pytest = {ratio:.2f}x; gate exit {outcome.gate_exit}, "
+            f"   gate/pytest = {ratio:.2f}x (goal <= {GOAL:.2f}x"
+            f"{'' if ratio <= GOAL else ', OVER'}); gate exit {outcome.gate_exit}, "
             f"pytest exit {outcome.pytest_exit}"
         )
     for note in outcome.init_notes:

@@ -52,6 +52,12 @@ def start_analysis(ctx: Context, ready: Workers | None = None) -> StartedAnalysi
     return hunks.start(ctx, ready)
 
 
+NO_DIGEST = (
+    "none given, so main's tests run on the base here too; `planegate digest` on main "
+    "(the action's push job) records that run once and saves it (--digest FILE)"
+)
+
+
 def execute_and_judge(
     ctx: Context, progress: Progress = QUIET, ready: Workers | None = None
 ) -> tuple[Execution, Report]:
@@ -65,6 +71,8 @@ def execute_and_judge(
         _ = ctx.protection  # a refusal of the base's configuration stops the gate here
     with watch.time("digest"):
         digest = check_digest(ctx)
+    if ctx.options.digest is None and ctx.options.digest_file is None:
+        progress.step("digest", NO_DIGEST)
     execution = execute(
         ctx,
         progress,

@@ -292,7 +292,10 @@ def _report_hook(
         _watch: Any = watch,
         _forced: set[str] = calls.forced,
         _setups: dict[str, float] = {},  # noqa: B006 (the passed setups' seconds, until the call)
+        _forget: Any = frames.forget_clean,
     ) -> None:
+        if getattr(report, "context", None) is None:  # a phase's own report: its frames are done
+            _forget(_a)
         if _a.muted is None and report.when == "setup" and report.outcome == "passed":
             # nothing to send: a passed setup decides nothing, and its seconds go with the
             # call's record (whoever calls this only adds seconds to a test's duration)

@@ -139,17 +139,40 @@ def record(
 
 def _production_frame(s: SimpleNamespace, frame: FrameType | None) -> FrameType | None:
     """The first production frame on the stack, down to pytest's test loop (below it lies only
-    pytest's own start-up): a walk on every record, so kept to dict lookups."""
-    get, bottom = s.cache.get, s.bottom
+    pytest's own start-up): a walk on every record, so kept to dict lookups.
+
+    The walk stops early at a frame an earlier walk found clean, with everything below it:
+    a running frame's callers cannot change while it runs, so what lies below is what was
+    walked then. Only frames of plain functions are kept (a generator's or coroutine's frame
+    is resumed from anywhere), and only until the phase's report is sent (`forget_clean`)."""
+    get, bottom, clean = s.cache.get, s.bottom, s.clean
+    walked = []
     while frame is not None:
+        if clean.get(id(frame)) is frame:
+            break  # held here, so alive: still on the stack, its callers as they were
         code = frame.f_code  # an audited read: once per frame
         if code is bottom:
-            return None
+            break
         filename = code.co_filename
         if (get(filename) or classify(s, filename)) == PRODUCTION:
             return frame
+        if not code.co_flags & _RESUMABLE:
+            walked.append(frame)
         frame = frame.f_back
+    if len(clean) > _CLEAN_MAX:
+        clean.clear()
+    for seen in walked:
+        clean[id(seen)] = seen
     return None
+
+
+def forget_clean(s: SimpleNamespace) -> None:
+    """Let go of the frames found clean (their locals stay alive while they are held)."""
+    s.clean.clear()
+
+
+_RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async gen
+_CLEAN_MAX = 4096
 
 
 def guard(s: SimpleNamespace, hook_name: str) -> bool:

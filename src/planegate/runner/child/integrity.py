@@ -7,9 +7,12 @@ modules the harness compiles and compares with (builtins, operator, ast, importl
 bootstrap, json), of their classes' own attributes, and of the import system's finder lists.
 Data bindings (flags, caches, registries) are not compared: the harness changes its own.
 
-`check()` compares cheaply (one identity test per binding) and, on a difference, reports it
-unless the new value comes from a test file of main's (a conftest or a test monkeypatching
-the harness); a reported difference is re-based so it is reported once:
+`check()` compares cheaply and, on a difference, reports it unless the new value comes from
+a test file of main's (a conftest or a test monkeypatching the harness); a reported
+difference is re-based so it is reported once. Where the interpreter gives dicts a version
+tag (runner/child/versions.py), a namespace (a module's dict, a class's own) is compared only
+when its tag moved since its bindings were last found as snapshotted: one machine word read
+per namespace; elsewhere one identity test per binding. The checks:
 - `import` before pytest imports each test module (import system, assertion rewriting);
 - `report` before each report record (report construction, the report hooks' registry,
   `sys.meta_path` and `sys.path_hooks`);
@@ -22,7 +25,9 @@ added (their `.pth` files run then, before the baseline), so what those files ch
 from __future__ import annotations
 
 import builtins
+import ctypes
 import functools
+import gc
 import importlib
 import itertools
 import operator
@@ -33,6 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import (
     BuiltinFunctionType,
     FunctionType,
+    MappingProxyType,
     MethodType,
     ModuleType,
     SimpleNamespace,
@@ -140,6 +146,9 @@ def make(emit: frames.Emit, audit: SimpleNamespace, roots: Iterable[str]) -> Sim
         sigs=tuple(signal.valid_signals()),
         config=None,
         versions=versions.make(audit),
+        read=operator.attrgetter("value"),
+        referents=gc.get_referents,
+        view=ctypes.c_uint64.from_address,
     )
 
 
@@ -218,9 +227,12 @@ def _test_modules(
 
 
 def check(c: SimpleNamespace, scope: str, when: str) -> None:
-    """One identity test per binding of the scope, in C; the slow path only on a difference."""
+    """The scope's namespaces whose version tag moved, and one identity test per binding of
+    those without a tag, in C; the slow path only on a difference."""
     is_, map_, len_ = c.is_, c.map, c.len
     flat = c.scopes[scope]
+    tags = c.tuple(map_(c.read, flat.views))
+    moved = tags != flat.tags and _moved(c, flat, tags, when)
     try:
         same = c.tuple(map_(len_, flat.mappings)) == flat.lens and c.all(
             map_(is_, flat.values, c.chain([get(m) for get, m in flat.getters]))
@@ -229,9 +241,9 @@ def check(c: SimpleNamespace, scope: str, when: str) -> None:
         same = False
     if not same:
         for entry in flat.entries:
-            mapping, keys, values = entry[2], entry[3], entry[4]
-            if len_(mapping) != entry[5] or not c.all(map_(is_, values, map_(mapping.get, keys))):
+            if _differs(c, entry):
                 _diff(c, entry, when)
+    if moved or not same:
         _compile(c)
     # the finder lists before each report too (two short lists), so a change made while a
     # test ran names that test: the base can be asked whether main's run makes it too
@@ -246,18 +258,62 @@ def check(c: SimpleNamespace, scope: str, when: str) -> None:
         _check_signals(c, when)
 
 
+def _moved(c: SimpleNamespace, flat: SimpleNamespace, tags: tuple[int, ...], when: str) -> bool:
+    """The namespaces whose tag moved since they were last found as snapshotted, compared
+    binding by binding; True when one differed (its difference reported and re-based)."""
+    changed = False
+    for entry, tag in zip(flat.tagged, tags, strict=True):
+        if entry[7] != tag:
+            if _differs(c, entry):
+                _diff(c, entry, when)
+                changed = True
+            entry[7] = tag
+    flat.tags = tags
+    return changed
+
+
+def _differs(c: SimpleNamespace, entry: list[Any]) -> bool:
+    mapping, keys, values = entry[2], entry[3], entry[4]
+    return c.len(mapping) != entry[5] or not c.all(c.map(c.is_, values, c.map(mapping.get, keys)))
+
+
 def _compile(c: SimpleNamespace) -> None:
-    """Flatten each scope's bindings: a check is then a few passes of map() over tuples."""
+    """Flatten each scope's bindings: a check is then a few passes of map() over tuples (the
+    version tags of the namespaces that have one, the bindings of those that do not)."""
+    for entry in c.spaces:
+        if len(entry) == 6:  # new: its tag's view, and the tag its snapshot was taken at
+            view = _tag_view(c, entry[2])
+            entry += [view, None if view is None else view.value]
     for scope in ("full", "report", "import"):
         entries = [e for e in c.spaces if _in_scope(scope, e)]
-        bound = [e for e in entries if e[3]]
+        tagged = tuple(e for e in entries if e[6] is not None)
+        plain = [e for e in entries if e[6] is None]
+        bound = [e for e in plain if e[3]]
         c.scopes[scope] = SimpleNamespace(
             entries=entries,
-            mappings=tuple(e[2] for e in entries),
-            lens=tuple(e[5] for e in entries),
+            tagged=tagged,
+            views=tuple(e[6] for e in tagged),
+            tags=tuple(e[7] for e in tagged),
+            mappings=tuple(e[2] for e in plain),
+            lens=tuple(e[5] for e in plain),
             getters=tuple((_getter(e[3]), e[2]) for e in bound),
             values=tuple(v for e in bound for v in (e[4] if len(e[4]) > 1 else e[4] * 2)),
         )
+
+
+def _tag_view(c: SimpleNamespace, mapping: Mapping[str, Any]) -> Any:
+    """A view of the version tag of the dict behind `mapping` (a module's namespace, or a
+    class's behind its mappingproxy); None without usable tags (identity tests then)."""
+    offset = c.versions.offset
+    if not c.versions.usable or offset is None:
+        return None
+    target: object = mapping
+    if type(mapping) is MappingProxyType:
+        found = c.referents(mapping)
+        target = found[0] if len(found) == 1 else None
+    if type(target) is not dict or target.keys() != mapping.keys():
+        return None
+    return c.view(id(target) + offset)  # kept alive by the entry's mapping (or its class)
 
 
 def _getter(keys: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:

@@ -236,7 +236,7 @@ def _broken_run(
         trace.reads = {}  # what the broken run opens is no test's reads (it runs inside another's)
     function.__code__ = breaks.broken(function)
     try:
-        with _first_failure_only(item):
+        with _first_failure_only(item), _plain_tracebacks(item):
             again = s.protocol(item, nextitem=nextitem, log=False)
     finally:
         function.__code__ = original
@@ -246,6 +246,21 @@ def _broken_run(
     failed = any(r.failed for r in again) or any(seen)
     line = original.co_firstlineno
     return {**entry, "function": [path, qualname_of(original), line], "failed": failed}
+
+
+@contextlib.contextmanager
+def _plain_tracebacks(item: pytest.Item) -> Iterator[None]:
+    """The broken run's failures formatted as Python prints them (`--tb=native`): its reports
+    are kept from the channel, only whether one failed is read, and pytest's own formatting
+    (each frame's source parsed) would cost more than the run itself in a test with many
+    subtests, every one of them failing."""
+    option = item.config.option
+    before = getattr(option, "tbstyle", "auto")
+    option.tbstyle = "native"
+    try:
+        yield
+    finally:
+        option.tbstyle = before
 
 
 @contextlib.contextmanager
