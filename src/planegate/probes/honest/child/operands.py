@@ -122,7 +122,7 @@ class _Splitter(ast.NodeTransformer):
         ops = ",".join(OPS[type(op)] for op in test.ops)
         statements, loads = self._split(node, ops, [test.left, *test.comparators])
         statements.append(ast.Assert(ast.Compare(loads[0], list(test.ops), loads[1:]), node.msg))
-        return _located(statements, node)
+        return _located([*statements, *_cleared(loads)], node)
 
     def visit_Expr(self, node: ast.Expr) -> Any:
         call = node.value
@@ -143,7 +143,7 @@ class _Splitter(ast.NodeTransformer):
         else:
             return node
         statements.append(ast.Expr(ast.Call(call.func, args, call.keywords)))
-        return _located(statements, node)
+        return _located([*statements, *_cleared(loads)], node)
 
     def _split(
         self, node: ast.stmt, ops: str, operands: list[ast.expr]
@@ -196,6 +196,14 @@ class _Scope:
         if isinstance(node, ast.Name):
             return self.calls.get(node.id, "")
         return ""
+
+
+def _cleared(loads: list[ast.expr]) -> list[ast.stmt]:
+    """The hidden names set to None once the comparison passed, as pytest does with its own:
+    a value the test no longer names must be free to go (a weak reference's test collects it)."""
+    names = [load.id for load in loads if isinstance(load, ast.Name)]
+    none = ast.Constant(None)
+    return [ast.Assign(targets=[ast.Name(name, ast.Store())], value=none) for name in names]
 
 
 def _parts(node: ast.AST) -> Iterable[ast.AST]:
