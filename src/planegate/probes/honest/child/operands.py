@@ -122,7 +122,7 @@ class _Splitter(ast.NodeTransformer):
         ops = ",".join(OPS[type(op)] for op in test.ops)
         statements, loads = self._split(node, ops, [test.left, *test.comparators])
         statements.append(ast.Assert(ast.Compare(loads[0], list(test.ops), loads[1:]), node.msg))
-        return _located(statements, node)
+        return _located(_released(statements, loads), node)
 
     def visit_Expr(self, node: ast.Expr) -> Any:
         call = node.value
@@ -143,7 +143,7 @@ class _Splitter(ast.NodeTransformer):
         else:
             return node
         statements.append(ast.Expr(ast.Call(call.func, args, call.keywords)))
-        return _located(statements, node)
+        return _located(_released(statements, loads), node)
 
     def _split(
         self, node: ast.stmt, ops: str, operands: list[ast.expr]
@@ -364,6 +364,15 @@ def _text(node: ast.AST) -> str:
     except Exception:
         return ""
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
+
+
+def _released(statements: list[ast.stmt], loads: list[ast.expr]) -> list[ast.stmt]:
+    """The split statements in a `try` whose `finally` rebinds the hidden names to None: the
+    operands live no longer than the test's own expression kept them (a test that checks a
+    weak reference dies after its assert needs the assert's values gone)."""
+    names = [ast.Name(load.id, ast.Store()) for load in loads if isinstance(load, ast.Name)]
+    release = ast.Assign(targets=names, value=ast.Constant(None))
+    return [ast.Try(body=statements, handlers=[], orelse=[], finalbody=[release])]
 
 
 def _located(statements: list[ast.stmt], node: ast.stmt) -> list[ast.stmt]:
