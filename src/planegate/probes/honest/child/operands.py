@@ -370,7 +370,9 @@ def _released(statements: list[ast.stmt], loads: list[ast.expr]) -> list[ast.stm
     """The split statements in a `try` whose `finally` rebinds the hidden names to None: the
     operands live no longer than the test's own expression kept them (a test that checks a
     weak reference dies after its assert needs the assert's values gone)."""
-    names = [ast.Name(load.id, ast.Store()) for load in loads if isinstance(load, ast.Name)]
+    names: list[ast.expr] = [
+        ast.Name(load.id, ast.Store()) for load in loads if isinstance(load, ast.Name)
+    ]
     release = ast.Assign(targets=names, value=ast.Constant(None))
     return [ast.Try(body=statements, handlers=[], orelse=[], finalbody=[release])]
 
