@@ -125,6 +125,8 @@ PROJECTS = (
         "4.3.0",
         "markdown_it/main.py",
         deps=(
+            ("mdurl", "mdurl"),  # its own dependency: the sdist is not installed
+            ("linkify-it-py", "linkify_it"),
             ("pytest-regressions", "pytest_regressions"),
             ("pytest-timeout", "pytest_timeout"),
             ("flit_core", "flit_core"),
