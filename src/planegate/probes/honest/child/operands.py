@@ -99,6 +99,7 @@ class _Splitter(ast.NodeTransformer):
         self.params: list[frozenset[str]] = [frozenset()]
         self.count = 0
         self.names = 0
+        self.kept: list[ast.expr] = []  # the last split's kept arguments (released with it)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> Any:
         self.params.append(self.params[-1] | _parametrized(node, self.scopes[0]))
@@ -120,9 +121,10 @@ class _Splitter(ast.NodeTransformer):
         if not isinstance(test, ast.Compare) or not all(type(op) in OPS for op in test.ops):
             return node
         ops = ",".join(OPS[type(op)] for op in test.ops)
-        statements, loads = self._split(node, ops, [test.left, *test.comparators])
+        operands = [test.left, *test.comparators]
+        statements, loads = self._split(node, ops, operands, keep=True)
         statements.append(ast.Assert(ast.Compare(loads[0], list(test.ops), loads[1:]), node.msg))
-        return _located(_released(statements, loads), node)
+        return _located(_released(statements, [*loads, *self.kept]), node)
 
     def visit_Expr(self, node: ast.Expr) -> Any:
         call = node.value
@@ -143,10 +145,10 @@ class _Splitter(ast.NodeTransformer):
         else:
             return node
         statements.append(ast.Expr(ast.Call(call.func, args, call.keywords)))
-        return _located(_released(statements, loads), node)
+        return _located(_released(statements, [*loads, *self.kept]), node)
 
     def _split(
-        self, node: ast.stmt, ops: str, operands: list[ast.expr]
+        self, node: ast.stmt, ops: str, operands: list[ast.expr], *, keep: bool = False
     ) -> tuple[list[ast.stmt], list[ast.expr]]:
         names = [f"@honest{self.names + index}" for index in range(len(operands))]
         self.names += len(operands)
@@ -158,16 +160,44 @@ class _Splitter(ast.NodeTransformer):
             tuple(scope.callee(operand) for operand in operands),
             tuple(scope.made(operand) for operand in operands),
         )
-        statements: list[ast.stmt] = [
-            ast.Assign(targets=[ast.Name(name, ast.Store())], value=operand)
-            for name, operand in zip(names, operands, strict=True)
-        ]
+        statements: list[ast.stmt] = []
+        kept: list[ast.expr] = []
+        for name, operand in zip(names, operands, strict=True):
+            value = self._kept_arguments(operand, statements, kept) if keep else operand
+            statements.append(ast.Assign(targets=[ast.Name(name, ast.Store())], value=value))
         loads: list[ast.expr] = [ast.Name(name, ast.Load()) for name in names]
         check = ast.Attribute(ast.Name(ALIAS, ast.Load()), CHECK, ast.Load())
         constant = ast.Constant(info)  # type: ignore[arg-type]  # a tuple of constants compiles
         call = ast.Call(check, [ast.Constant(ops), constant, *loads], [])
         statements.append(ast.Expr(call))
+        self.kept = kept
         return statements, loads
+
+    def _kept_arguments(
+        self, operand: ast.expr, statements: list[ast.stmt], kept: list[ast.expr]
+    ) -> ast.expr:
+        """A call's positional arguments that are calls, evaluated first into hidden names
+        that live as long as the operands: pytest's rewriter keeps an `assert`'s intermediate
+        values until it ends, and `assert hash(C()) != hash(C())` (attrs) needs the first
+        `C()` alive when the second is made (a unittest method call keeps none: plain
+        Python frees them, so it is not split this way)."""
+        if not isinstance(operand, ast.Call) or not any(
+            isinstance(arg, ast.Call) for arg in operand.args
+        ):
+            return operand
+        if any(isinstance(arg, ast.Starred) for arg in operand.args):
+            return operand
+        args: list[ast.expr] = []
+        for arg in operand.args:
+            if isinstance(arg, ast.Call):
+                name = f"@honest{self.names}"
+                self.names += 1
+                statements.append(ast.Assign(targets=[ast.Name(name, ast.Store())], value=arg))
+                kept.append(ast.Name(name, ast.Load()))
+                args.append(ast.Name(name, ast.Load()))
+            else:
+                args.append(arg)
+        return ast.Call(operand.func, args, operand.keywords)
 
 
 class _Scope:
