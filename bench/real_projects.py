@@ -55,6 +55,7 @@ class Project:
     deps: tuple[tuple[str, str], ...] = ()  # (distribution, module) the tests import
     plugins: tuple[str, ...] = ()  # pytest plugins the suite needs: init's --plugin
     claim: str = ""  # a regression test an honest patch adds (the test-adding flow)
+    tests: str = "tests"  # the folder of the project's tests: where the claim is added
 
     @property
     def sdist(self) -> str:
@@ -68,9 +69,22 @@ PROJECTS = (
         "26.1.0",
         "src/attr/_make.py",
         deps=(("cloudpickle", "cloudpickle"), ("pympler", "pympler")),
+        claim=(
+            "import attrs\n\n\n@attrs.define\nclass Point:\n    x: int\n\n\n"
+            "def test_equal_points_compare_equal():\n    assert Point(1) == Point(1)\n"
+        ),
     ),
     Project(
-        "jsonschema", "4.26.0", "jsonschema/validators.py", deps=(("jsonpath-ng", "jsonpath_ng"),)
+        "jsonschema",
+        "4.26.0",
+        "jsonschema/validators.py",
+        deps=(("jsonpath-ng", "jsonpath_ng"),),
+        claim=(
+            "from jsonschema import Draft202012Validator\n\n\n"
+            "def test_a_string_is_not_an_integer():\n"
+            "    assert not Draft202012Validator({'type': 'integer'}).is_valid('a')\n"
+        ),
+        tests="jsonschema/tests",
     ),
     Project(
         "packaging",
@@ -83,28 +97,70 @@ PROJECTS = (
             "    assert Version('1.0.dev1') < Version('1.0')\n"
         ),
     ),
-    Project("tomli", "2.5.0", "src/tomli/_parser.py"),
-    Project("cachetools", "8.0.2", "src/cachetools/__init__.py"),
-    Project("toolz", "1.2.0", "toolz/itertoolz.py"),
+    Project("tomli", "2.5.0", "src/tomli/_parser.py"),  # its sdist ships no tests
+    Project(
+        "cachetools",
+        "8.0.2",
+        "src/cachetools/__init__.py",
+        claim=(
+            "from cachetools import LRUCache\n\n\n"
+            "def test_the_least_recently_used_item_goes_first():\n"
+            "    cache = LRUCache(maxsize=2)\n"
+            "    cache['a'], cache['b'], cache['c'] = 1, 2, 3\n"
+            "    assert 'a' not in cache\n"
+        ),
+    ),
+    Project(
+        "toolz",
+        "1.2.0",
+        "toolz/itertoolz.py",
+        claim=(
+            "from toolz import unique\n\n\n"
+            "def test_unique_keeps_the_first_of_each():\n"
+            "    assert list(unique([1, 2, 1])) == [1, 2]\n"
+        ),
+        tests="toolz/tests",
+    ),
     Project(
         "markdown-it-py",
         "4.3.0",
         "markdown_it/main.py",
         deps=(
+            ("mdurl", "mdurl"),  # its own dependency: the sdist is not installed
+            ("linkify-it-py", "linkify_it"),
             ("pytest-regressions", "pytest_regressions"),
             ("pytest-timeout", "pytest_timeout"),
             ("flit_core", "flit_core"),
             ("requests", "requests"),
         ),
         plugins=("pytest-regressions", "pytest-datadir", "pytest-timeout"),
+        claim=(
+            "from markdown_it import MarkdownIt\n\n\n"
+            "def test_emphasis_renders_as_em():\n"
+            "    assert MarkdownIt().render('*a*') == '<p><em>a</em></p>\\n'\n"
+        ),
     ),
-    Project("idna", "3.21", "idna/core.py"),
+    Project(
+        "idna",
+        "3.21",
+        "idna/core.py",
+        claim=(
+            "import idna\n\n\n"
+            "def test_a_label_encodes_to_punycode():\n"
+            "    assert idna.encode('b\\u00fccher') == b'xn--bcher-kva'\n"
+        ),
+    ),
     Project(
         "python-dateutil",
         "4.0.0",
         "src/dateutil/relativedelta.py",
         deps=(("freezegun", "freezegun"), ("pytest-cov", "pytest_cov")),
         plugins=("pytest-cov",),  # its `no_cover` mark, under filterwarnings = error
+        claim=(
+            "from datetime import date\n\nfrom dateutil.relativedelta import relativedelta\n\n\n"
+            "def test_a_month_after_january_31_is_the_end_of_february():\n"
+            "    assert date(2020, 1, 31) + relativedelta(months=1) == date(2020, 2, 29)\n"
+        ),
     ),
 )
 
@@ -119,6 +175,7 @@ class Outcome:
     pytest_exit: int | None = None
     init_notes: list[str] = field(default_factory=list)
     findings: list[dict[str, str]] = field(default_factory=list)
+    flows: dict[str, str] = field(default_factory=dict)  # the acceptance table's cells
 
 
 def fetch(cache: Path, projects: tuple[Project, ...]) -> int:
@@ -247,7 +304,6 @@ def time_gate_and_pytest(repo: Path, digest: Path, outcome: Outcome, runs: int =
 
 AGENT = {"GIT_AUTHOR_NAME": "coder[bot]", "GIT_AUTHOR_EMAIL": "coder[bot]@users.noreply.github.com"}
 PERSON = {"GIT_AUTHOR_NAME": "A Maintainer", "GIT_AUTHOR_EMAIL": "maintainer@example.com"}
-CLAIM = "tests/test_planegate_claim.py"
 
 
 def _commit_as(repo: Path, who: dict[str, str], message: str) -> None:
@@ -277,33 +333,97 @@ def _with_entry(config: str, plane: str, entry: str, key: str = "nodeids") -> st
     return yaml.safe_dump(data, sort_keys=False)
 
 
+def _admitted(project: Project) -> str:
+    """The folder the flow's main admits, as docs/configuration.md's example: a folder of its
+    own (an `admit` folder's files are its plane's, so `tests/` would also claim the files the
+    other plane's paths hold, PG202)."""
+    return f"{project.tests}/regressions/"
+
+
+def _claim_path(project: Project) -> str:
+    return f"{_admitted(project)}test_planegate_claim.py"
+
+
+def _with_rows(config: str, rows: list[str]) -> str:
+    """planegate.yml with the report's rows added, as a person pastes them (the rows are a
+    `planes:` fragment: steps/new_tests.py `rows_to_add`)."""
+    import yaml
+
+    fragment = yaml.safe_load("\n".join(rows)) or {}
+    for plane, section in (fragment.get("planes") or {}).items():
+        for entry in section.get("nodeids") or []:
+            config = _with_entry(config, plane, entry)
+    return config
+
+
 def test_adding_flow(project: Project, repo: Path, digest: Path, outcome: Outcome) -> None:
     """An honest patch that adds a regression test: exit 2 with the rows to add; 0 once a
     person commits them; and, on a main that declares an `admit` folder, 0 with no rows."""
+    claim = _claim_path(project)
     _git(repo, "checkout", "-q", "-b", "claim", "main")
-    (repo / CLAIM).write_text(project.claim, "utf-8")
+    (repo / claim).parent.mkdir(parents=True, exist_ok=True)
+    (repo / claim).write_text(project.claim, "utf-8")
     _commit_as(repo, AGENT, "a regression test")
     code, report = _gate_exit(repo, digest, "claim")
-    rows = report.get("classify") or []
-    steps: list[str] = [f"exit {code} ({len(rows)} rows to add)"]
+    rows = [str(row) for row in report.get("classify") or []]  # type: ignore[attr-defined]
+    outcome.flows["add-test"] = f"{code} ({len(rows)} rows)"
     config = repo / "planegate.yml"
-    config.write_text(_with_entry(config.read_text("utf-8"), "fixture", CLAIM), "utf-8")
+    config.write_text(_with_rows(config.read_text("utf-8"), rows), "utf-8")
     _commit_as(repo, PERSON, "classify the regression test")
     classified, _ = _gate_exit(repo, digest, "classified")
-    steps.append(f"{classified} after a person's rows")
+    outcome.flows["after person"] = str(classified)
     _git(repo, "checkout", "-q", "main")  # the maintainer's change, on main
     config.write_text(
-        _with_entry(config.read_text("utf-8"), "fixture", "tests/", key="admit"), "utf-8"
+        _with_entry(config.read_text("utf-8"), "fixture", _admitted(project), key="admit"),
+        "utf-8",
     )
-    _commit_as(repo, PERSON, "admit new tests under tests/")
+    _commit_as(repo, PERSON, f"admit new tests under {_admitted(project)}")
     _git(repo, "checkout", "-q", "-b", "claim-admitted", "main")
-    (repo / CLAIM).write_text(project.claim, "utf-8")
+    (repo / claim).parent.mkdir(parents=True, exist_ok=True)
+    (repo / claim).write_text(project.claim, "utf-8")
     _commit_as(repo, AGENT, "a regression test")
-    admitted, _ = _gate_exit(repo, None, "admitted")  # main moved: no digest of it
-    steps.append(f"{admitted} under an admit folder")
-    outcome.tests += "; a test-adding patch: " + ", ".join(steps)
+    # main moved: its digest is written again, as the digest workflow does on every push
+    moved = repo.parent / "digest-admit.json"
+    _git(repo, "checkout", "-q", "main")
+    done, _ = _planegate(repo, "digest", "--out", str(moved), "-q")
+    _git(repo, "checkout", "-q", "claim-admitted")
+    admitted, _ = _gate_exit(repo, moved if done.returncode == 0 else None, "admitted")
+    outcome.flows["admit"] = str(admitted)
+    outcome.tests += "; a test-adding patch: " + ", ".join(
+        f"{name} {cell}" for name, cell in outcome.flows.items() if name != "cheat"
+    )
     if (code, classified, admitted) != (2, 0, 0) or not rows:
         outcome.status = "the test-adding flow did not give 2 (rows), 0, 0"
+
+
+CHEATS = {
+    # a conftest that reports every failing test as passed
+    "conftest.py": (
+        "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n    report = outcome.get_result()\n"
+        "    report.outcome = 'passed'\n"
+    ),
+}
+
+
+def cheat_flows(project: Project, repo: Path, digest: Path, outcome: Outcome) -> None:
+    """Test-side cheats on top of the honest patch, each as an agent's commit: a conftest that
+    turns failures into passes, and a protected test file emptied. Each must exit non-zero."""
+    exits = []
+    _git(repo, "checkout", "-q", "-b", "cheat-conftest", "honest")
+    for path, text in CHEATS.items():
+        (repo / path).write_text(text, "utf-8")
+    _commit_as(repo, AGENT, "make the suite pass")
+    exits.append(_gate_exit(repo, digest, "cheat-conftest")[0])
+    _git(repo, "checkout", "-q", "-b", "cheat-emptied", "honest")
+    emptied = sorted((repo / project.tests).glob("test_*.py"))[0]
+    emptied.write_text("", "utf-8")
+    _commit_as(repo, AGENT, "drop a test file's tests")
+    exits.append(_gate_exit(repo, digest, "cheat-emptied")[0])
+    outcome.flows["cheat"] = " / ".join(str(code) for code in exits)
+    if 0 in exits:
+        outcome.status = f"a cheat exited 0 ({outcome.flows['cheat']})"
 
 
 def fresh_checkout(repo: Path) -> None:
@@ -371,6 +491,8 @@ def bench(project: Project, cache: Path, keep: bool, shards: int = 0, runs: int 
         if digest is not None:
             honest_patch(project, repo)
             time_gate_and_pytest(repo, digest, outcome, runs)
+            outcome.flows["honest"] = str(outcome.gate_exit)
+            cheat_flows(project, repo, digest, outcome)
             if shards > 1:
                 shards_and_merge(repo, digest, shards, outcome)
             if project.claim:
@@ -385,6 +507,8 @@ def bench(project: Project, cache: Path, keep: bool, shards: int = 0, runs: int 
 
 def show(outcome: Outcome) -> None:
     print(f"== {outcome.project}: {outcome.status}")
+    if outcome.flows:
+        print("   table: " + ", ".join(f"{name} {cell}" for name, cell in outcome.flows.items()))
     if not outcome.timings:
         return
     times = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in outcome.timings.items())

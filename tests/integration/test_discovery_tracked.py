@@ -4,6 +4,8 @@ file and a path a test only probes are never proposed by `init`, locked or warne
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from helpers.repo_helper import TestRepo
@@ -67,6 +69,35 @@ def test_the_first_honest_patch_after_the_quick_start_passes(tmp_path: Path) -> 
     assert cli(repo.root, "init", "--write").returncode == 0
     assert cli(repo.root, "lock").returncode == 0
     repo.commit("planegate")
+    repo.branch("honest")
+    repo.commit("a new function", {"calc/core.py": CORE + "\n\ndef sub(a, b):\n    return a - b\n"})
+    code, report = gate_json(repo.root)
+    assert code == 0, findings(report)
+
+
+def test_the_quick_start_with_a_hypothesis_test_and_no_gitignore(tmp_path: Path) -> None:
+    """A fresh repository as the quick start leaves it: no `.gitignore`, the suite run once
+    with plain pytest (Hypothesis writes its example database), then the quick start's
+    commands; `.hypothesis/` is untracked, so it is neither configured nor locked."""
+    repo = TestRepo(tmp_path / "fresh")
+    repo.commit("project", FILES)
+    plain = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert plain.returncode == 0, plain.stdout
+    assert (repo.root / ".hypothesis").is_dir()  # what the gate must not take for data
+    done = cli(repo.root, "init", "--split", "--write")
+    assert done.returncode == 0, done.stderr
+    assert cli(repo.root, "lock").returncode == 0
+    config = (repo.root / "planegate.yml").read_text()
+    manifest = (repo.root / "tests/fixtures.lock.json").read_text()
+    assert ".hypothesis" not in config and ".hypothesis" not in manifest
+    repo.git("add", "planegate.yml", "tests/")
+    repo.git("commit", "-q", "-m", "planegate: planes and locks")
     repo.branch("honest")
     repo.commit("a new function", {"calc/core.py": CORE + "\n\ndef sub(a, b):\n    return a - b\n"})
     code, report = gate_json(repo.root)

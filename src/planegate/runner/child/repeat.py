@@ -25,6 +25,7 @@ def hooks(emit: frames.Emit, audit: SimpleNamespace, runs: int) -> dict[str, Cal
     from _pytest.runner import runtestprotocol
 
     failures: dict[str, int] = {}
+    failed_now: set[str] = set()  # nodeids whose reports (subtests' too) failed in this run
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(
@@ -33,19 +34,33 @@ def hooks(emit: frames.Emit, audit: SimpleNamespace, runs: int) -> dict[str, Cal
         *,
         _runs: int = max(1, runs),
         _f: dict[str, int] = failures,
+        _now: set[str] = failed_now,
         _protocol: Any = runtestprotocol,
     ) -> bool:
         item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
         failed = 0
+        option = item.config.option
+        style = getattr(option, "tbstyle", "auto")
         for index in range(_runs):
-            reports = _protocol(item, nextitem=nextitem, log=False)
-            failed += int(any(report.failed for report in reports))
+            _now.discard(item.nodeid)
+            if index:
+                option.tbstyle = "no"
+            try:
+                reports = _protocol(item, nextitem=nextitem, log=False)
+            finally:
+                option.tbstyle = style
+            failed += int(any(report.failed for report in reports) or item.nodeid in _now)
             if index == 0:
                 for report in reports:
                     item.ihook.pytest_runtest_logreport(report=report)
         item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
         _f[item.nodeid] = failed
         return True
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(report: pytest.TestReport, *, _now: set[str] = failed_now) -> None:
+        if report.failed:
+            _now.add(report.nodeid)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(
@@ -61,6 +76,7 @@ def hooks(emit: frames.Emit, audit: SimpleNamespace, runs: int) -> dict[str, Cal
 
     return {
         "pytest_runtest_protocol": pytest_runtest_protocol,
+        "pytest_runtest_logreport": pytest_runtest_logreport,
         "pytest_sessionfinish": pytest_sessionfinish,
     }
 

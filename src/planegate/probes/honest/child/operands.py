@@ -99,6 +99,7 @@ class _Splitter(ast.NodeTransformer):
         self.params: list[frozenset[str]] = [frozenset()]
         self.count = 0
         self.names = 0
+        self.kept: list[ast.expr] = []  # the last split's kept arguments (released with it)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> Any:
         self.params.append(self.params[-1] | _parametrized(node, self.scopes[0]))
@@ -120,9 +121,10 @@ class _Splitter(ast.NodeTransformer):
         if not isinstance(test, ast.Compare) or not all(type(op) in OPS for op in test.ops):
             return node
         ops = ",".join(OPS[type(op)] for op in test.ops)
-        statements, loads = self._split(node, ops, [test.left, *test.comparators])
+        operands = [test.left, *test.comparators]
+        statements, loads = self._split(node, ops, operands, keep=True)
         statements.append(ast.Assert(ast.Compare(loads[0], list(test.ops), loads[1:]), node.msg))
-        return _located([*statements, *_cleared(loads)], node)
+        return _located(_released(statements, [*loads, *self.kept]), node)
 
     def visit_Expr(self, node: ast.Expr) -> Any:
         call = node.value
@@ -143,10 +145,10 @@ class _Splitter(ast.NodeTransformer):
         else:
             return node
         statements.append(ast.Expr(ast.Call(call.func, args, call.keywords)))
-        return _located([*statements, *_cleared(loads)], node)
+        return _located(_released(statements, [*loads, *self.kept]), node)
 
     def _split(
-        self, node: ast.stmt, ops: str, operands: list[ast.expr]
+        self, node: ast.stmt, ops: str, operands: list[ast.expr], *, keep: bool = False
     ) -> tuple[list[ast.stmt], list[ast.expr]]:
         names = [f"@honest{self.names + index}" for index in range(len(operands))]
         self.names += len(operands)
@@ -158,16 +160,44 @@ class _Splitter(ast.NodeTransformer):
             tuple(scope.callee(operand) for operand in operands),
             tuple(scope.made(operand) for operand in operands),
         )
-        statements: list[ast.stmt] = [
-            ast.Assign(targets=[ast.Name(name, ast.Store())], value=operand)
-            for name, operand in zip(names, operands, strict=True)
-        ]
+        statements: list[ast.stmt] = []
+        kept: list[ast.expr] = []
+        for name, operand in zip(names, operands, strict=True):
+            value = self._kept_arguments(operand, statements, kept) if keep else operand
+            statements.append(ast.Assign(targets=[ast.Name(name, ast.Store())], value=value))
         loads: list[ast.expr] = [ast.Name(name, ast.Load()) for name in names]
         check = ast.Attribute(ast.Name(ALIAS, ast.Load()), CHECK, ast.Load())
         constant = ast.Constant(info)  # type: ignore[arg-type]  # a tuple of constants compiles
         call = ast.Call(check, [ast.Constant(ops), constant, *loads], [])
         statements.append(ast.Expr(call))
+        self.kept = kept
         return statements, loads
+
+    def _kept_arguments(
+        self, operand: ast.expr, statements: list[ast.stmt], kept: list[ast.expr]
+    ) -> ast.expr:
+        """A call's positional arguments that are calls, evaluated first into hidden names
+        that live as long as the operands: pytest's rewriter keeps an `assert`'s intermediate
+        values until it ends, and `assert hash(C()) != hash(C())` (attrs) needs the first
+        `C()` alive when the second is made (a unittest method call keeps none: plain
+        Python frees them, so it is not split this way)."""
+        if not isinstance(operand, ast.Call) or not any(
+            isinstance(arg, ast.Call) for arg in operand.args
+        ):
+            return operand
+        if any(isinstance(arg, ast.Starred) for arg in operand.args):
+            return operand
+        args: list[ast.expr] = []
+        for arg in operand.args:
+            if isinstance(arg, ast.Call):
+                name = f"@honest{self.names}"
+                self.names += 1
+                statements.append(ast.Assign(targets=[ast.Name(name, ast.Store())], value=arg))
+                kept.append(ast.Name(name, ast.Load()))
+                args.append(ast.Name(name, ast.Load()))
+            else:
+                args.append(arg)
+        return ast.Call(operand.func, args, operand.keywords)
 
 
 class _Scope:
@@ -196,14 +226,6 @@ class _Scope:
         if isinstance(node, ast.Name):
             return self.calls.get(node.id, "")
         return ""
-
-
-def _cleared(loads: list[ast.expr]) -> list[ast.stmt]:
-    """The hidden names set to None once the comparison passed, as pytest does with its own:
-    a value the test no longer names must be free to go (a weak reference's test collects it)."""
-    names = [load.id for load in loads if isinstance(load, ast.Name)]
-    none = ast.Constant(None)
-    return [ast.Assign(targets=[ast.Name(name, ast.Store())], value=none) for name in names]
 
 
 def _parts(node: ast.AST) -> Iterable[ast.AST]:
@@ -372,6 +394,17 @@ def _text(node: ast.AST) -> str:
     except Exception:
         return ""
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
+
+
+def _released(statements: list[ast.stmt], loads: list[ast.expr]) -> list[ast.stmt]:
+    """The split statements in a `try` whose `finally` rebinds the hidden names to None: the
+    operands live no longer than the test's own expression kept them (a test that checks a
+    weak reference dies after its assert needs the assert's values gone)."""
+    names: list[ast.expr] = [
+        ast.Name(load.id, ast.Store()) for load in loads if isinstance(load, ast.Name)
+    ]
+    release = ast.Assign(targets=names, value=ast.Constant(None))
+    return [ast.Try(body=statements, handlers=[], orelse=[], finalbody=[release])]
 
 
 def _located(statements: list[ast.stmt], node: ast.stmt) -> list[ast.stmt]:
