@@ -5,7 +5,6 @@ strict probe never sees these tests (they do not flip); the scoring run's own ch
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -82,48 +81,3 @@ def test_an_honest_fix_with_an_int_subclass_passes(
     assert code == 0, errors(report)
     records = [p for p in report["probes"] if p["probe"] == "honest values"]
     assert records and records[0]["outcome"] == "pass", records
-
-
-# main's tests hold a value by a weak reference only: the split operands must not keep it alive
-WEAK_CORE = (
-    "import fractions\n\n\n"
-    "class Int(fractions.Fraction):\n"
-    "    def __add__(self, other):\n"
-    "        return Int(fractions.Fraction.__add__(self, other))\n\n\n"
-    "class Counter:\n"
-    "    def __init__(self, cache):\n        self.cache = cache\n        self.count = Int(0)\n\n"
-    "    def get(self, key):\n"
-    "        try:\n            return self.cache[key]\n"
-    "        except KeyError:\n"
-    "            value = self.cache[key] = self.count\n"
-    "            self.count += 1\n            return value\n\n\n"
-    "def add(a, b):\n    return a + b\n\n\ndef label(n):\n    return f'n={n}'\n"
-)
-WEAK_TESTS = (
-    "import gc\nimport unittest\nimport weakref\n\nfrom calc.core import Counter\n\n\n"
-    "class WeakTest(unittest.TestCase):\n"
-    "    def test_unittest_assert(self):\n"
-    "        counter = Counter(weakref.WeakValueDictionary())\n"
-    "        self.assertEqual(counter.get(0), 0)\n"
-    "        gc.collect()\n"
-    "        self.assertEqual(counter.get(0), 1)\n\n\n"
-    "def test_plain_assert():\n"
-    "    counter = Counter(weakref.WeakValueDictionary())\n"
-    "    assert counter.get(0) == 0\n"
-    "    gc.collect()\n"
-    "    assert counter.get(0) == 1\n"
-)
-
-
-def test_values_compared_by_main_s_asserts_are_let_go_after_the_comparison(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    weak = Shared(
-        tmp_path, {"calc/core.py": WEAK_CORE, "tests/fix/test_weak.py": WEAK_TESTS}, "weak"
-    )
-    capsys.readouterr()  # main's digest, made on first use
-    weak.patch("honest-comment", {"calc/core.py": WEAK_CORE + "# honest\n"})
-    code, report = weak.gate(capsys)
-    assert code == 0, [(f["rule"], f["message"]) for s in report["steps"] for f in s["findings"]]
-    planes = next(s for s in report["steps"] if s["step"] == "planes")
-    assert planes["notes"][0] == "4/4 expected nodeids passed", planes
