@@ -42,3 +42,11 @@ def test_errors_of_the_same_rules_and_other_warnings_stay() -> None:
 def test_a_report_without_them_is_unchanged() -> None:
     plain = report(sign("PG101", "tests/test_x.py", Severity.ERROR))
     assert quiet(plain) == plain
+
+
+def test_values_that_lie_on_main_too_are_folded_like_the_other_signs_of_main() -> None:
+    lies = [sign("PG146", f"tests/test_version.py:{line}") for line in (51, 52, 53, 54)]
+    folded = quiet(report(*lies)).steps[0]
+    (notice,) = folded.findings
+    assert notice.severity is Severity.NOTICE and notice.rule == "PG146"
+    assert notice.message.startswith("4 signs repeat main's own behaviour")

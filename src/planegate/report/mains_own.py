@@ -1,7 +1,8 @@
 """Warnings that only repeat main's own behaviour, summarised once per rule and step.
 
 PG112 (a harness change main's own code makes, as main's run shows it), PG113 (a fixture
-survivor main's run shows too) and PG562 as a warning (production code opening what the test
+survivor main's run shows too), PG146 (a compared value that lies on main too: attrs' version
+class compares by its own rules) and PG562 as a warning (production code opening what the test
 side reads, as main's production code does) say nothing about the patch: main's run records
 them, and every pull request would repeat them. Each rule's warnings in a step become one
 notice with their count and the first few places; errors of the same rules (the patch's own)
@@ -14,7 +15,7 @@ from dataclasses import replace
 from planegate.findings import Finding, Severity
 from planegate.report import Report, StepResult
 
-MAINS_OWN = ("PG112", "PG113", "PG562")
+MAINS_OWN = ("PG112", "PG113", "PG146", "PG562")
 SHOWN = 3  # places in the notice
 MAX_LISTED = 50  # places in the step's note
 

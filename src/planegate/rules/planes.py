@@ -268,8 +268,9 @@ RULES: tuple[Rule, ...] = (
         "a compared value lies on main too",
         "A value a scoring test compares equals anything (or a class main already has bends "
         "a builtin comparison), and main's own code gives the same value in the same assert: "
-        "the test is weak there by design. A warning for the plane's owner; the patch is not "
-        "blamed.",
+        "the test is weak there by design. The patch is not blamed: every pull request would "
+        "repeat it, so a gate's PG146 warnings are folded into one notice (the places in the "
+        "step's notes).",
         "Make the test compare what the code returns with a value it states itself, or "
         "accept it as it is.",
     ),
