@@ -8,7 +8,8 @@ parametrized test, its first case):
 
 1. the test runs as usual and reports through the channel like every other test; during its
    call phase a profile hook records the production functions entered straight from a
-   test-side frame (a test module, a conftest, a helper, a test root, main's evidence);
+   test-side frame (a test module, a conftest, a helper, a test root, main's evidence)
+   (only while breaks are left: a test sampled after the last break runs unprofiled);
 2. when it passed and breaks are left, one of those functions, chosen with the seed, is
    broken: its `__code__` is swapped for one that raises (keeping its name, file and first
    line), so every reference the tree holds to the function object calls the break;
@@ -111,13 +112,14 @@ def _call_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[..., 
             yield
             return
         previous = _get()
-        ours = profiler(codes, _s.side, previous)
+        ours, forget = profiler(codes, _s.side, previous)
         _set(ours)
         try:
             yield
         finally:
             if _get() is ours:
                 _set(previous)
+            forget()
 
     return pytest_runtest_call
 
@@ -148,7 +150,8 @@ def _protocol_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[.
         _s.taken.add(key)
         item.ihook.pytest_runtest_logstart(nodeid=nodeid, location=item.location)
         codes: dict[CodeType, None] = {}
-        _s.tracing = codes
+        # with no break left (and none forced) what it calls decides nothing: not profiled
+        _s.tracing = codes if _s.left > 0 or nodeid in _s.force else None
         try:
             # torn down as any test (pytest's plugins expect each setup to get its teardown):
             # the broken run sets up again what this teardown took down
@@ -236,7 +239,7 @@ def _broken_run(
         trace.reads = {}  # what the broken run opens is no test's reads (it runs inside another's)
     function.__code__ = breaks.broken(function)
     try:
-        with _first_failure_only(item), _plain_tracebacks(item):
+        with _first_failure_only(item), _first_subtest_only(item), _plain_tracebacks(item):
             again = s.protocol(item, nextitem=nextitem, log=False)
     finally:
         function.__code__ = original
@@ -261,6 +264,21 @@ def _plain_tracebacks(item: pytest.Item) -> Iterator[None]:
         yield
     finally:
         option.tbstyle = before
+
+
+@contextlib.contextmanager
+def _first_subtest_only(item: pytest.Item) -> Iterator[None]:
+    """A `unittest.TestCase` test stops at its first failing `subTest` in the broken run, as
+    under unittest's `failfast` (pytest's item is the test's result object): whether one
+    failed is all the run is asked, and every further failing subtest would cost a report."""
+    if getattr(type(item), "failfast", None) is not False:
+        yield
+        return
+    item.failfast = True  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        del item.failfast  # type: ignore[attr-defined]
 
 
 @contextlib.contextmanager
@@ -387,16 +405,34 @@ def profiler(
     codes: dict[CodeType, None],
     side: Callable[[str], tuple[str, str]],
     chained: Callable[[FrameType, str, Any], object] | None = None,
-) -> Callable[[FrameType, str, Any], None]:
+) -> tuple[Callable[[FrameType, str, Any], None], Callable[[], None]]:
     """A profile hook keeping, in the order first entered, the production code objects
-    entered straight from a test-side frame; the hook it replaced is still called."""
+    entered straight from a test-side frame; the hook it replaced is still called.
+
+    Reading a frame's `f_code` raises an audit event (the child's hook runs for each), so
+    the caller's side is read once for as long as the same frame keeps calling (a test's
+    loop over its cases), and the callee's code only when the caller is test-side. The
+    caller is held only while it runs: dropped at its `return` event, and by `forget` (the
+    second function returned) when the phase ends: no frame, nor its locals, outlives its
+    call because of the hook."""
+    last: list[Any] = [None, False]  # the last caller frame seen, and whether it is test-side
 
     def profile(frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call" and len(codes) < MAX_CALLS and frame.f_back is not None:
-            code, caller = frame.f_code, frame.f_back.f_code.co_filename
-            if side(code.co_filename)[0] == "prod" and side(caller)[0] == "test":
-                codes.setdefault(code, None)
+        if event == "call":
+            back = frame.f_back
+            if back is not None and len(codes) < MAX_CALLS:
+                if back is not last[0]:
+                    last[0], last[1] = back, side(back.f_code.co_filename)[0] == "test"
+                if last[1]:
+                    code = frame.f_code
+                    if side(code.co_filename)[0] == "prod":
+                        codes.setdefault(code, None)
+        elif event == "return" and frame is last[0]:
+            last[0] = None
         if chained is not None:
             chained(frame, event, arg)
 
-    return profile
+    def forget() -> None:
+        last[0] = None
+
+    return profile, forget
