@@ -297,3 +297,33 @@ def test_a_sample_with_nothing_to_break_is_a_finding(
     assert code == 0, errors(report)
     warned = findings(report, "PG141")
     assert warned and warned[0]["severity"] == "warning"
+
+
+# a table-driven unittest test whose rows reach the broken function only from the fourth on:
+# its broken run stops at the first failing subTest, which must still count as failed
+SUBTEST_TABLE = {
+    "tests/fix/test_table.py": (
+        "import unittest\n\nfrom calc.core import add\n\n\n"
+        "class Table(unittest.TestCase):\n    def test_rows(self):\n"
+        "        for n in range(8):\n            with self.subTest(n=n):\n"
+        "                if n < 3:\n                    self.assertEqual(n * 2, n + n)\n"
+        "                else:\n                    self.assertEqual(add(n, n), 2 * n)\n"
+    ),
+}
+
+
+def test_a_unittest_subtest_table_fails_broken_and_its_forger_is_caught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = Project(tmp_path, SUBTEST_TABLE, ALL_SAMPLED)
+    honest = CORE.replace("return f'n={n}'", "return 'n=' + str(n)")
+    code, report = project.gate(capsys, "honest", {"calc/core.py": honest})
+    assert code == 0, errors(report)
+    record = sample_record(report)
+    assert record["outcome"] == "pass"
+    assert "tests/fix/test_table.py::Table::test_rows -> add" in record["detail"]
+    files = {"calc/core.py": CORE.replace("return a + b", "return a - b")}
+    files["calc/__init__.py"] = RECOGNISER
+    code, report = project.gate(capsys, "forged", files)
+    assert code != 0
+    assert lies(report), errors(report)
