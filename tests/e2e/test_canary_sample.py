@@ -327,3 +327,34 @@ def test_a_unittest_subtest_table_fails_broken_and_its_forger_is_caught(
     code, report = project.gate(capsys, "forged", files)
     assert code != 0
     assert lies(report), errors(report)
+
+
+# the same table with pytest's `subtests` fixture: its broken run ends at the first failed
+# subtest (the session's `shouldfail`, set for that call phase only), and the session goes on
+FIXTURE_TABLE = {
+    "tests/fix/test_table.py": (
+        "from calc.core import add\n\n\ndef test_rows(subtests):\n"
+        "    for n in range(8):\n        with subtests.test(n=n):\n"
+        "            if n < 3:\n                assert n * 2 == n + n\n"
+        "            else:\n                assert add(n, n) == 2 * n\n\n\n"
+        "def test_after():\n    assert add(1, 1) == 2\n"
+    ),
+    "tests/fix/test_examples.py": EXAMPLES,
+}
+
+
+def test_a_subtests_fixture_table_fails_broken_and_the_session_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = Project(tmp_path, FIXTURE_TABLE, ALL_SAMPLED)
+    honest = CORE.replace("return f'n={n}'", "return 'n=' + str(n)")
+    code, report = project.gate(capsys, "honest", {"calc/core.py": honest})
+    assert code == 0, errors(report)  # every test after a broken run reported as it ran
+    record = sample_record(report)
+    assert record["outcome"] == "pass"
+    assert "tests/fix/test_table.py::test_rows -> add" in record["detail"]
+    files = {"calc/core.py": CORE.replace("return a + b", "return a - b")}
+    files["calc/__init__.py"] = RECOGNISER
+    code, report = project.gate(capsys, "forged", files)
+    assert code != 0
+    assert lies(report), errors(report)

@@ -75,6 +75,8 @@ def hooks(
         tracing=None,  # the code objects the running sampled test entered, while it runs
         done={},
         pending=[],  # broken runs waiting for their place: [item, function, path, entry, before]
+        stop=None,  # during a broken run: its session, stopped at the first failed subtest
+        stopped=None,  # the session's `shouldfail` before it was set there
     )
 
     @pytest.hookimpl(tryfirst=True)
@@ -87,6 +89,7 @@ def hooks(
 
     return {
         "pytest_runtest_call": _call_hook(audit, state),
+        "pytest_runtest_logreport": _stop_hook(audit, state),
         "pytest_runtest_protocol": _protocol_hook(audit, state),
         "pytest_sessionfinish": pytest_sessionfinish,
     }
@@ -108,6 +111,12 @@ def _call_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[..., 
         _set: Callable[[Any], None] = sys.setprofile,
     ) -> Generator[None, None, None]:
         codes = _s.tracing
+        if _s.stop is not None:
+            try:
+                yield
+            finally:
+                _resume(_s)  # before pytest's runner reads it to decide the teardown
+            return
         if codes is None or not _g(_a, "pytest_runtest_call"):
             yield
             return
@@ -122,6 +131,43 @@ def _call_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[..., 
             forget()
 
     return pytest_runtest_call
+
+
+def _stop_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[..., Any]:
+    """In a broken run, the first failed subtest report of pytest's `subtests` fixture ends
+    the test: the session's `shouldfail` is set for the rest of the call phase, which makes
+    the fixture re-raise the failure (`_resume` puts it back). Whether one failed is all the
+    run is asked; a subtest that passes or skips changes nothing."""
+    import pytest
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(
+        report: pytest.TestReport,
+        *,
+        _a: Any = audit,
+        _s: SimpleNamespace = state,
+        _g: Any = frames.guard,
+    ) -> None:
+        session = _s.stop
+        if session is None or _s.stopped is not None or not report.failed:
+            return
+        if "_shouldfail" not in vars(session):  # a pytest whose flag could not be put back
+            return
+        if getattr(report, "context", None) is None or not _g(_a, "pytest_runtest_logreport"):
+            return
+        _s.stopped = (session.shouldfail,)
+        if not session.shouldfail:
+            session.shouldfail = "a sampled canary's broken run failed"
+
+    return pytest_runtest_logreport
+
+
+def _resume(s: SimpleNamespace) -> None:
+    """The session's `shouldfail` as it was before a broken run's failed subtest set it."""
+    if s.stopped is not None and s.stop is not None:
+        if "_shouldfail" in vars(s.stop):
+            vars(s.stop)["_shouldfail"] = s.stopped[0]  # its setter refuses to unset
+        s.stopped = None
 
 
 def _protocol_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[..., Any]:
@@ -238,10 +284,13 @@ def _broken_run(
     if trace is not None:
         trace.reads = {}  # what the broken run opens is no test's reads (it runs inside another's)
     function.__code__ = breaks.broken(function)
+    s.stop = item.session
     try:
         with _first_failure_only(item), _first_subtest_only(item), _plain_tracebacks(item):
             again = s.protocol(item, nextitem=nextitem, log=False)
     finally:
+        _resume(s)
+        s.stop = None
         function.__code__ = original
         s.audit.muted = None
         if trace is not None:
