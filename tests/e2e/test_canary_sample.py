@@ -297,3 +297,64 @@ def test_a_sample_with_nothing_to_break_is_a_finding(
     assert code == 0, errors(report)
     warned = findings(report, "PG141")
     assert warned and warned[0]["severity"] == "warning"
+
+
+# a table-driven unittest test whose rows reach the broken function only from the fourth on:
+# its broken run stops at the first failing subTest, which must still count as failed
+SUBTEST_TABLE = {
+    "tests/fix/test_table.py": (
+        "import unittest\n\nfrom calc.core import add\n\n\n"
+        "class Table(unittest.TestCase):\n    def test_rows(self):\n"
+        "        for n in range(8):\n            with self.subTest(n=n):\n"
+        "                if n < 3:\n                    self.assertEqual(n * 2, n + n)\n"
+        "                else:\n                    self.assertEqual(add(n, n), 2 * n)\n"
+    ),
+}
+
+
+def test_a_unittest_subtest_table_fails_broken_and_its_forger_is_caught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = Project(tmp_path, SUBTEST_TABLE, ALL_SAMPLED)
+    honest = CORE.replace("return f'n={n}'", "return 'n=' + str(n)")
+    code, report = project.gate(capsys, "honest", {"calc/core.py": honest})
+    assert code == 0, errors(report)
+    record = sample_record(report)
+    assert record["outcome"] == "pass"
+    assert "tests/fix/test_table.py::Table::test_rows -> add" in record["detail"]
+    files = {"calc/core.py": CORE.replace("return a + b", "return a - b")}
+    files["calc/__init__.py"] = RECOGNISER
+    code, report = project.gate(capsys, "forged", files)
+    assert code != 0
+    assert lies(report), errors(report)
+
+
+# the same table with pytest's `subtests` fixture: its broken run ends at the first failed
+# subtest (the session's `shouldfail`, set for that call phase only), and the session goes on
+FIXTURE_TABLE = {
+    "tests/fix/test_table.py": (
+        "from calc.core import add\n\n\ndef test_rows(subtests):\n"
+        "    for n in range(8):\n        with subtests.test(n=n):\n"
+        "            if n < 3:\n                assert n * 2 == n + n\n"
+        "            else:\n                assert add(n, n) == 2 * n\n\n\n"
+        "def test_after():\n    assert add(1, 1) == 2\n"
+    ),
+    "tests/fix/test_examples.py": EXAMPLES,
+}
+
+
+def test_a_subtests_fixture_table_fails_broken_and_the_session_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = Project(tmp_path, FIXTURE_TABLE, ALL_SAMPLED)
+    honest = CORE.replace("return f'n={n}'", "return 'n=' + str(n)")
+    code, report = project.gate(capsys, "honest", {"calc/core.py": honest})
+    assert code == 0, errors(report)  # every test after a broken run reported as it ran
+    record = sample_record(report)
+    assert record["outcome"] == "pass"
+    assert "tests/fix/test_table.py::test_rows -> add" in record["detail"]
+    files = {"calc/core.py": CORE.replace("return a + b", "return a - b")}
+    files["calc/__init__.py"] = RECOGNISER
+    code, report = project.gate(capsys, "forged", files)
+    assert code != 0
+    assert lies(report), errors(report)

@@ -118,3 +118,51 @@ def test_only_plain_functions_found_by_qualified_name_are_broken() -> None:
 
 
 # --- the gate, on real repositories ---
+
+
+# --- the profile hook that finds what a sampled test calls directly ---
+
+PRODUCTION = (
+    "def add(a, b):\n    return twice(a) // 2 + b\n\n\ndef twice(x):\n    return 2 * x\n\n\n"
+    "class Box:\n    def __init__(self, value):\n        self.value = value\n\n\n"
+    "def made():\n    return Box(1)\n"
+)
+TEST_SIDE = (
+    "def test_rows(core):\n    total = 0\n    for n in range(5):\n"
+    "        total += core.add(n, 1)\n    return total\n\n\n"
+    "def helper(core, weakref):\n    box = core.made()\n    return weakref.ref(box)\n"
+)
+
+
+def test_the_profile_hook_keeps_direct_callees_of_test_frames_and_holds_no_finished_frame() -> None:
+    import gc
+    import sys
+    import weakref
+
+    core = module_of(PRODUCTION)
+    tests = ModuleType("test_rows")
+    exec(compile(TEST_SIDE, "/tree/tests/test_rows.py", "exec"), tests.__dict__)
+
+    def side(filename: str) -> tuple[str, str]:
+        path = filename.removeprefix("/tree/")
+        return ("prod", path) if path.startswith("calc/") else ("test", path)
+
+    codes: dict[object, None] = {}
+    hook, forget = sampled.profiler(codes, side)  # type: ignore[arg-type]
+    previous = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        assert tests.test_rows(core) == 15
+        # a helper's frame called production code, then returned: neither it nor its
+        # locals may outlive the call because of the hook (a weak-reference test sees it)
+        ref = tests.helper(core, weakref)
+        gc.collect()
+        collected = ref() is None
+    finally:
+        sys.setprofile(previous)
+        forget()
+    assert collected
+    # add and made are called from test-side frames; twice only from add; Box.__init__ from
+    # made (production): not direct
+    names = [sampled.qualname_of(code) for code in codes]  # type: ignore[arg-type]
+    assert names == ["add", "made"]

@@ -279,3 +279,49 @@ def test_a_run_without_the_record_is_pg147_and_a_lie_pg145() -> None:
         ("PG146", "warning", "tests/t.py", 9),
     ]
     assert found[2].owner == "@owner" and found[1].owner == "@author"
+
+
+def test_every_block_is_split_and_every_node_made_is_placed_at_its_statement() -> None:
+    source = (
+        "import unittest\n"  # 1
+        "from calc.core import add\n"
+        "def test_blocks(x):\n"
+        "    try:\n"
+        "        assert add(1, 1) == 2\n"  # 5
+        "    except ValueError:\n"
+        "        assert add(2, 2) == 4\n"
+        "    else:\n"
+        "        assert add(3, 3) == 6\n"
+        "    finally:\n"  # 10
+        "        assert add(4, 4) == 8\n"
+        "    match x:\n"
+        "        case 1:\n"
+        "            assert add(x, 1) == 2\n"
+        "    with open(__file__) as f:\n"  # 15
+        "        for line in f:\n"
+        "            while line:\n"
+        "                assert add(1, 0) in (1,)\n"
+        "                break\n"
+        "    def inner():\n"  # 20
+        "        assert add(0, 0) != 1\n"
+        "    f = lambda: add(1, 2) == 3\n"
+        "class TestCase(unittest.TestCase):\n"
+        "    class Nested:\n"
+        "        def test_n(self):\n"  # 25
+        "            self.assertEqual(add(1, 2), 3)\n"
+        "    def test_t(self):\n"
+        "        self.assertTrue(add(1, 2) < 4, 'msg')\n"
+        "        if add(1, 1):\n"
+        "            self.assertIn(add(1, 1), [2])\n"  # 30
+    )
+    found = split(source)
+    assert sorted(found) == [5, 7, 9, 11, 14, 18, 21, 26, 28, 30]
+    module = ast.parse(source)
+    operands.transform(module, "tests/t.py", PACKAGES)
+    placed = ast.dump(module, include_attributes=True)
+    # what a walk of the whole module would add: nothing, every node is placed already
+    assert ast.dump(ast.fix_missing_locations(module), include_attributes=True) == placed
+    for node in ast.walk(module):
+        if isinstance(node, ast.Name) and node.id.startswith("@honest"):
+            assert node.lineno in found and node.end_lineno == node.lineno
+    compile(module, "tests/t.py", "exec")

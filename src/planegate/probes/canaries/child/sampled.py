@@ -8,7 +8,8 @@ parametrized test, its first case):
 
 1. the test runs as usual and reports through the channel like every other test; during its
    call phase a profile hook records the production functions entered straight from a
-   test-side frame (a test module, a conftest, a helper, a test root, main's evidence);
+   test-side frame (a test module, a conftest, a helper, a test root, main's evidence)
+   (only while breaks are left: a test sampled after the last break runs unprofiled);
 2. when it passed and breaks are left, one of those functions, chosen with the seed, is
    broken: its `__code__` is swapped for one that raises (keeping its name, file and first
    line), so every reference the tree holds to the function object calls the break;
@@ -74,6 +75,8 @@ def hooks(
         tracing=None,  # the code objects the running sampled test entered, while it runs
         done={},
         pending=[],  # broken runs waiting for their place: [item, function, path, entry, before]
+        stop=None,  # during a broken run: its session, stopped at the first failed subtest
+        stopped=None,  # the session's `shouldfail` before it was set there
     )
 
     @pytest.hookimpl(tryfirst=True)
@@ -86,6 +89,7 @@ def hooks(
 
     return {
         "pytest_runtest_call": _call_hook(audit, state),
+        "pytest_runtest_logreport": _stop_hook(audit, state),
         "pytest_runtest_protocol": _protocol_hook(audit, state),
         "pytest_sessionfinish": pytest_sessionfinish,
     }
@@ -107,19 +111,63 @@ def _call_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[..., 
         _set: Callable[[Any], None] = sys.setprofile,
     ) -> Generator[None, None, None]:
         codes = _s.tracing
+        if _s.stop is not None:
+            try:
+                yield
+            finally:
+                _resume(_s)  # before pytest's runner reads it to decide the teardown
+            return
         if codes is None or not _g(_a, "pytest_runtest_call"):
             yield
             return
         previous = _get()
-        ours = profiler(codes, _s.side, previous)
+        ours, forget = profiler(codes, _s.side, previous)
         _set(ours)
         try:
             yield
         finally:
             if _get() is ours:
                 _set(previous)
+            forget()
 
     return pytest_runtest_call
+
+
+def _stop_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[..., Any]:
+    """In a broken run, the first failed subtest report of pytest's `subtests` fixture ends
+    the test: the session's `shouldfail` is set for the rest of the call phase, which makes
+    the fixture re-raise the failure (`_resume` puts it back). Whether one failed is all the
+    run is asked; a subtest that passes or skips changes nothing."""
+    import pytest
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(
+        report: pytest.TestReport,
+        *,
+        _a: Any = audit,
+        _s: SimpleNamespace = state,
+        _g: Any = frames.guard,
+    ) -> None:
+        session = _s.stop
+        if session is None or _s.stopped is not None or not report.failed:
+            return
+        if "_shouldfail" not in vars(session):  # a pytest whose flag could not be put back
+            return
+        if getattr(report, "context", None) is None or not _g(_a, "pytest_runtest_logreport"):
+            return
+        _s.stopped = (session.shouldfail,)
+        if not session.shouldfail:
+            session.shouldfail = "a sampled canary's broken run failed"
+
+    return pytest_runtest_logreport
+
+
+def _resume(s: SimpleNamespace) -> None:
+    """The session's `shouldfail` as it was before a broken run's failed subtest set it."""
+    if s.stopped is not None and s.stop is not None:
+        if "_shouldfail" in vars(s.stop):
+            vars(s.stop)["_shouldfail"] = s.stopped[0]  # its setter refuses to unset
+        s.stopped = None
 
 
 def _protocol_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[..., Any]:
@@ -148,7 +196,8 @@ def _protocol_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[.
         _s.taken.add(key)
         item.ihook.pytest_runtest_logstart(nodeid=nodeid, location=item.location)
         codes: dict[CodeType, None] = {}
-        _s.tracing = codes
+        # with no break left (and none forced) what it calls decides nothing: not profiled
+        _s.tracing = codes if _s.left > 0 or nodeid in _s.force else None
         try:
             # torn down as any test (pytest's plugins expect each setup to get its teardown):
             # the broken run sets up again what this teardown took down
@@ -235,10 +284,13 @@ def _broken_run(
     if trace is not None:
         trace.reads = {}  # what the broken run opens is no test's reads (it runs inside another's)
     function.__code__ = breaks.broken(function)
+    s.stop = item.session
     try:
-        with _first_failure_only(item), _plain_tracebacks(item):
+        with _first_failure_only(item), _first_subtest_only(item), _plain_tracebacks(item):
             again = s.protocol(item, nextitem=nextitem, log=False)
     finally:
+        _resume(s)
+        s.stop = None
         function.__code__ = original
         s.audit.muted = None
         if trace is not None:
@@ -261,6 +313,21 @@ def _plain_tracebacks(item: pytest.Item) -> Iterator[None]:
         yield
     finally:
         option.tbstyle = before
+
+
+@contextlib.contextmanager
+def _first_subtest_only(item: pytest.Item) -> Iterator[None]:
+    """A `unittest.TestCase` test stops at its first failing `subTest` in the broken run, as
+    under unittest's `failfast` (pytest's item is the test's result object): whether one
+    failed is all the run is asked, and every further failing subtest would cost a report."""
+    if getattr(type(item), "failfast", None) is not False:
+        yield
+        return
+    item.failfast = True  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        del item.failfast  # type: ignore[attr-defined]
 
 
 @contextlib.contextmanager
@@ -387,16 +454,34 @@ def profiler(
     codes: dict[CodeType, None],
     side: Callable[[str], tuple[str, str]],
     chained: Callable[[FrameType, str, Any], object] | None = None,
-) -> Callable[[FrameType, str, Any], None]:
+) -> tuple[Callable[[FrameType, str, Any], None], Callable[[], None]]:
     """A profile hook keeping, in the order first entered, the production code objects
-    entered straight from a test-side frame; the hook it replaced is still called."""
+    entered straight from a test-side frame; the hook it replaced is still called.
+
+    Reading a frame's `f_code` raises an audit event (the child's hook runs for each), so
+    the caller's side is read once for as long as the same frame keeps calling (a test's
+    loop over its cases), and the callee's code only when the caller is test-side. The
+    caller is held only while it runs: dropped at its `return` event, and by `forget` (the
+    second function returned) when the phase ends: no frame, nor its locals, outlives its
+    call because of the hook."""
+    last: list[Any] = [None, False]  # the last caller frame seen, and whether it is test-side
 
     def profile(frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call" and len(codes) < MAX_CALLS and frame.f_back is not None:
-            code, caller = frame.f_code, frame.f_back.f_code.co_filename
-            if side(code.co_filename)[0] == "prod" and side(caller)[0] == "test":
-                codes.setdefault(code, None)
+        if event == "call":
+            back = frame.f_back
+            if back is not None and len(codes) < MAX_CALLS:
+                if back is not last[0]:
+                    last[0], last[1] = back, side(back.f_code.co_filename)[0] == "test"
+                if last[1]:
+                    code = frame.f_code
+                    if side(code.co_filename)[0] == "prod":
+                        codes.setdefault(code, None)
+        elif event == "return" and frame is last[0]:
+            last[0] = None
         if chained is not None:
             chained(frame, event, arg)
 
-    return profile
+    def forget() -> None:
+        last[0] = None
+
+    return profile, forget

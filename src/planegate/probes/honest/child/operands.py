@@ -78,6 +78,7 @@ MADE_PARTS = (
 )
 MAX_TEXT = 80
 SYNTAX = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)  # scopes of their own
 
 
 def transform(module: ast.Module, where: str, packages: frozenset[str]) -> int:
@@ -85,14 +86,21 @@ def transform(module: ast.Module, where: str, packages: frozenset[str]) -> int:
     `packages`: the project's top-level names); returns how many were split."""
     module_names = _module_names(module.body, packages)
     splitter = _Splitter(where, module_names)
-    splitter.visit(module)
+    module.body = splitter.body(module.body)
     if splitter.count:
         rewrite_import.insert(module, ALIAS)
-        ast.fix_missing_locations(module)
+        # every node the split made is placed where it is made (`_at`): only the import
+        # is left to place, as `ast.fix_missing_locations` would over the whole module
+        for statement in module.body:
+            if isinstance(statement, ast.Import) and statement.names[0].asname == ALIAS:
+                ast.fix_missing_locations(statement)
     return splitter.count
 
 
-class _Splitter(ast.NodeTransformer):
+class _Splitter:
+    """Walks statements only (asserts and calls are statements, and only statements hold
+    statements), in the order `ast.NodeTransformer` visits them."""
+
     def __init__(self, where: str, module_names: Mapping[str, bool]) -> None:
         self.where = where
         self.scopes: list[_Scope] = [_Scope(module_names, {}, {})]
@@ -101,38 +109,68 @@ class _Splitter(ast.NodeTransformer):
         self.names = 0
         self.kept: list[ast.expr] = []  # the last split's kept arguments (released with it)
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> Any:
-        self.params.append(self.params[-1] | _parametrized(node, self.scopes[0]))
-        self.generic_visit(node)
-        self.params.pop()
-        return node
+    def body(self, statements: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for statement in statements:
+            kind = type(statement)
+            if kind is ast.Assert:
+                out.extend(self.visit_Assert(statement))  # type: ignore[arg-type]
+            elif kind is ast.Expr:
+                out.extend(self.visit_Expr(statement))  # type: ignore[arg-type]
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                self.visit_FunctionDef(statement)  # type: ignore[arg-type]
+                out.append(statement)
+            elif kind is ast.ClassDef:
+                self.visit_ClassDef(statement)  # type: ignore[arg-type]
+                out.append(statement)
+            else:
+                self.children(statement)
+                out.append(statement)
+        return out
 
-    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Any:
+    def children(self, node: ast.AST) -> None:
+        """The statement lists a node holds (a handler's or a match case's too), in place."""
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is not list or not value:
+                continue
+            first = value[0]
+            if isinstance(first, ast.stmt):
+                setattr(node, field, self.body(value))
+            elif isinstance(first, ast.excepthandler | ast.match_case):
+                for holder in value:
+                    self.children(holder)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.params.append(self.params[-1] | _parametrized(node, self.scopes[0]))
+        self.children(node)
+        self.params.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         params = self.params[-1] | _parametrized(node, self.scopes[0])
         self.scopes.append(_function_scope(node, self.scopes[0], params))
-        self.generic_visit(node)
+        self.children(node)
         self.scopes.pop()
-        return node
 
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_Assert(self, node: ast.Assert) -> Any:
+    def visit_Assert(self, node: ast.Assert) -> list[ast.stmt]:
         test = node.test
         if not isinstance(test, ast.Compare) or not all(type(op) in OPS for op in test.ops):
-            return node
+            return [node]
         ops = ",".join(OPS[type(op)] for op in test.ops)
         operands = [test.left, *test.comparators]
         statements, loads = self._split(node, ops, operands, keep=True)
-        statements.append(ast.Assert(ast.Compare(loads[0], list(test.ops), loads[1:]), node.msg))
-        return _located(_released(statements, [*loads, *self.kept]), node)
+        at = _at(node)
+        compare = ast.Compare(loads[0], list(test.ops), loads[1:], **at)
+        statements.append(ast.Assert(compare, node.msg, **at))
+        return _released(statements, [*loads, *self.kept], at)
 
-    def visit_Expr(self, node: ast.Expr) -> Any:
+    def visit_Expr(self, node: ast.Expr) -> list[ast.stmt]:
         call = node.value
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
-            return self.generic_visit(node)
+            return [node]
         method = call.func.attr
         if any(isinstance(a, ast.Starred) for a in call.args):
-            return node
+            return [node]
         if method in METHODS and len(call.args) >= 2:
             statements, loads = self._split(node, METHODS[method], call.args[:2])
             args = [*loads, *call.args[2:]]
@@ -141,11 +179,13 @@ class _Splitter(ast.NodeTransformer):
             assert isinstance(test, ast.Compare)
             ops = ",".join(OPS[type(op)] for op in test.ops)
             statements, loads = self._split(node, ops, [test.left, *test.comparators])
-            args = [ast.Compare(loads[0], list(test.ops), loads[1:]), *call.args[1:]]
+            compare = ast.Compare(loads[0], list(test.ops), loads[1:], **_at(node))
+            args = [compare, *call.args[1:]]
         else:
-            return node
-        statements.append(ast.Expr(ast.Call(call.func, args, call.keywords)))
-        return _located(_released(statements, [*loads, *self.kept]), node)
+            return [node]
+        at = _at(node)
+        statements.append(ast.Expr(ast.Call(call.func, args, call.keywords, **at), **at))
+        return _released(statements, [*loads, *self.kept], at)
 
     def _split(
         self, node: ast.stmt, ops: str, operands: list[ast.expr], *, keep: bool = False
@@ -160,21 +200,27 @@ class _Splitter(ast.NodeTransformer):
             tuple(scope.callee(operand) for operand in operands),
             tuple(scope.made(operand) for operand in operands),
         )
+        at = _at(node)
         statements: list[ast.stmt] = []
         kept: list[ast.expr] = []
         for name, operand in zip(names, operands, strict=True):
-            value = self._kept_arguments(operand, statements, kept) if keep else operand
-            statements.append(ast.Assign(targets=[ast.Name(name, ast.Store())], value=value))
-        loads: list[ast.expr] = [ast.Name(name, ast.Load()) for name in names]
-        check = ast.Attribute(ast.Name(ALIAS, ast.Load()), CHECK, ast.Load())
-        constant = ast.Constant(info)  # type: ignore[arg-type]  # a tuple of constants compiles
-        call = ast.Call(check, [ast.Constant(ops), constant, *loads], [])
-        statements.append(ast.Expr(call))
+            value = self._kept_arguments(operand, statements, kept, at) if keep else operand
+            target = ast.Name(name, ast.Store(), **at)
+            statements.append(ast.Assign(targets=[target], value=value, **at))
+        loads: list[ast.expr] = [ast.Name(name, ast.Load(), **at) for name in names]
+        check = ast.Attribute(ast.Name(ALIAS, ast.Load(), **at), CHECK, ast.Load(), **at)
+        constant = ast.Constant(info, **at)  # type: ignore[arg-type]  # a tuple of constants
+        call = ast.Call(check, [ast.Constant(ops, **at), constant, *loads], [], **at)
+        statements.append(ast.Expr(call, **at))
         self.kept = kept
         return statements, loads
 
     def _kept_arguments(
-        self, operand: ast.expr, statements: list[ast.stmt], kept: list[ast.expr]
+        self,
+        operand: ast.expr,
+        statements: list[ast.stmt],
+        kept: list[ast.expr],
+        at: dict[str, Any],
     ) -> ast.expr:
         """A call's positional arguments that are calls, evaluated first into hidden names
         that live as long as the operands: pytest's rewriter keeps an `assert`'s intermediate
@@ -192,12 +238,13 @@ class _Splitter(ast.NodeTransformer):
             if isinstance(arg, ast.Call):
                 name = f"@honest{self.names}"
                 self.names += 1
-                statements.append(ast.Assign(targets=[ast.Name(name, ast.Store())], value=arg))
-                kept.append(ast.Name(name, ast.Load()))
-                args.append(ast.Name(name, ast.Load()))
+                target = ast.Name(name, ast.Store(), **at)
+                statements.append(ast.Assign(targets=[target], value=arg, **at))
+                kept.append(ast.Name(name, ast.Load(), **at))
+                args.append(ast.Name(name, ast.Load(), **at))
             else:
                 args.append(arg)
-        return ast.Call(operand.func, args, operand.keywords)
+        return ast.Call(operand.func, args, operand.keywords, **at)
 
 
 class _Scope:
@@ -226,6 +273,30 @@ class _Scope:
         if isinstance(node, ast.Name):
             return self.calls.get(node.id, "")
         return ""
+
+
+def _released(
+    statements: list[ast.stmt], loads: list[ast.expr], at: dict[str, Any]
+) -> list[ast.stmt]:
+    """The split statements in a `try` whose `finally` rebinds the hidden names to None: the
+    operands live no longer than the test's own expression kept them (a test that checks a
+    weak reference dies after its assert needs the assert's values gone)."""
+    names: list[ast.expr] = [
+        ast.Name(load.id, ast.Store(), **at) for load in loads if isinstance(load, ast.Name)
+    ]
+    release = ast.Assign(targets=names, value=ast.Constant(None, **at), **at)
+    return [ast.Try(body=statements, handlers=[], orelse=[], finalbody=[release], **at)]
+
+
+def _at(node: ast.stmt) -> dict[str, Any]:
+    """The statement's place, for each node its split makes (what `ast.fix_missing_locations`
+    would give them, without walking the module)."""
+    return {
+        "lineno": node.lineno,
+        "col_offset": node.col_offset,
+        "end_lineno": node.end_lineno,
+        "end_col_offset": node.end_col_offset,
+    }
 
 
 def _parts(node: ast.AST) -> Iterable[ast.AST]:
@@ -309,14 +380,25 @@ def _function_scope(
     return _Scope(module.module, local, calls)
 
 
-def _own_statements(node: ast.AST) -> Iterable[ast.AST]:
-    """The nodes of a function's own scope (nested functions, classes and lambdas apart)."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
-            yield ast.Name(child.name if not isinstance(child, ast.Lambda) else "", ast.Store())
+def _own_statements(node: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's own scope (nested functions, classes and lambdas apart), in
+    `ast.walk`'s depth-first order of a recursive walk."""
+    found: list[ast.AST] = []
+    stack: list[tuple[ast.AST, bool]] = [(node, True)]  # (node, whether to walk its children)
+    while stack:
+        current, inside = stack.pop()
+        if current is not node:
+            found.append(current)
+        if not inside:
             continue
-        yield child
-        yield from _own_statements(child)
+        children = list(ast.iter_child_nodes(current))
+        for child in reversed(children):
+            if isinstance(child, NESTED):  # its name only, standing for it
+                name = child.name if not isinstance(child, ast.Lambda) else ""
+                stack.append((ast.Name(name, ast.Store()), False))
+            else:
+                stack.append((child, True))
+    return found
 
 
 def _stored(node: ast.AST) -> list[str]:
@@ -394,20 +476,3 @@ def _text(node: ast.AST) -> str:
     except Exception:
         return ""
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
-
-
-def _released(statements: list[ast.stmt], loads: list[ast.expr]) -> list[ast.stmt]:
-    """The split statements in a `try` whose `finally` rebinds the hidden names to None: the
-    operands live no longer than the test's own expression kept them (a test that checks a
-    weak reference dies after its assert needs the assert's values gone)."""
-    names: list[ast.expr] = [
-        ast.Name(load.id, ast.Store()) for load in loads if isinstance(load, ast.Name)
-    ]
-    release = ast.Assign(targets=names, value=ast.Constant(None))
-    return [ast.Try(body=statements, handlers=[], orelse=[], finalbody=[release])]
-
-
-def _located(statements: list[ast.stmt], node: ast.stmt) -> list[ast.stmt]:
-    for statement in statements:
-        ast.copy_location(statement, node)  # the new names get it from fix_missing_locations
-    return statements
