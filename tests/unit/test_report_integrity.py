@@ -56,6 +56,31 @@ def test_a_binding_rebound_and_restored_between_two_checks_is_named() -> None:
     assert len(sent) == 1
 
 
+def test_what_a_broken_run_rebound_and_restored_is_settled_and_what_came_before_is_not() -> None:
+    state, sent = audit_state()
+    watch = versions.make(state)
+    earlier = module("earlier", "def approx(x):\n    return x\n", "/site/earlier.py")
+    during = module("during", "from datetime import datetime\n", "/site/during.py")
+    kept = module("kept", "def approx(x):\n    return x\n", "/site/kept.py")
+    versions.watch_modules(watch, {"earlier": earlier, "during": during, "kept": kept}, False)
+    real = vars(earlier)["approx"]
+    vars(earlier)["approx"] = lambda x: x  # the scoring run's own swap, not yet checked
+    vars(earlier)["approx"] = real
+    tags = versions.tags(watch)
+    clock = vars(during)["datetime"]
+    vars(during)["datetime"] = object()  # the broken run: freezegun's start, then its stop
+    vars(during)["datetime"] = clock
+    original = vars(kept)["approx"]
+    vars(kept)["approx"] = lambda x: x  # a change the broken run leaves behind
+    versions.settle(watch, tags)
+    vars(kept)["approx"] = original  # undone later, by the scoring run: not the broken run's
+    versions.check(watch, "at the next test")
+    assert sorted(s["event"] for s in sent) == [
+        "harness changed: earlier rebound and restored at the next test",
+        "harness changed: kept rebound and restored at the next test",
+    ]
+
+
 def test_the_harness_s_own_data_changes_freely_and_a_quiet_namespace_costs_one_read() -> None:
     state, sent = audit_state()
     watch = versions.make(state)

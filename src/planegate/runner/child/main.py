@@ -70,6 +70,7 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     state.bottom = sys.modules["_pytest.main"].pytest_runtestloop.__code__
     bootstrap.neutralise()
     checks = integrity.make(emit, state, roots)
+    state.versions = checks.versions  # a sampled canary's broken run settles what it undid
     site = [str(folder) for folder in spec.get("site", [])]
     if site:
         integrity.around(checks, "by the project's site", lambda: bootstrap.add_site(site))

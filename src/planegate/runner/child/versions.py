@@ -120,6 +120,31 @@ def rebase(v: SimpleNamespace) -> None:
     v.hot_last = tuple(v.stamps[index] for index in v.hot)
 
 
+def tags(v: SimpleNamespace) -> tuple[int, ...]:
+    """Every watched namespace's tag now (for `settle`)."""
+    found: tuple[int, ...] = v.tuple(v.map(v.read, v.views))
+    return found
+
+
+def settle(v: SimpleNamespace, before: tuple[int, ...]) -> None:
+    """After a run the harness makes inside the session (a sampled canary's broken run of a
+    test that ran before; `before`: the tags as it began): a namespace it rebound and
+    restored (freezegun's `datetime` in every module, a `monkeypatch`) is taken as it is,
+    unreported, since where such a run lands is drawn at random and main's run cannot show
+    the same. A namespace that had moved before it began, or that it left changed, stays for
+    the next check."""
+    for index, view in enumerate(v.views):
+        tag = view.value
+        if tag == before[index] or before[index] != v.stamps[index]:
+            continue
+        mapping, keys, values = v.dicts[index], v.keys[index], v.values[index]
+        if v.len(mapping) == v.len(keys) and v.all(
+            v.map(v.is_, values, v.map(mapping.get, keys, (_MISSING,) * v.len(keys)))
+        ):
+            v.stamps[index] = tag
+    v.hot_last = tuple(v.stamps[index] for index in v.hot)
+
+
 def check(v: SimpleNamespace, when: str, nodeid: str = "") -> None:
     """The harness's namespaces, and the namespace of `nodeid`'s module, against their tags
     at their last check: one read per namespace, a comparison only where a tag moved."""

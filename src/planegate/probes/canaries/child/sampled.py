@@ -31,7 +31,7 @@ from types import CodeType, FrameType, FunctionType, ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from planegate.probes.canaries.child import breaks
-from planegate.runner.child import frames
+from planegate.runner.child import frames, versions
 
 if TYPE_CHECKING:
     import pytest
@@ -283,6 +283,8 @@ def _broken_run(
     reads = trace.reads if trace is not None else None
     if trace is not None:
         trace.reads = {}  # what the broken run opens is no test's reads (it runs inside another's)
+    namespaces = getattr(s.audit, "versions", None)
+    tags = versions.tags(namespaces) if namespaces is not None else ()
     function.__code__ = breaks.broken(function)
     s.stop = item.session
     try:
@@ -292,6 +294,8 @@ def _broken_run(
         _resume(s)
         s.stop = None
         function.__code__ = original
+        if namespaces is not None:
+            versions.settle(namespaces, tags)
         s.audit.muted = None
         if trace is not None:
             trace.reads = reads
