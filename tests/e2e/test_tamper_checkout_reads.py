@@ -3,14 +3,16 @@ cannot read main's golden from the checkout the gate was started on, however it 
 while the tree's own code (an editable install of a src/ layout, an interpreter in the
 repository's `.venv`) still runs.
 
-The repositories here lie outside the temporary folders (which the sandbox masks anyway), in
-the checkout's `build/` folder. `calc.core.label` has a real bug on every attack branch
+The repositories here lie outside the temporary folders (which the sandbox masks anyway): in
+the checkout's `build/` folder, or in /srv, /opt or /mnt when the checkout is itself in /tmp. `calc.core.label` has a real bug on every attack branch
 (`n + 1`); each trick returns the golden's bytes read from the original checkout instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import secrets
 import shutil
 import site
@@ -55,12 +57,31 @@ def cheat(how: str, golden: Path) -> str:
     return prelude + HEAD + body
 
 
+MASKED_ANYWAY = ("/tmp/", "/var/tmp/", str(Path.home()) + "/")
+
+
+def _unmasked_base() -> Path:
+    """Where the project goes: the checkout's `build/`, unless the checkout itself lies in a
+    folder the sandbox masks anyway (a clone in /tmp); then a system folder this user may
+    write (CI runs as root), else `build/` all the same (the attacks still fail, by /tmp's
+    mask: the first test says which)."""
+    if not str(BUILD).startswith(MASKED_ANYWAY):
+        return BUILD
+    for system in ("/srv", "/opt", "/mnt"):
+        if os.path.isdir(system) and os.access(system, os.W_OK):
+            return Path(system) / "planegate-tests"
+    return BUILD
+
+
 @pytest.fixture(scope="module")
 def outside() -> Iterator[Path]:
-    folder = BUILD / f"masked-checkout-{secrets.token_hex(4)}"
+    folder = _unmasked_base() / f"masked-checkout-{secrets.token_hex(4)}"
     folder.mkdir(parents=True)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+    if folder.parent != BUILD:
+        with contextlib.suppress(OSError):
+            folder.parent.rmdir()  # empty unless another run is using it
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +96,8 @@ def test_the_checkout_lies_outside_every_folder_the_sandbox_masks_anyway(
     the honest reading of it passes: the attacks below fail by the mask alone."""
     golden = shared.repo.root / "tests" / "fix" / "data" / "label.txt"
     assert golden.read_text("utf-8") == "n=3"
-    assert not str(golden).startswith(("/tmp/", "/var/tmp/", str(Path.home()) + "/"))
+    if _unmasked_base() != BUILD or not str(BUILD).startswith(MASKED_ANYWAY):
+        assert not str(golden).startswith(MASKED_ANYWAY)
     shared.patch("honest", {"calc/core.py": HEAD + "def label(n):\n    return f'n={n}'\n"})
     code, report = shared.gate(capsys)
     assert code == 0, errors(report)

@@ -1,7 +1,7 @@
 """The kernel's count of opens of the tree's locked files while the test child runs (inotify).
 
 The parent, outside the sandbox, watches the folders that hold the locked files (one watch
-per folder, `IN_OPEN` only) from just before the child starts until it and everything it
+per folder, `IN_OPEN` and the closes) from just before the child starts until it and everything it
 left behind are gone, and reads the events on a thread meanwhile. The kernel sees every
 open of those files, whoever makes it: the test session's interpreter, a process it started
 (`cat`, `sh -c`, a Python child, a program the sandbox's view let it reach), C code. The
@@ -10,6 +10,12 @@ compares the two. inotify names no process: an open by the gate itself in that w
 count too (it opens none of these files while the child runs). A full event queue
 (`IN_Q_OVERFLOW`) leaves the counts unknown, and the result says so; so does a folder the
 kernel would not watch (`unavailable`).
+
+The closes are watched only to be ignored: the kernel merges an event into the one queued
+before it when the two are identical and unread, so two opens of one file in a row counted
+once when this thread was slow to read (a loaded machine). With each close queued between,
+an open is merged only with one made while the first was still open (a test holding its
+golden open while production code runs) and before this thread read it: docs/security.md.
 
 libc through ctypes, in the parent only: no dependency, and nothing of it in the child.
 """
@@ -28,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 IN_OPEN, IN_Q_OVERFLOW, IN_ISDIR = 0x20, 0x4000, 0x40000000
+IN_CLOSE = 0x08 | 0x10  # IN_CLOSE_WRITE | IN_CLOSE_NOWRITE: they keep the opens apart
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len; then `len` bytes of name
 _BUFFER = 1 << 16
 
@@ -77,7 +84,7 @@ class _Watch:
             target = self.tree / folder if folder else self.tree
             if not target.is_dir():
                 continue  # a locked file the tree does not hold: nothing to open
-            wd = libc.inotify_add_watch(fd, os.fsencode(target), IN_OPEN)
+            wd = libc.inotify_add_watch(fd, os.fsencode(target), IN_OPEN | IN_CLOSE)
             if wd < 0:
                 self.unavailable = f"inotify_add_watch {folder or '.'}: " + os.strerror(
                     ctypes.get_errno()
