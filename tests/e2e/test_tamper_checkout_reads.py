@@ -4,8 +4,9 @@ while the tree's own code (an editable install of a src/ layout, an interpreter 
 repository's `.venv`) still runs.
 
 The repositories here lie outside the temporary folders (which the sandbox masks anyway): in
-the checkout's `build/` folder, or in /srv, /opt or /mnt when the checkout is itself in /tmp. `calc.core.label` has a real bug on every attack branch
-(`n + 1`); each trick returns the golden's bytes read from the original checkout instead.
+the checkout's `build/` folder, or in /srv, /opt or /mnt when the checkout is itself in /tmp.
+`calc.core.label` has a real bug on every attack branch (`n + 1`); each trick returns the
+golden's bytes read from the original checkout instead.
 """
 
 from __future__ import annotations
