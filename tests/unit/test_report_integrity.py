@@ -59,25 +59,30 @@ def test_a_binding_rebound_and_restored_between_two_checks_is_named() -> None:
 def test_what_a_broken_run_rebound_and_restored_is_settled_and_what_came_before_is_not() -> None:
     state, sent = audit_state()
     watch = versions.make(state)
-    earlier = module("earlier", "def approx(x):\n    return x\n", "/site/earlier.py")
-    during = module("during", "from datetime import datetime\n", "/site/during.py")
-    kept = module("kept", "def approx(x):\n    return x\n", "/site/kept.py")
-    versions.watch_modules(watch, {"earlier": earlier, "during": during, "kept": kept}, False)
-    real = vars(earlier)["approx"]
-    vars(earlier)["approx"] = lambda x: x  # the scoring run's own swap, not yet checked
-    vars(earlier)["approx"] = real
+    tests = {
+        name: module(name, "from datetime import datetime\n", f"/tree/tests/{name}.py")
+        for name in ("test_earlier", "test_during", "test_kept")
+    }
+    harness = module("harness", "from datetime import datetime\n", "/site/harness.py")
+    versions.watch_modules(watch, tests, True)
+    versions.watch_modules(watch, {"harness": harness}, False)
+    clock = vars(harness)["datetime"]
+
+    def swapped(space: dict[str, Any]) -> None:
+        space["datetime"] = object()  # freezegun's start, then its stop
+        space["datetime"] = clock
+
+    swapped(vars(tests["test_earlier"]))  # the scoring run's own, not yet checked
     tags = versions.tags(watch)
-    clock = vars(during)["datetime"]
-    vars(during)["datetime"] = object()  # the broken run: freezegun's start, then its stop
-    vars(during)["datetime"] = clock
-    original = vars(kept)["approx"]
-    vars(kept)["approx"] = lambda x: x  # a change the broken run leaves behind
+    swapped(vars(tests["test_during"]))  # the broken run's: settled
+    swapped(vars(harness))  # the harness is never settled: its checks run inside the run too
+    vars(tests["test_kept"])["datetime"] = object()  # a change the broken run leaves behind
     versions.settle(watch, tags)
-    vars(kept)["approx"] = original  # undone later, by the scoring run: not the broken run's
-    versions.check(watch, "at the next test")
+    vars(tests["test_kept"])["datetime"] = clock  # undone later, by the scoring run
+    versions.check_all(watch, "at the end of the session")
     assert sorted(s["event"] for s in sent) == [
-        "harness changed: earlier rebound and restored at the next test",
-        "harness changed: kept rebound and restored at the next test",
+        f"harness changed: {name} rebound and restored at the end of the session"
+        for name in ("harness", "test_earlier", "test_kept")
     ]
 
 

@@ -131,11 +131,13 @@ def settle(v: SimpleNamespace, before: tuple[int, ...]) -> None:
     test that ran before; `before`: the tags as it began): a namespace it rebound and
     restored (freezegun's `datetime` in every module, a `monkeypatch`) is taken as it is,
     unreported, since where such a run lands is drawn at random and main's run cannot show
-    the same. A namespace that had moved before it began, or that it left changed, stays for
-    the next check."""
+    the same. Test modules' namespaces only: the harness's are checked at the broken test's
+    own checkpoints inside the run, as in the scoring run, and a harness swap undone between
+    them (a report forged for the broken run alone) stays named. A namespace that had moved
+    before the run began, or that it left changed, stays for the next check."""
     for index, view in enumerate(v.views):
         tag = view.value
-        if tag == before[index] or before[index] != v.stamps[index]:
+        if not v.tests[index] or tag == before[index] or before[index] != v.stamps[index]:
             continue
         mapping, keys, values = v.dicts[index], v.keys[index], v.values[index]
         if v.len(mapping) == v.len(keys) and v.all(
