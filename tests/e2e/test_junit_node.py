@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 
+from helpers.junit_suite import freeze_line
 from helpers.repo_helper import TestRepo, run_cli
-from planegate.freeze.events import thaw_runs_required
-from planegate.freeze.write import evidence_hash
 from planegate.gate.junit_gate import FROM_MAIN
 
 CONFIG = """\
@@ -117,30 +116,6 @@ describe('extra', () => {
 FROZEN = "timing::slow_clock"
 
 
-def freeze_line(base_commit: str) -> str:
-    return json.dumps(
-        {
-            "event": "freeze",
-            "nodeid": FROZEN,
-            "flake_class": "timing",
-            "class_confidence": 0.7,
-            "owner": "@org/flakes",
-            "note": "waits on the wall clock",
-            "frozen_at": "2026-11-01",
-            "base_commit": base_commit,
-            "env_fingerprint": {"runner": "junit"},
-            "runs": 3,
-            "failures": 1,
-            "mode": "scoring",
-            "failure_signature": "AssertionError",
-            "evidence_hash": evidence_hash(FROZEN.encode()),
-            "test_source_hash": evidence_hash(b"source"),
-            "thaw_runs_required": thaw_runs_required(3, 1),
-        },
-        sort_keys=True,
-    )
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> TestRepo:
     """The project on main: node:test suite, golden data locked, the clock test frozen."""
@@ -161,7 +136,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> TestRepo:
     first = repo.commit("calc and its node:test suite")
     locked = run_cli("-C", str(root), "lock", "--no-trace")
     assert locked.returncode == 0, locked.stderr
-    repo.commit("lock, freeze", {"freeze_ledger.jsonl": freeze_line(first) + "\n"})
+    repo.commit("lock, freeze", {"freeze_ledger.jsonl": freeze_line(first, FROZEN) + "\n"})
     return repo
 
 
