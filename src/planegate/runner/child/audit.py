@@ -163,7 +163,7 @@ def _state(
         fsdecode=os.fsdecode,
         pluggy_dir="",
         bottom=None,  # pytest's test loop, once pytest is imported
-        clean={},  # id -> running frames a guard's walk found clean (frames._production_frame)
+        clean={},  # running frames a guard's walk found clean (frames._production_frame)
         table={},
         hook=None,
         trace=None,  # read tracing (runner/child/reads.py), when the run asks for it

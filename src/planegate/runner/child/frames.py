@@ -148,7 +148,7 @@ def _production_frame(s: SimpleNamespace, frame: FrameType | None) -> FrameType 
     get, bottom, clean = s.cache.get, s.bottom, s.clean
     walked = []
     while frame is not None:
-        if clean.get(id(frame)) is frame:
+        if frame in clean:  # keyed by the frame itself: `id()` is an audit event
             break  # held here, so alive: still on the stack, its callers as they were
         code = frame.f_code  # an audited read: once per frame
         if code is bottom:
@@ -161,8 +161,7 @@ def _production_frame(s: SimpleNamespace, frame: FrameType | None) -> FrameType 
         frame = frame.f_back
     if len(clean) > _CLEAN_MAX:
         clean.clear()
-    for seen in walked:
-        clean[id(seen)] = seen
+    clean.update(dict.fromkeys(walked))
     return None
 
 

@@ -4,12 +4,13 @@ the report is built.
 Two wrappers of the result channel (runner/child/channel.py), both outermost (`tryfirst`):
 - around `pytest_runtest_call`, the exception the test's call raised, caught where pytest's
   `CallInfo.from_call` catches it, before any report object exists;
-- around `pytest_runtest_makereport`, once the report is built: the namespaces' version tags
-  (runner/child/versions.py) and the report bindings (`integrity.check`), so a swap made
-  and undone inside the test, or inside the report's construction, is seen; then the report's
-  outcome against the exception the call raised (ours, and `CallInfo.excinfo`, where the
-  unittest plugin puts a `TestCase`'s failure). A report that says passed (or skipped, with
-  no skip raised and no xfail) for a call that raised is sent as failed and recorded.
+- around `pytest_runtest_makereport`, once the call's report is built: the namespaces' version
+  tags (runner/child/versions.py) and the report bindings (`integrity.check`), so a swap made
+  and undone inside the test, or inside the report's construction, is seen and named with the
+  call; then the report's outcome against the exception the call raised (ours, and
+  `CallInfo.excinfo`, where the unittest plugin puts a `TestCase`'s failure). A report that
+  says passed (or skipped, with no skip raised and no xfail) for a call that raised is sent
+  as failed and recorded.
 """
 
 from __future__ import annotations
@@ -65,15 +66,15 @@ def hooks(
         _j: Any = _judge,
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        if not _g(_a, "pytest_runtest_makereport"):
+        # only the call's report is judged here: a setup's or a teardown's is checked where
+        # its record goes out (channel.py), and the version tags keep every write since
+        if call.when != "call" or not _g(_a, "pytest_runtest_makereport"):
             return report
-        nodeid, when = item.nodeid, call.when
-        at = f"when {nodeid} reported its {when}"
-        _versions(_c.versions, f"during the {when} of {nodeid} ({at})", nodeid)
-        if when != "teardown":  # the teardown's record is checked as it is sent
-            _check(_c, "report", at)
-        if when == "call":
-            _j(_a, _calls, nodeid, call, report, _skips)
+        nodeid = item.nodeid
+        at = f"when {nodeid} reported its call"
+        _versions(_c.versions, f"during the call of {nodeid} ({at})", nodeid)
+        _check(_c, "report", at)
+        _j(_a, _calls, nodeid, call, report, _skips)
         return report
 
     return {
