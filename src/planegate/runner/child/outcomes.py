@@ -7,10 +7,11 @@ Two wrappers of the result channel (runner/child/channel.py), both outermost (`t
 - around `pytest_runtest_makereport`, once the call's report is built: the namespaces' version
   tags (runner/child/versions.py) and the report bindings (`integrity.check`), so a swap made
   and undone inside the test, or inside the report's construction, is seen and named with the
-  call; then the report's outcome against the exception the call raised (ours, and
-  `CallInfo.excinfo`, where the unittest plugin puts a `TestCase`'s failure). A report that
-  says passed (or skipped, with no skip raised and no xfail) for a call that raised is sent
-  as failed and recorded.
+  call (a subtest's report, made while the call runs, is left to the next check: the tags
+  keep every write until then, and no record leaves before it); then the report's outcome
+  against the exception the call raised (ours, and `CallInfo.excinfo`, where the unittest
+  plugin puts a `TestCase`'s failure). A report that says passed (or skipped, with no skip
+  raised and no xfail) for a call that raised is sent as failed and recorded.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 def make_calls() -> SimpleNamespace:
     """What the wrappers hand the channel: the call's exception per nodeid, and the reports
     to be sent failed whatever they say."""
-    return SimpleNamespace(raised={}, forced=set())
+    return SimpleNamespace(raised={}, forced=set(), running=set())
 
 
 def hooks(
@@ -42,14 +43,21 @@ def hooks(
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_call(
-        item: pytest.Item, *, _raised: dict[str, BaseException] = calls.raised
+        item: pytest.Item,
+        *,
+        _raised: dict[str, BaseException] = calls.raised,
+        _running: set[str] = calls.running,
     ) -> Generator[None, None, None]:
         # nothing here can make a test pass: a call recorded as raising only fails it
+        nodeid = item.nodeid
+        _running.add(nodeid)
         try:
             return (yield)
         except BaseException as error:
-            _raised[item.nodeid] = error
+            _raised[nodeid] = error
             raise
+        finally:
+            _running.discard(nodeid)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(
@@ -71,9 +79,10 @@ def hooks(
         if call.when != "call" or not _g(_a, "pytest_runtest_makereport"):
             return report
         nodeid = item.nodeid
-        at = f"when {nodeid} reported its call"
-        _versions(_c.versions, f"during the call of {nodeid} ({at})", nodeid)
-        _check(_c, "report", at)
+        if nodeid not in _calls.running:  # not a subtest's report, made inside the call
+            at = f"when {nodeid} reported its call"
+            _versions(_c.versions, f"during the call of {nodeid} ({at})", nodeid)
+            _check(_c, "report", at)
         _j(_a, _calls, nodeid, call, report, _skips)
         return report
 
