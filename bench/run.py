@@ -1,7 +1,8 @@
 """Run every benchmark in bench/ (each prints ratios against a baseline it measures itself).
 
 bench_bigpatch (git-only gate work, 50,000 nodeids, 5,000 changed test files), bench_gate
-(gate overhead over plain pytest), bench_github (GitHub requests per gate), bench_hashing
+(gate overhead over plain pytest), bench_instructions (the same in instructions counted by
+valgrind, when it is installed), bench_github (GitHub requests per gate), bench_hashing
 (1 GiB against sha256sum), bench_hunks (test-hunk analysis), bench_memory (50,000 tests),
 bench_sandbox (what bubblewrap adds to a child's start), bench_startup (`planegate --version`);
 docs/performance.md gives each one's figures.

@@ -13,6 +13,7 @@ is in the digest with its own count (none): every PG565 here is an error.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -131,4 +132,32 @@ def test_tests_reading_their_data_with_open_sqlite_and_git_pass(
     honest.patch("honest", {"calc/core.py": HEAD + "def label(n):\n    return f'n={n}'\n"})
     code, report = honest.gate(capsys)
     assert code == 0, report
+    assert named(report, "PG565") == []
+
+
+def test_sharded_runs_add_their_counts_at_the_merge(
+    shared: Shared, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Each shard's kernel and audit hook count their own run; the merge sums both, so the
+    golden read by `cat` in whichever shard ran its test is PG565 in the merged verdict."""
+    shared.patch("cat-sharded", {"calc/core.py": cheat("cat")})
+    paths = [tmp_path / f"shard-{k}.json" for k in (1, 2)]
+    for k, path in enumerate(paths, start=1):
+        shared.gate(capsys, "--shard", f"{k}/2", "--evidence", str(path))
+    code, report = shared.gate(capsys, "--merge", *map(str, paths))
+    assert code == 5, errors(report)
+    found = [f for f in named(report, "PG565") if f["severity"] == "error"]
+    assert [f["path"] for f in found] == ["tests/fix/data/label.txt"], named(report, "PG565")
+    assert "main's run shows 0" in found[0]["message"]
+
+
+def test_sharded_honest_reads_pass_at_the_merge(
+    honest: Shared, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    honest.patch("honest-sharded", {"calc/core.py": HEAD + "def label(n):\n    return f'n={n}'\n"})
+    paths = [tmp_path / f"shard-{k}.json" for k in (1, 2)]
+    for k, path in enumerate(paths, start=1):
+        honest.gate(capsys, "--shard", f"{k}/2", "--evidence", str(path))
+    code, report = honest.gate(capsys, "--merge", *map(str, paths))
+    assert code == 0, errors(report)
     assert named(report, "PG565") == []

@@ -8,13 +8,14 @@ outcome counts. The run closed only if every shard's run closed.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from planegate.probes.answers.wire import AnswerProbes
 from planegate.probes.fixture.wire import ProbeResult
-from planegate.runner import session
+from planegate.runner import inotify, session
 from planegate.runner.rerun import Rerun
 from planegate.signs.compare import MainsSigns
 from planegate.steps.run_facts import Commits, Execution
@@ -75,6 +76,7 @@ def _mains_signs(parts: Sequence[Part]) -> MainsSigns:
         problems=_once(p for s in signs for p in s.problems),
         recorded=any(s.recorded for s in signs),
         launches=_once(x for s in signs for x in s.launches),
+        unseen=next((s.unseen for s in signs if s.unseen is not None), None),
     )
 
 
@@ -115,14 +117,44 @@ def combine_runs(parts: Sequence[Part], owner: Mapping[str, str]) -> session.Run
         examples={k: v for p, run in runs for k, v in run.examples.items() if _mine(k, p, owner)},
         tampering=_once(t for _, run in runs for t in run.tampering),
         extra=_extra([run.extra for _, run in runs]),
+        opened=_opened([run.opened for _, run in runs]),
         reads={k: v for p, run in runs for k, v in run.reads.items() if _mine(k, p, owner)},
         unsandboxed=any(run.unsandboxed for _, run in runs),
     )
 
 
+def _opened(found: Sequence[inotify.Opens | None]) -> inotify.Opens | None:
+    """The kernel's opens of locked files, summed over the shards (each watched its own run);
+    None when a shard's run was not watched."""
+    if not found or any(opens is None for opens in found):
+        return None
+    counts: Counter[str] = Counter()
+    for opens in found:
+        counts.update(opens.counts if opens is not None else {})
+    return inotify.Opens(
+        dict(sorted(counts.items())),
+        any(opens is not None and opens.overflow for opens in found),
+        next((opens.unavailable for opens in found if opens is not None and opens.unavailable), ""),
+    )
+
+
+def _hook_opens(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The `opens` records of the shards' test sessions (the locked files' opens each audit
+    hook saw), their counts summed; None unless every shard sent one of the right shape."""
+    counts: Counter[str] = Counter()
+    for extra in records:
+        found = extra.get("opens", {}).get("counts")
+        if not isinstance(found, Mapping) or not all(
+            isinstance(k, str) and type(v) is int and v >= 0 for k, v in found.items()
+        ):
+            return None
+        counts.update(found)
+    return {"counts": dict(sorted(counts.items()))}
+
+
 def _extra(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The child's extra records by kind: their mappings (the `imports` record's modules)
-    united, any other value the first shard's."""
+    united, any other value the first shard's; the `opens` counts summed."""
     merged: dict[str, dict[str, Any]] = {}
     for extra in records:
         for kind, record in extra.items():
@@ -132,6 +164,12 @@ def _extra(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                     into[key] = {**value, **into.get(key, {})}
                 else:
                     into.setdefault(key, value)
+    if "opens" in merged:
+        opens = _hook_opens(records)
+        if opens is None:
+            del merged["opens"]
+        else:
+            merged["opens"] = opens
     return dict(merged)
 
 
