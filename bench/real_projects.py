@@ -2,14 +2,14 @@
 
 For each pinned project (attrs, jsonschema, packaging, tomli) the bench unpacks the sdist from
 the cache into a temporary git repository, runs `planegate init --write` (with `--split` where
-the table says so), `planegate lock`, commits (where main fails in this environment, sweeps
-it and commits the `env` freezes it proposes, as a maintainer would), writes main's digest,
-then commits an honest patch (one comment added to a production module) and times `planegate gate` against a plain
-`python -m pytest` of the same tests. It prints the ratio, the gate's exit and every finding.
-On an honest patch every failing finding is a false alarm of the gate. Where the table gives a
-`claim`, it also runs the test-adding flow: a patch that adds a regression test (committed as
-an agent) must exit 2 with the rows to add, 0 once a person commits them, and 0 on a main
-that declares an `admit` folder.
+the table says so), `planegate lock`, commits (where main fails in this environment, sweeps it
+and commits the `env` freezes it proposes, as a maintainer would), writes main's digest, then
+commits an honest patch (one comment added to a production module) and times `planegate gate`
+against a plain `python -m pytest` of the same tests. It prints the ratio, the gate's exit and
+every finding. On an honest patch every failing finding is a false alarm of the gate. Where the
+table gives a `claim`, it also runs the test-adding flow: a patch that adds a regression test
+(committed as an agent) must exit 2 with the rows to add, 0 once a person commits them, and 0
+on a main that declares an `admit` folder.
 
 The sdists come from the package index once, into a cache (default `.bench-cache/`,
 gitignored); the bench itself needs no network:

@@ -115,3 +115,22 @@ def test_a_freeze_on_the_maintainers_word_lets_honest_work_pass_and_bugs_fail(
     again = run_cli("-C", str(repo.root), "sweep", "--commit", "main", "--seed", "3", "-q")
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"already frozen: {HERE} (failed every run)" in again.stdout
+
+
+def test_a_patch_that_freezes_its_own_failure_is_refused(
+    main_repo: TestRepo, tmp_path: Path
+) -> None:
+    """The attack: the patch breaks `add`, then sweeps its own head with --broken-here and
+    commits the freezes it proposes, so the failing tests would leave scoring as "fails here
+    only". The ledger is main's evidence: the head's appends do not count, and the change to
+    it is the patch's."""
+    repo = main_repo.copy(tmp_path / "repo")
+    repo.branch("bug")
+    repo.commit("a bug", {"calc/core.py": "def add(a, b):\n    return a - b\n"})
+    done = run_cli("-C", str(repo.root), "sweep", "--seed", "3", "--broken-here", "--write", "-q")
+    assert "propose freeze tests/fix/test_add.py::test_add: env" in done.stdout
+    repo.commit("freeze what fails here")
+    gate = run_cli("-C", str(repo.root), "gate", "--base", "main", "-q")
+    assert gate.returncode == 3, gate.stdout  # the ledger is protected: PG301
+    assert "PG301 freeze_ledger.jsonl" in gate.stdout
+    assert "PG101 tests/fix/test_add.py:5: tests/fix/test_add.py::test_add failed" in gate.stdout
