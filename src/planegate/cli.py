@@ -371,6 +371,12 @@ def _add_freeze_plane(add: _Add) -> None:
     sweep_cmd.add_argument(
         "--write", action="store_true", help="append the proposals to the ledger (a person's act)"
     )
+    sweep_cmd.add_argument(
+        "--broken-here",
+        action="store_true",
+        help="also propose `env` freezes for tests failing here under plain pytest too "
+        "(when main passes in the project's own CI)",
+    )
     sweep_cmd.add_argument("--config", help=CONFIG_HELP)
 
     freeze_cmd = add("freeze", "append a freeze event for NODEID from an evidence bundle")

@@ -51,8 +51,9 @@ def test_an_untracked_generated_file_makes_an_env_proposal_not_a_broken_base(
     )
     (repo.root / "_version.py").write_text("VERSION = '1.0'\n")  # what a build step generates
     code = main(["-C", str(repo.root), "sweep", "--seed", "7", "-q"])
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert code == 6, out  # the really broken test still breaks the base
+    assert "`planegate sweep --broken-here` proposes an `env` freeze" in err  # the way out
     assert f"base broken: {BROKEN} failed every run, and alone" in out
     assert f"base broken: {GENERATED}" not in out
     assert f"propose freeze {GENERATED}: env (confidence 0.90), failed 3/3" in out

@@ -29,11 +29,12 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         config_path=args.config,
         owner=args.owner,
+        broken_here=args.broken_here,
     )
     from planegate.junit import sweep as junit_sweep  # runner: junit runs its own command
 
-    chosen = junit_sweep.sweep if junit_sweep.wanted(options) else sweep_run.sweep
-    outcome = chosen(options, progress_of(args))
+    junit = junit_sweep.wanted(options)
+    outcome = (junit_sweep.sweep if junit else sweep_run.sweep)(options, progress_of(args))
     print(
         f"planegate: swept {outcome.commit[:12]}: {outcome.suite_size} tests, "
         f"{len(outcome.runs)} runs, seed {outcome.seed}"
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"planegate: environment trouble, nothing proposed: {outcome.trouble}")
         return exitcodes.UNAVAILABLE
     _propose(root, args, outcome)
-    return _base_broken(outcome)
+    return _base_broken(outcome, hint=not junit)
 
 
 def _propose(root: Path, args: argparse.Namespace, outcome: SweepOutcome) -> None:
@@ -74,15 +75,21 @@ def _propose(root: Path, args: argparse.Namespace, outcome: SweepOutcome) -> Non
         print(f"planegate: appended {len(outcome.proposals)} freeze events to {cfg.ledger}")
 
 
-def _base_broken(outcome: SweepOutcome) -> int:
+def _base_broken(outcome: SweepOutcome, hint: bool) -> int:
     for nodeid in outcome.base_broken:
         print(f"base broken: {nodeid} failed every run, and alone")
     if not outcome.base_broken:
         return exitcodes.PASS
     count = len(outcome.base_broken)
+    way_out = (
+        "; or, when main passes where the project's own CI runs and they fail only here "
+        "(another interpreter, platform or time-zone data), "
+        "`planegate sweep --broken-here` proposes an `env` freeze for each, tied to this "
+        "environment's fingerprint (docs/freeze.md)"
+    )
     print(
         f"planegate: the base is broken: {count} test{'s' if count != 1 else ''} "
-        "failed on every run (fix them; a broken test is never frozen)",
+        f"failed on every run, and alone: fix them{way_out if hint else ''}",
         file=sys.stderr,
     )
     return exitcodes.BASE_BROKEN

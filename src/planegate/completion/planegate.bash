@@ -29,7 +29,7 @@ _planegate() {
         lint) COMPREPLY=($(compgen -W "--config --debug --format --help --quiet -C -h -q" -- "$cur")) ;;
         lock) COMPREPLY=($(compgen -W "--config --covers --debug --help --no-sandbox --no-trace --quiet -C -h -q" -- "$cur")) ;;
         migrate) COMPREPLY=($(compgen -W "--debug --help --quiet --write -C -h -q" -- "$cur")) ;;
-        sweep) COMPREPLY=($(compgen -W "--commit --config --debug --help --no-sandbox --owner --proposals --quiet --runs --seed --write -C -h -q" -- "$cur")) ;;
+        sweep) COMPREPLY=($(compgen -W "--broken-here --commit --config --debug --help --no-sandbox --owner --proposals --quiet --runs --seed --write -C -h -q" -- "$cur")) ;;
         thaw) COMPREPLY=($(compgen -W "--commit --config --debug --help --no-sandbox --note --owner --quiet --seed -C -h -q" -- "$cur")) ;;
         verify) COMPREPLY=($(compgen -W "--config --debug --format --help --quiet -C -h -q" -- "$cur")) ;;
     esac

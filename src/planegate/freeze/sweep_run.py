@@ -41,6 +41,7 @@ class SweepOptions:
     config_path: str | None = None
     owner: str | None = None
     environ: Mapping[str, str] | None = None
+    broken_here: bool = False  # propose `env` freezes for tests failing under plain pytest too
 
 
 @dataclass(frozen=True)
@@ -95,18 +96,24 @@ def sweep(options: SweepOptions, progress: Progress = QUIET) -> SweepOutcome:
         decision = core.decide(runs, suite, frozen)
         if decision.trouble is not None:
             return SweepOutcome(commit, seed, len(suite), runs, (), (), decision.trouble, decision)
-        broken, order_flakes = _split_always(ctx, decision.always, progress)
-        fresh = [t for t in order_flakes if t.nodeid not in frozen]
-        candidates = [*decision.flaky, *fresh][: core.MAX_PROPOSALS]
+        always = [t for t in decision.always if t.nodeid not in frozen]
+        broken, order_flakes = _split_always(ctx, always, progress)
+        candidates = [*decision.flaky, *order_flakes][: core.MAX_PROPOSALS]
         found = _probe_all(ctx, runs, candidates, progress)
-    broken, env_found = _environment_only(options, broken, decision.always, progress)
-    env_candidates = [t for t in decision.always if t.nodeid in env_found.keys() - frozen]
+    fingerprint = ledger.env_fingerprint()
+    broken, env_found = _environment_only(options, broken, always, fingerprint, progress)
+    env_candidates = [t for t in always if t.nodeid in env_found]
     candidates = [*candidates, *env_candidates][: core.MAX_PROPOSALS]
     found.update(env_found)
     owner = freeze_owner(cfg, options.owner)
-    swept = _Swept(options.root, repo, commit, seed, runs, owner, ledger.env_fingerprint())
+    swept = _Swept(options.root, repo, commit, seed, runs, owner, fingerprint)
     proposals = tuple(_proposal(swept, t, found[t.nodeid]) for t in candidates)
-    return SweepOutcome(commit, seed, len(suite), runs, proposals, broken, None, decision)
+    notes = tuple(
+        f"already frozen: {t.nodeid} (failed every run)"
+        for t in decision.always
+        if t.nodeid in frozen
+    )
+    return SweepOutcome(commit, seed, len(suite), runs, proposals, broken, None, decision, notes)
 
 
 def _suite(runs: Sequence[core.SweepRun]) -> list[str]:
@@ -162,10 +169,13 @@ def _environment_only(
     options: SweepOptions,
     broken: tuple[str, ...],
     always: Sequence[core.Tally],
+    fingerprint: Mapping[str, Any],
     progress: Progress,
 ) -> tuple[tuple[str, ...], dict[str, _Found]]:
     """The broken tests that pass under plain pytest in the working tree: environment
-    differences, proposed as `env` freezes; the rest stay broken."""
+    differences, proposed as `env` freezes. With `broken_here`, also those that fail under
+    plain pytest too: the person says main passes where the project's own CI runs, so they
+    fail in this environment only (its fingerprint is the evidence's). The rest stay broken."""
     if not broken:
         return broken, {}
     progress.step("sweep", f"{len(broken)} tests failed every run; trying plain pytest")
@@ -173,17 +183,40 @@ def _environment_only(
     runs = {t.nodeid: t.runs for t in always}
     found: dict[str, _Found] = {}
     for nodeid, outcome in plain.items():
-        if not outcome.passed:
+        if not (outcome.passed or options.broken_here):
             continue
-        reason = (
-            f"failed all {runs.get(nodeid, 0)} runs in the gate's environment and alone, and "
-            "passes under plain `python -m pytest` in the working tree: an environment "
-            "difference (a file git does not track, time-zone data, a variable)"
-        )
-        record = {"probe": "plain pytest", "command": list(outcome.command), "outcome": "passed"}
-        verdict = core.Classification("env", 0.9, reason)
+        record = {
+            "probe": "plain pytest",
+            "command": list(outcome.command),
+            "outcome": "passed" if outcome.passed else "failed",
+            "message": "" if outcome.passed else outcome.output,
+        }
+        verdict = _environment_verdict(runs.get(nodeid, 0), outcome.passed, fingerprint)
         found[nodeid] = _Found(core.Probes(has_passing_run=False), [record], verdict)
     return tuple(n for n in broken if n not in found), found
+
+
+def _environment_verdict(
+    runs: int, passed_plain: bool, fingerprint: Mapping[str, Any]
+) -> core.Classification:
+    """Why a test failing every run is proposed as an `env` freeze, and how sure that is."""
+    gate = f"failed all {runs} runs in the gate's environment and alone, and"
+    plain = "under plain `python -m pytest` in the working tree"
+    if passed_plain:
+        return core.Classification(
+            "env",
+            0.9,
+            f"{gate} passes {plain}: an environment difference (a file git does not track, "
+            "time-zone data, a variable)",
+        )
+    python, platform = fingerprint.get("python", "?"), fingerprint.get("platform", "?")
+    return core.Classification(
+        "env",
+        0.5,
+        f"{gate} fails {plain} too, on Python {python} ({platform}): deterministic in this "
+        "environment; frozen on the maintainer's word that main passes where the project's "
+        "own CI runs (`planegate sweep --broken-here`)",
+    )
 
 
 def _probe_all(

@@ -78,6 +78,7 @@ def render(report: Report, *, color: bool | None = None, verbose: bool = False) 
     if report.base_broken:
         lines += ["", "base broken (failing on the base too; the patch is not blamed):"]
         lines += [f"  {shown(nodeid)}" for nodeid in report.base_broken]
+        lines.append(f"  {paint('to do  ', 'bold')} {RULES['PG111'].how_to_fix}")
     if report.notes:
         lines += ["", *map(shown, report.notes)]
     if report.shadow:

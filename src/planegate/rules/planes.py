@@ -100,7 +100,10 @@ RULES: tuple[Rule, ...] = (
         "classified reason (`planegate freeze`); the repro command reruns it on the base. "
         "When it passes under plain pytest in a checkout of main, it depends on the "
         "environment (a generated file git does not track, time-zone data): `planegate "
-        "sweep` on main proposes an `env` freeze with that evidence.",
+        "sweep` on main proposes an `env` freeze with that evidence. When it fails under "
+        "plain pytest too but main passes where the project's own CI runs (another "
+        "interpreter or platform), `planegate sweep --broken-here` on main proposes one "
+        "tied to this environment's fingerprint.",
     ),
     Rule(
         "PG112",
