@@ -184,6 +184,7 @@ SAME_LAYER_EDGES: set[tuple[str, str]] = {
     ("rules", "findings"),
     ("wire", "errors"),
     ("wire", "loading"),
+    ("wire", "schemas"),
     ("config", "repo"),  # the configuration is read from a commit
     ("gitfacts", "config"),
     ("gitfacts", "repo"),
