@@ -11,6 +11,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "planegate"
 LAYERS: dict[str, int] = {
     "errors": 0,
     "exitcodes": 0,
+    "exiting": 0,
     "findings": 0,
     "rules": 0,
     "progress": 0,
