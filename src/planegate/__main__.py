@@ -1,3 +1,3 @@
-from planegate.cli import main
+from planegate.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -9,8 +9,9 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
-from planegate import __version__, exitcodes, untrusted, urls
+from planegate import __version__, exitcodes, exiting, untrusted, urls
 from planegate.commands import (
     action_entry,
     demo,
@@ -427,6 +428,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             "rerun with --debug for the traceback and report it",
         )
         return exitcodes.INTERNAL
+
+
+def entry() -> NoReturn:
+    """The process's own entry (`planegate`, `python -m planegate`): `main`, then the process
+    ends without the interpreter's teardown when nothing needs it (exiting.py)."""
+    exiting.leave(main())
 
 
 def _sandboxed(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -35,11 +36,52 @@ class Imported:
     level: int = 0
 
 
+class _Trees:
+    """The syntax trees of the files parsed last, up to `budget` characters of their source:
+    the sampled canaries read main's test files right after the evidence by default has
+    (probes/canaries/plan.py), and a text parsed once is not parsed again. A tree handed out
+    is shared: its readers never change it."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self._kept: dict[str, ast.Module | None] = {}  # in the order parsed: oldest go first
+        self._size = 0
+        self._lock = threading.Lock()  # the hunk analysis reads imports in its own thread
+
+    def parsed(self, source: str) -> ast.Module | None:
+        with self._lock:
+            if source in self._kept:
+                return self._kept[source]
+        try:
+            tree: ast.Module | None = ast.parse(source)
+        except (SyntaxError, ValueError):
+            tree = None
+        if len(source) > self.budget:
+            return tree
+        with self._lock:
+            while self._kept and self._size + len(source) > self.budget:
+                oldest = next(iter(self._kept))
+                self._size -= len(oldest)
+                del self._kept[oldest]
+            if source not in self._kept:
+                self._kept[source] = tree
+                self._size += len(source)
+        return tree
+
+
+_TREES = _Trees(256 * 1024)
+
+
+def parsed(source: str) -> ast.Module | None:
+    """`source`'s syntax tree, None when it does not parse (SyntaxError, ValueError); the
+    trees of the files parsed last are kept (`_Trees`), so callers must not change it."""
+    return _TREES.parsed(source)
+
+
 def imports_of(source: str) -> list[Imported]:
     """Every import of the module; a module that does not parse imports nothing."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = parsed(source)
+    if tree is None:
         return []
     found: list[Imported] = []
     for node in statements(tree):

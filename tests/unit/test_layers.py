@@ -11,6 +11,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "planegate"
 LAYERS: dict[str, int] = {
     "errors": 0,
     "exitcodes": 0,
+    "exiting": 0,
     "findings": 0,
     "rules": 0,
     "progress": 0,
@@ -184,6 +185,7 @@ SAME_LAYER_EDGES: set[tuple[str, str]] = {
     ("rules", "findings"),
     ("wire", "errors"),
     ("wire", "loading"),
+    ("wire", "schemas"),
     ("config", "repo"),  # the configuration is read from a commit
     ("gitfacts", "config"),
     ("gitfacts", "repo"),

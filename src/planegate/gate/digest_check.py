@@ -12,7 +12,7 @@ from planegate.config.planemap import PlaneMap
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 from planegate.freeze import ledger
-from planegate.gate import junit_main, main_run
+from planegate.gate import main_run
 from planegate.gate.context import Context, DigestInput, GateOptions, protection_at
 from planegate.gate.execute import collect_inventory
 from planegate.progress import QUIET, Progress
@@ -56,9 +56,13 @@ def compute_digest(
     config: Config,
     inventory: Mapping[str, Iterable[str]],
     run: MainRun | None = None,
+    protection: protect.Protection | None = None,
 ) -> Digest:
-    frozen = ledger.frozen_nodeids(snap.text(config.ledger), config.ledger)
-    protection, _ = protection_at(snap, config, frozen)
+    """The digest of `snap`; `protection` when the caller has worked it out for the same commit
+    and configuration (the gate's base evidence at the base tip)."""
+    if protection is None:
+        frozen = ledger.frozen_nodeids(snap.text(config.ledger), config.ledger)
+        protection, _ = protection_at(snap, config, frozen)
     hashes = protected_hashes(snap, protection)
     return Digest(snap.commit, hashes, {k: tuple(v) for k, v in inventory.items()}, run)
 
@@ -78,6 +82,8 @@ def build_digest(
     frozen = frozenset(ledger.frozen_nodeids(snap.text(cfg.ledger), cfg.ledger))
     plane_map = PlaneMap(cfg, frozen)
     if cfg.runner == "junit":  # main's run by the configured command (gate/junit_main.py)
+        from planegate.gate import junit_main  # imported by the runner that uses it alone
+
         ran = junit_main.run_main(repo, commit, plane_map, frozen, progress, record=run_tests)
     elif not run_tests:
         base_ini = pytest_ini.base_options(snap.read)
@@ -153,7 +159,10 @@ def check_digest(ctx: Context) -> DigestCheck:
             owner=owner,
         )
         return DigestCheck((finding,), None, source + "; refused, recomputed at the base tip")
-    recomputed = compute_digest(snapshot(ctx.repo, commit), ctx.cfg, artifact.inventory)
+    if commit == base.commit:  # the base evidence the gate has worked out already
+        recomputed = compute_digest(base, ctx.cfg, artifact.inventory, protection=ctx.protection)
+    else:
+        recomputed = compute_digest(snapshot(ctx.repo, commit), ctx.cfg, artifact.inventory)
     findings = digest_format.compare(artifact, recomputed, owner)
     if findings:
         return DigestCheck(tuple(findings), None, source + "; inventory recomputed at the base tip")

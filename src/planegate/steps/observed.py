@@ -29,28 +29,43 @@ def readers(ctx: GitFacts, run: RunResult, wanted: Callable[[str], bool]) -> dic
     for its tests, a conftest's or helper's for the tests below its folder. Linear in the
     reads: tests are indexed by file once (a real suite has thousands of tests, each with its
     own reads), and only the wanted files' readers are gathered and sorted (a module-level
-    read of 500 data files by a module of 7,000 tests is 3.5 million names otherwise)."""
+    read of 500 data files by a module of 7,000 tests is 3.5 million names otherwise); when
+    no wanted file was read, the tests are not indexed at all."""
+    hits = _wanted_reads(run, wanted)
+    if not hits:
+        return {}  # no wanted file was read: the tests need not be indexed
     by_file: dict[str, list[str]] = {}
     for nodeid in run.outcomes:
         if ctx.plane_map.plane_of(nodeid) in SCORING_PLANES:
             by_file.setdefault(file_of(nodeid), []).append(nodeid)
     scoring = {n for tests in by_file.values() for n in tests}
     found: dict[str, set[str]] = {}
-    kept: dict[str, bool] = {}
-    for key, reads in run.reads.items():
-        if not reads.test:
-            continue
+    for key, paths in hits:
         own = [key] if key in scoring else []
         tests = own if "::" in key else _tests_of_module(key, by_file)
         if not tests:
             continue
+        for path in paths:
+            found.setdefault(path, set()).update(tests)
+    return {path: sorted(tests) for path, tests in sorted(found.items())}
+
+
+def _wanted_reads(run: RunResult, wanted: Callable[[str], bool]) -> list[tuple[str, list[str]]]:
+    """(reading key, the wanted files it read from the test side) for each key that read one;
+    `wanted` is asked once a file."""
+    kept: dict[str, bool] = {}
+    hits = []
+    for key, reads in run.reads.items():
+        paths = []
         for path in reads.test:
             keep = kept.get(path)
             if keep is None:
                 keep = kept[path] = wanted(path)
             if keep:
-                found.setdefault(path, set()).update(tests)
-    return {path: sorted(tests) for path, tests in sorted(found.items())}
+                paths.append(path)
+        if paths:
+            hits.append((key, paths))
+    return hits
 
 
 def _tests_of_module(module: str, by_file: dict[str, list[str]]) -> list[str]:

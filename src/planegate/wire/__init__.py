@@ -12,10 +12,11 @@ its schema documents the shape (`validated=False`).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from planegate import loading
+from planegate import loading, schemas
 from planegate.errors import InputDataError
 
 
@@ -29,19 +30,28 @@ class Format:
     hint: str | None = None
     validated: bool = True  # False: checked while its values are converted (see above)
     indent: int | None = None  # how it is written: one line, or indented for people to read
+    # the value as the validator sees it: lists the schema asks nothing of but strings, emptied
+    # when they hold strings alone (same errors, without a validator call per nodeid)
+    shortened: Callable[[Any], Any] | None = None
 
     def load(
         self, data: bytes | str, source: str, error: loading.ErrorClass = InputDataError
     ) -> Any:
         """The file's JSON value, checked against the schema (when `validated`)."""
-        return loading.load_json(
-            data,
-            source,
-            error=error,
-            limits=self.limits,
-            hint=self.hint,
-            schema=self.schema if self.validated else None,
-        )
+        if self.shortened is None or not self.validated:
+            return loading.load_json(
+                data,
+                source,
+                error=error,
+                limits=self.limits,
+                hint=self.hint,
+                schema=self.schema if self.validated else None,
+            )
+        value = loading.load_json(data, source, error=error, limits=self.limits)
+        wrong = schemas.problem(self.shortened(value), self.schema)
+        if wrong is not None:
+            raise error(f"{source}: {wrong}", self.hint)
+        return value
 
     def dump(self, value: Any) -> str:
         """`value` as this format's text, ending with a newline."""
@@ -61,12 +71,44 @@ SWEEP = Format(
     loading.Limits(),
     "the sweep's run phase writes it (`planegate action`, mode sweep)",
 )
+
+
+def _emptied(lists: Any) -> Any:
+    """An object of lists with each list that holds strings alone emptied (anything else kept
+    for the validator to name)."""
+    if not isinstance(lists, dict):
+        return lists
+    return {
+        key: [] if isinstance(value, list) and all(type(item) is str for item in value) else value
+        for key, value in lists.items()
+    }
+
+
+def _digest_shortened(value: Any) -> Any:
+    """The digest with the per-nodeid lists emptied (the inventory's planes, main's run's reads
+    and probed files): the schema asks of their items to be strings, nothing more."""
+    if not isinstance(value, dict):
+        return value
+    short = dict(value)
+    if "inventory" in value:
+        short["inventory"] = _emptied(value["inventory"])
+    run = value.get("run")
+    signs = run.get("signs") if isinstance(run, dict) else None
+    if isinstance(run, dict) and isinstance(signs, dict):
+        emptied = {
+            key: _emptied(signs.get(key)) for key in ("prod_reads", "probed") if key in signs
+        }
+        short["run"] = {**run, "signs": {**signs, **emptied}}
+    return short
+
+
 DIGEST = Format(
     "main's digest",
     "digest",
     loading.DIGEST,
     "regenerate it with `planegate digest` on main",
     indent=2,
+    shortened=_digest_shortened,
 )
 MANIFEST = Format(
     "the fixture manifest",

@@ -12,7 +12,7 @@ import os
 import random
 from dataclasses import dataclass
 
-from planegate import sourcesize
+from planegate import pyimports, sourcesize
 from planegate.config.planemap import file_of
 from planegate.probes.answers.wire import ProbeFailure
 from planegate.probes.canaries.wire import SampleSpec
@@ -101,7 +101,7 @@ KINDS_OF_TESTS = ("function", "parametrized", "hypothesis", "class", "unittest")
 
 def _test_functions(source: str) -> list[tuple[str, str]]:
     """(name, kind) of each test function of a module, as pytest collects them."""
-    module = sourcesize.parse(source)
+    module = _parsed(source)
     if module is None:
         return []
     found = []
@@ -118,6 +118,17 @@ def _test_functions(source: str) -> list[tuple[str, str]]:
                 if isinstance(item, ast.FunctionDef) and item.name.startswith("test")
             ]
     return found
+
+
+def _parsed(source: str) -> ast.Module | None:
+    """`sourcesize.parse`, through the trees the evidence by default has just parsed (the same
+    files of main's, most of them: pyimports keeps the last ones parsed)."""
+    if sourcesize.refusal(source) is not None:
+        return None
+    try:
+        return pyimports.parsed(source)
+    except (RecursionError, MemoryError):
+        return None
 
 
 def _is_unittest(node: ast.ClassDef) -> bool:
