@@ -10,7 +10,12 @@ from planegate.config.planemap import file_of
 from planegate.runner import startup
 from planegate.runner.child import repeat
 from planegate.runner.session import ChildPlugin, Outcome, RunResult
-from planegate.runner.spec import Sessions
+from planegate.runner.spec import Sessions, pytest_args
+
+# pytest's own traceback of a failure reads and parses every source file in it (a 25,000-line
+# test file costs over a second a failure); a rerun counts outcomes and never shows them, so
+# its failures keep their crash lines ("E ...") and build no traceback
+NO_TRACEBACK = "--tb=no"
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,8 @@ def rerun(
     """Run `nodeids` (each `runs` times) in one session of `sessions.tree`; `only` gives the
     child plugins that run just those nodeids (the sweep's: `freeze/sweep_plugin.py`). With
     `whole_suite` the session collects what a plain run would (the configuration's
-    testpaths) and deselects the rest; otherwise it collects only the nodeids' files."""
+    testpaths) and deselects the rest; otherwise it collects only the nodeids' files. Its
+    failures build no traceback (`NO_TRACEBACK`, after the configured arguments)."""
     files = sorted({file_of(n) for n in nodeids if (sessions.tree / file_of(n)).is_file()})
     if not whole_suite and not files:
         missing = {n: Outcome(n, "missing") for n in nodeids}
@@ -55,6 +61,7 @@ def rerun(
         canaries=False,
         child_plugins=only(nodeids),
         repeat=max(1, runs),
+        extra_args=(*pytest_args(sessions.cfg), NO_TRACEBACK),
     )
     return _read(commit, runs, nodeids, result)
 
