@@ -4,14 +4,12 @@ the report is built.
 Two wrappers of the result channel (runner/child/channel.py), both outermost (`tryfirst`):
 - around `pytest_runtest_call`, the exception the test's call raised, caught where pytest's
   `CallInfo.from_call` catches it, before any report object exists;
-- around `pytest_runtest_makereport`, once the call's report is built: the namespaces' version
-  tags (runner/child/versions.py) and the report bindings (`integrity.check`), so a swap made
-  and undone inside the test, or inside the report's construction, is seen and named with the
-  call (a subtest's report, made while the call runs, is left to the next check: the tags
-  keep every write until then, and no record leaves before it); then the report's outcome
-  against the exception the call raised (ours, and `CallInfo.excinfo`, where the unittest
-  plugin puts a `TestCase`'s failure). A report that says passed (or skipped, with no skip
-  raised and no xfail) for a call that raised is sent as failed and recorded.
+- around `pytest_runtest_makereport`, once the report is built: the namespaces' version tags
+  (runner/child/versions.py) and the report bindings (`integrity.check`), so a swap made
+  and undone inside the test, or inside the report's construction, is seen; then the report's
+  outcome against the exception the call raised (ours, and `CallInfo.excinfo`, where the
+  unittest plugin puts a `TestCase`'s failure). A report that says passed (or skipped, with
+  no skip raised and no xfail) for a call that raised is sent as failed and recorded.
 """
 
 from __future__ import annotations
@@ -30,7 +28,7 @@ if TYPE_CHECKING:
 def make_calls() -> SimpleNamespace:
     """What the wrappers hand the channel: the call's exception per nodeid, and the reports
     to be sent failed whatever they say."""
-    return SimpleNamespace(raised={}, forced=set(), running=set())
+    return SimpleNamespace(raised={}, forced=set())
 
 
 def hooks(
@@ -43,21 +41,14 @@ def hooks(
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_call(
-        item: pytest.Item,
-        *,
-        _raised: dict[str, BaseException] = calls.raised,
-        _running: set[str] = calls.running,
+        item: pytest.Item, *, _raised: dict[str, BaseException] = calls.raised
     ) -> Generator[None, None, None]:
         # nothing here can make a test pass: a call recorded as raising only fails it
-        nodeid = item.nodeid
-        _running.add(nodeid)
         try:
             return (yield)
         except BaseException as error:
-            _raised[nodeid] = error
+            _raised[item.nodeid] = error
             raise
-        finally:
-            _running.discard(nodeid)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(
@@ -74,16 +65,15 @@ def hooks(
         _j: Any = _judge,
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        # only the call's report is judged here: a setup's or a teardown's is checked where
-        # its record goes out (channel.py), and the version tags keep every write since
-        if call.when != "call" or not _g(_a, "pytest_runtest_makereport"):
+        if not _g(_a, "pytest_runtest_makereport"):
             return report
-        nodeid = item.nodeid
-        if nodeid not in _calls.running:  # not a subtest's report, made inside the call
-            at = f"when {nodeid} reported its call"
-            _versions(_c.versions, f"during the call of {nodeid} ({at})", nodeid)
+        nodeid, when = item.nodeid, call.when
+        at = f"when {nodeid} reported its {when}"
+        _versions(_c.versions, f"during the {when} of {nodeid} ({at})", nodeid)
+        if when != "teardown":  # the teardown's record is checked as it is sent
             _check(_c, "report", at)
-        _j(_a, _calls, nodeid, call, report, _skips)
+        if when == "call":
+            _j(_a, _calls, nodeid, call, report, _skips)
         return report
 
     return {
