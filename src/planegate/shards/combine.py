@@ -18,6 +18,7 @@ from planegate.probes.fixture.wire import ProbeResult
 from planegate.runner import inotify, session
 from planegate.runner.rerun import Rerun
 from planegate.signs.compare import MainsSigns
+from planegate.signs.unseen import hook_counts
 from planegate.steps.run_facts import Commits, Execution
 
 T = TypeVar("T")
@@ -143,10 +144,8 @@ def _hook_opens(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     hook saw), their counts summed; None unless every shard sent one of the right shape."""
     counts: Counter[str] = Counter()
     for extra in records:
-        found = extra.get("opens", {}).get("counts")
-        if not isinstance(found, Mapping) or not all(
-            isinstance(k, str) and type(v) is int and v >= 0 for k, v in found.items()
-        ):
+        found = hook_counts(extra.get("opens"))
+        if found is None:
             return None
         counts.update(found)
     return {"counts": dict(sorted(counts.items()))}
