@@ -220,3 +220,35 @@ def test_a_fetch_without_an_artifact_leaves_phase_1_to_run_the_base(
         assert run_action(monkeypatch, env) == 0
         assert not (main / digest_format.FILE_NAME).exists()
         assert not gh.check_runs
+
+
+def test_sweep_mode_with_broken_here_proposes_an_env_freeze(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`broken-here: true` is the maintainer's word that main passes in the project's own
+    CI: the test failing every run here (under plain pytest too) is proposed, not broken."""
+    repo = TestRepo(tmp_path / "broken")
+    head = repo.commit(
+        "suite",
+        {
+            "planegate.yml": SUITE_CONFIG + "  freeze:\n    max_fraction: 0.5\n",
+            "tests/test_broken.py": "def test_broken():\n    assert 1 == 2\n",
+            "tests/test_fine.py": "def test_fine():\n    assert 2 == 2\n",
+        },
+    )
+    with running() as gh:
+        event = {
+            "after": head,
+            "before": "0" * 40,
+            "ref": "refs/heads/main",
+            "repository": gh.repository(),
+        }
+        env = action_env(
+            tmp_path, gh.api_url, event, name="push", mode="sweep", working_directory=str(repo.root)
+        )
+        env |= {"GITHUB_SHA": head, "INPUT_BROKEN-HERE": "true"}
+        assert run_action(monkeypatch, env) == 0
+        assert gh.check_runs == {}
+    summary = (tmp_path / "summary.md").read_text()
+    assert "propose freeze tests/test_broken.py::test_broken (env)" in summary
+    assert "base broken" not in summary

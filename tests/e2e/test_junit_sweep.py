@@ -1,6 +1,7 @@
 """`planegate sweep` on a `runner: junit` suite: the command run three times on the base; a
 test failing in some runs is proposed for a freeze, one failing in every run is the base
-broken (exit 6)."""
+broken (exit 6), unless a person says main passes where the project's own CI runs
+(`--broken-here`): then it is proposed as an `env` freeze."""
 
 from __future__ import annotations
 
@@ -50,3 +51,15 @@ def test_a_test_failing_every_run_is_the_base_broken(tmp_path: Path) -> None:
     assert done.returncode == 6, done.stdout + done.stderr
     assert f"base broken: {junit_suite.FROZEN} failed every run" in done.stdout
     assert "propose freeze" not in done.stdout
+
+
+def test_broken_here_proposes_an_env_freeze_for_a_test_failing_every_run(tmp_path: Path) -> None:
+    repo = project(tmp_path / "p", ALWAYS)
+    done = run_cli("-C", str(repo.root), "sweep", "--seed", "7", "--broken-here", "--write")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"propose freeze {junit_suite.FROZEN}: env (confidence 0.50), failed 3/3" in done.stdout
+    assert "base broken" not in done.stdout
+    (line,) = (repo.root / "freeze_ledger.jsonl").read_text("utf-8").splitlines()
+    event = json.loads(line)
+    assert (event["nodeid"], event["flake_class"]) == (junit_suite.FROZEN, "env")
+    assert "runs of the project's command" in event["note"]

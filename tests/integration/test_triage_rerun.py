@@ -158,3 +158,43 @@ def test_a_gate_reruns_only_the_failing_tests_file(
         assert spec.extra_args[-1] == NO_TRACEBACK
     # the head's own run collected the whole suite: the reruns did not
     assert any(len({n.split("::")[0] for n in ran.collected}) == 3 for _, ran in sessions)
+
+
+def test_a_hypothesis_method_of_a_testcase_reruns_on_one_instance(tmp_path: Path) -> None:
+    """Hypothesis refuses a `@given` method called from a second instance (its
+    `differing_executors` health check); pytest makes a TestCase instance per run, so the
+    reruns keep the first run's, and a passing base stays passing on every run."""
+    repo = TestRepo(tmp_path / "repo")
+    base = repo.commit(
+        "base",
+        {
+            "planegate.yml": CONFIG,
+            "pytest.ini": "[pytest]\ntestpaths = tests\n",
+            "calc/__init__.py": "",
+            "calc/core.py": "def add(a, b):\n    return a + b\n",
+            "tests/prop/test_case.py": (
+                "import unittest\n\n"
+                "from hypothesis import given, settings, strategies as st\n\n"
+                "from calc.core import add\n\n\n"
+                "class TestAdd(unittest.TestCase):\n"
+                "    @settings(database=None, derandomize=True, max_examples=5)\n"
+                "    @given(st.integers(), st.integers())\n"
+                "    def test_commutes(self, a, b):\n"
+                "        self.assertEqual(add(a, b), add(b, a))\n\n"
+                "    @settings(database=None, derandomize=True, max_examples=5)\n"
+                "    @given(st.integers())\n"
+                "    def test_zero(self, a):\n"
+                "        self.assertEqual(add(a, 0), a)\n"
+            ),
+        },
+    )
+    head = repo.commit("patch", {"calc/core.py": "def add(a, b):\n    return a + b + 1\n"})
+    git = GitRepo(repo.root)
+    cfg = load_config(git, base, None, set(git.files(base)))
+    zero = "tests/prop/test_case.py::TestAdd::test_zero"
+    commutes = "tests/prop/test_case.py::TestAdd::test_commutes"
+    result = triage(git, base, head, [zero, commutes], cfg)
+    assert (result[zero].head_failures, result[zero].base_failures) == (3, 0)
+    assert result[zero].label == "regression"
+    # passes on both sides, every run: no run fails on the health check
+    assert (result[commutes].head_failures, result[commutes].base_failures) == (0, 0)

@@ -46,6 +46,7 @@ class ActionInputs:
     ca_bundle: str | None = None  # PEM file of the CAs that sign GITHUB_API_URL's certificate
     working_directory: str = "."  # relative to the workspace
     shard: Shard | None = None  # `gate` mode in a matrix job: this job's slice, K of N
+    broken_here: bool = False  # `sweep` mode: main passes where the project's own CI runs
 
     @property
     def mode_key(self) -> str:
@@ -216,6 +217,7 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         ca_bundle=_input(environ, "ca-bundle"),
         working_directory=_input(environ, "working-directory") or ".",
         shard=_shard(environ),
+        broken_here=_flag(environ, "broken-here", False),
     )
 
 

@@ -7,12 +7,16 @@ A foreign runner cannot be asked to run one test alone, in an order, with a seed
 sockets blocked, so the only probe is the timing one: the whole command again under CPU load.
 A test that fails there is `timing`; one that does not is `env`, with the low confidence the
 classification gives it. The modes of the plan only name the runs: the command decides its
-own order and seeds."""
+own order and seeds. With `--broken-here` (the person's word that main passes where the
+project's own CI runs), a test failing every run is proposed as an `env` freeze: the
+configured command is the project's own, so there is no plainer run to try."""
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from planegate.config.junit_section import JunitSection
 from planegate.errors import ConfigError
@@ -57,16 +61,31 @@ def sweep(options: SweepOptions, progress: Progress = QUIET) -> SweepOutcome:
         decision = core.decide(runs, suite, frozen)
         if decision.trouble is not None:
             return SweepOutcome(commit, seed, len(suite), runs, (), (), decision.trouble, decision)
-        broken = tuple(t.nodeid for t in decision.always)
+        always = [t for t in decision.always if t.nodeid not in frozen]
         candidates = list(decision.flaky[: core.MAX_PROPOSALS])
         found = _under_load(tree, cfg.junit, candidates, options, progress)
+    fingerprint = ledger.env_fingerprint()
+    here = always if options.broken_here else []
+    found.update({t.nodeid: _broken_here(t, fingerprint) for t in here})
+    candidates = [*candidates, *here][: core.MAX_PROPOSALS]
+    broken = tuple(t.nodeid for t in always if t.nodeid not in found)
     owner = freeze_owner(cfg, options.owner)
-    swept = _Swept(options.root, repo, commit, seed, runs, owner, ledger.env_fingerprint())
+    swept = _Swept(options.root, repo, commit, seed, runs, owner, fingerprint)
     proposals = tuple(_proposal(swept, t, found[t.nodeid]) for t in candidates)
     note = "runner: junit: the command ran whole each time; the only probe is CPU load"
     return SweepOutcome(
         commit, seed, len(suite), runs, proposals, broken, None, decision, notes=(note,)
     )
+
+
+def _broken_here(t: core.Tally, fingerprint: Mapping[str, Any]) -> _Found:
+    platform = fingerprint.get("platform", "?")
+    reason = (
+        f"failed all {t.runs} runs of the project's command in the gate's environment "
+        f"({platform}): deterministic here; frozen on the maintainer's word that main passes "
+        "where the project's own CI runs (`planegate sweep --broken-here`)"
+    )
+    return _Found(core.Probes(has_passing_run=False), [], core.Classification("env", 0.5, reason))
 
 
 def _run(tree: Path, section: JunitSection, options: SweepOptions) -> RunResult:

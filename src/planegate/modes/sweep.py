@@ -59,7 +59,12 @@ def _sweep_json(job: Job, progress: Progress) -> str:
     from planegate.junit import sweep as junit_sweep  # runner: junit runs its own command
 
     root = Path(job.working_directory)
-    options = sweep_run.SweepOptions(root=root, commit=job.head, config_path=job.inputs.config)
+    options = sweep_run.SweepOptions(
+        root=root,
+        commit=job.head,
+        config_path=job.inputs.config,
+        broken_here=job.inputs.broken_here,
+    )
     chosen = junit_sweep.sweep if junit_sweep.wanted(options) else sweep_run.sweep
     outcome = chosen(options, progress)
     return sweep_wire.to_json(sweep_wire.of_outcome(outcome))
