@@ -142,14 +142,15 @@ def test_judge_without_run_results_fails_closed(
 SUITE_CONFIG = "version: 1\nplanes:\n  property: {}\n  fixture:\n    paths: ['tests/']\n"
 
 
-def test_sweep_mode_reports_a_broken_base_without_posting_a_check(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _sweep_broken_main(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inputs: dict[str, str]
+) -> tuple[int, FakeGitHub]:
+    """`sweep` mode on a push to a main whose one test fails every run."""
     repo = TestRepo(tmp_path / "broken")
     head = repo.commit(
         "suite",
         {
-            "planegate.yml": SUITE_CONFIG,
+            "planegate.yml": SUITE_CONFIG + "  freeze:\n    max_fraction: 0.5\n",
             "tests/test_broken.py": "def test_broken():\n    assert 1 == 2\n",
             "tests/test_fine.py": "def test_fine():\n    assert 2 == 2\n",
         },
@@ -164,13 +165,34 @@ def test_sweep_mode_reports_a_broken_base_without_posting_a_check(
         env = action_env(
             tmp_path, gh.api_url, event, name="push", mode="sweep", working_directory=str(repo.root)
         )
-        env["GITHUB_SHA"] = head
-        assert run_action(monkeypatch, env) == 6
-        assert gh.check_runs == {}
-        outputs = read_outputs(tmp_path / "output.txt")
-        assert (outputs["verdict"], outputs["exit-code"]) == ("fail", "6")
+        env |= {"GITHUB_SHA": head, **inputs}
+        return run_action(monkeypatch, env), gh
+
+
+def test_sweep_mode_reports_a_broken_base_without_posting_a_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, gh = _sweep_broken_main(tmp_path, monkeypatch, {})
+    assert code == 6
+    assert gh.check_runs == {}
+    outputs = read_outputs(tmp_path / "output.txt")
+    assert (outputs["verdict"], outputs["exit-code"]) == ("fail", "6")
     summary = (tmp_path / "summary.md").read_text()
     assert "tests/test_broken.py::test_broken" in summary
+    assert "propose freeze" not in summary
+
+
+def test_sweep_mode_with_broken_here_proposes_an_env_freeze(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`broken-here: true` is the maintainer's word that main passes in the project's own
+    CI: the test failing every run here (under plain pytest too) is proposed, not broken."""
+    code, gh = _sweep_broken_main(tmp_path, monkeypatch, {"INPUT_BROKEN-HERE": "true"})
+    assert code == 0
+    assert gh.check_runs == {}
+    summary = (tmp_path / "summary.md").read_text()
+    assert "propose freeze tests/test_broken.py::test_broken (env)" in summary
+    assert "base broken" not in summary
 
 
 def test_the_fetch_hands_mains_digest_to_phase_1_which_then_runs_no_base(
@@ -220,35 +242,3 @@ def test_a_fetch_without_an_artifact_leaves_phase_1_to_run_the_base(
         assert run_action(monkeypatch, env) == 0
         assert not (main / digest_format.FILE_NAME).exists()
         assert not gh.check_runs
-
-
-def test_sweep_mode_with_broken_here_proposes_an_env_freeze(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """`broken-here: true` is the maintainer's word that main passes in the project's own
-    CI: the test failing every run here (under plain pytest too) is proposed, not broken."""
-    repo = TestRepo(tmp_path / "broken")
-    head = repo.commit(
-        "suite",
-        {
-            "planegate.yml": SUITE_CONFIG + "  freeze:\n    max_fraction: 0.5\n",
-            "tests/test_broken.py": "def test_broken():\n    assert 1 == 2\n",
-            "tests/test_fine.py": "def test_fine():\n    assert 2 == 2\n",
-        },
-    )
-    with running() as gh:
-        event = {
-            "after": head,
-            "before": "0" * 40,
-            "ref": "refs/heads/main",
-            "repository": gh.repository(),
-        }
-        env = action_env(
-            tmp_path, gh.api_url, event, name="push", mode="sweep", working_directory=str(repo.root)
-        )
-        env |= {"GITHUB_SHA": head, "INPUT_BROKEN-HERE": "true"}
-        assert run_action(monkeypatch, env) == 0
-        assert gh.check_runs == {}
-    summary = (tmp_path / "summary.md").read_text()
-    assert "propose freeze tests/test_broken.py::test_broken (env)" in summary
-    assert "base broken" not in summary
