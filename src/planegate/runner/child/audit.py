@@ -100,6 +100,7 @@ WRITE_EVENTS = {  # event -> positions of the paths it writes
 IMPORTS = "<frozen importlib._bootstrap_external>"  # where the import system writes bytecode
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _O_PATH = getattr(os, "O_PATH", 0)
+_O_TMPFILE = getattr(os, "O_TMPFILE", 0)  # includes O_DIRECTORY: an unnamed file in a folder
 
 
 class Denied(PermissionError):
@@ -132,6 +133,8 @@ def _state(
         trust.update(f"{root}/{rel}" for root in roots)
     import ctypes  # noqa: F401  (imported now, from outside the tree, so its folder is known)
     import inspect
+    import io
+    import tempfile
     import threading
     import traceback
 
@@ -162,6 +165,8 @@ def _state(
         getcwd=os.getcwd,
         fsdecode=os.fsdecode,
         pluggy_dir="",
+        # tempfile.TemporaryFile's own `_io.open(dir, ..., opener=...)` (`_unnamed`)
+        temporary=(tempfile.TemporaryFile.__code__, vars(tempfile), io, vars(io), io.open),
         bottom=None,  # pytest's test loop, once pytest is imported
         clean={},  # running frames a guard's walk found clean (frames._production_frame)
         table={},
@@ -319,10 +324,12 @@ def _on_open(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:
     path = args[0] if args else None
     if not isinstance(path, (str, bytes)):
         return
+    mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
+    if _unnamed(s, flags):
+        return
     text = _absolute(s, s.fsdecode(path))
     real, exists = _resolve(s, text)
     _check_proc(s, real, "open")
-    mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
     writes = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
     if writes or (isinstance(mode, str) and any(c in mode for c in "wax+")):
         _check_protected(s, real, "a write")
@@ -330,6 +337,29 @@ def _on_open(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:
         _check_tree_code(s, text, real)
     if s.trace is not None:
         trace_open(s, _caller(s), real, mode, flags)
+
+
+def _unnamed(s: SimpleNamespace, flags: object) -> bool:
+    """An open that can only make a new, unnamed file (`O_TMPFILE`; pytest's capture makes
+    two per test and per subtest through `tempfile.TemporaryFile`): no existing file's bytes
+    are reached, so it is neither a read nor a write to check. Either the flags say so (the
+    kernel refuses `O_TMPFILE` on anything but a folder), or the event is TemporaryFile's own
+    `_io.open(dir, ..., opener=opener)`, with tempfile's `_io` and its `open` the ones this
+    hook found at install: `io.open` then makes no system call on the path, its opener does,
+    and that `os.open` raises its own event (`O_TMPFILE`, or checked in full when tempfile's
+    `_os` was replaced). docs/security.md, "The child's audit hook"."""
+    if isinstance(flags, int) and _O_TMPFILE and flags & _O_TMPFILE == _O_TMPFILE:
+        return True
+    frame = _caller_of_check(s)  # the event's frame
+    if frame is None:
+        return False
+    code, tempfile_globals, io, io_globals, io_open = s.temporary
+    return (
+        frame.f_code is code
+        and frame.f_globals is tempfile_globals
+        and tempfile_globals.get("_io") is io
+        and io_globals.get("open") is io_open
+    )
 
 
 def _on_sqlite(s: SimpleNamespace, event: str, args: tuple[Any, ...]) -> None:
