@@ -421,6 +421,22 @@ def test_a_comparison_method_main_already_has_is_told_from_a_new_one() -> None:
     assert method_source(main, "calc.v.Missing", "__eq__") is None
 
 
+def test_a_method_is_parsed_once_for_every_lie_that_names_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A parametrized test's lies all name the same method (packaging: 200 lies, one
+    `SpecifierSet.__eq__`): the file is parsed once, not twice a lie."""
+    parsed: list[str] = []
+    real = planes_probes.sourcesize.parse
+    monkeypatch.setattr(
+        planes_probes.sourcesize, "parse", lambda text: parsed.append(text) or real(text)
+    )
+    source = "class Once(str):\n    def __eq__(self, other):\n        return True\n"
+    dumps = {method_source(source, "calc.once.Once", "__eq__") for _ in range(200)}
+    assert len(dumps) == 1 and None not in dumps
+    assert len(parsed) == 1
+
+
 class _Facts:
     """The git facts the planes step's probe findings read: the author and the plane map."""
 
