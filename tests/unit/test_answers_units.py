@@ -14,6 +14,7 @@ from typing import Any, cast
 import pytest
 
 from helpers.project import CONFIG
+from planegate import sourcesize
 from planegate.config import load as config_load
 from planegate.config.planemap import PlaneMap
 from planegate.findings import Severity
@@ -427,10 +428,13 @@ def test_a_method_is_parsed_once_for_every_lie_that_names_it(
     """A parametrized test's lies all name the same method (packaging: 200 lies, one
     `SpecifierSet.__eq__`): the file is parsed once, not twice a lie."""
     parsed: list[str] = []
-    real = planes_probes.sourcesize.parse
-    monkeypatch.setattr(
-        planes_probes.sourcesize, "parse", lambda text: parsed.append(text) or real(text)
-    )
+    real = sourcesize.parse
+
+    def counted(text: str) -> ast.Module | None:
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(sourcesize, "parse", counted)
     source = "class Once(str):\n    def __eq__(self, other):\n        return True\n"
     dumps = {method_source(source, "calc.once.Once", "__eq__") for _ in range(200)}
     assert len(dumps) == 1 and None not in dumps
