@@ -11,7 +11,9 @@ Variants (--variant): `paths` (2,000 tests, planes by path patterns), `paths-100
 nodeids), `locked` (200 fixture data files locked in the manifest), `nodigest` (no digest:
 the gate runs the base itself; goal against plain pytest run twice), `subtests` and
 `unittest` (40 tests with 2,000 subtests: pytest's `subtests` fixture, unittest's `subTest`),
-`small` (a 1-second suite: the gate's fixed cost in seconds). Goals: <= 1.10x, and a fixed
+`small` (a 1-second suite: the gate's fixed cost in seconds), `params` (packaging's shape:
+5,000 parametrized cases of a microsecond each in 5 files, ids of 30 to 40 characters: the
+child's cost per test, against tests that cost almost nothing). Goals: <= 1.10x, and a fixed
 cost <= 3 s. Sampled canaries are on (the default). Usage:
   python bench/bench_gate.py [--runs N] [--variant NAME|all]
 """
@@ -41,7 +43,18 @@ SUBTEST_FILES, SUBTEST_TESTS, SUBTESTS = 8, 5, 50  # the `subtests` shape: 2,000
 SUBTEST_VARIANTS = ("subtests", "unittest")
 SIZES = {"paths-1000": 1000, "paths-10000": 10000}  # the `paths` shape at other sizes
 SMALL = ("small", 20, 0.05)  # a 1-second suite: 20 tests of 50 ms each
-VARIANTS = ("paths", *SIZES, "nodeids", "locked", "nodigest", *SUBTEST_VARIANTS, SMALL[0])
+# packaging's shape: a few files of many tiny parametrized cases with long ids (5,000 tests)
+PARAMS = ("params", 5, 1000)
+VARIANTS = (
+    "paths",
+    *SIZES,
+    "nodeids",
+    "locked",
+    "nodigest",
+    *SUBTEST_VARIANTS,
+    SMALL[0],
+    PARAMS[0],
+)
 GOAL_RATIO, GOAL_FIXED = 1.10, 3.0
 
 CONFIG = """\
@@ -111,6 +124,8 @@ def shape(variant: str) -> str:
         return f"tests {tests} with {tests * SUBTESTS} subtests"
     if variant == SMALL[0]:
         return f"tests {SMALL[1]} of {SMALL[2] * 1000:.0f} ms each"
+    if variant == PARAMS[0]:
+        return f"tests {PARAMS[1] * PARAMS[2]} parametrized cases in {PARAMS[1]} files"
     return f"tests {SIZES.get(variant, TESTS)} ({PROPERTY_FILES * PER_FILE} property)"
 
 
@@ -122,6 +137,25 @@ def small_file() -> str:
             f"    assert add({case}, 1) == {case + 1}\n"
         )
     return "".join(lines)
+
+
+def params_file(index: int) -> tuple[str, str]:
+    """(path, source) of a file of packaging's shape: one test parametrized over many
+    version-like strings (ids of 30 to 40 characters), each case a microsecond of work."""
+    cases = ", ".join(
+        f'("{major}.{minor}.dev{index}+local.{case}", "=={major}.{minor}", {case % 3 == 0})'
+        for case in range(PARAMS[2])
+        for major, minor in [(case // 100, case % 100)]
+    )
+    source = (
+        "import pytest\n\nfrom calc.core import add\n\n\n"
+        f"CASES = [{cases}]\n\n\n"
+        '@pytest.mark.parametrize(("version", "spec", "expected"), CASES)\n'
+        f"def test_matches_{index}(version, spec, expected):\n"
+        "    assert add(len(version), 0) == len(version)\n"
+        "    assert isinstance(expected, bool) and spec.startswith('==')\n"
+    )
+    return f"tests/fix/test_params{index:02d}.py", source
 
 
 def nodeid_config(ids: dict[str, list[str]]) -> str:
@@ -154,7 +188,10 @@ def project_files(variant: str = "paths") -> dict[str, str]:
             files[path] = source
     if variant == SMALL[0]:
         files["tests/fix/test_small.py"] = small_file()
-    generated = 0 if variant in (*SUBTEST_VARIANTS, SMALL[0]) else SIZES.get(variant, TESTS)
+    if variant == PARAMS[0]:
+        files.update(params_file(index) for index in range(PARAMS[1]))
+    apart = (*SUBTEST_VARIANTS, SMALL[0], PARAMS[0])  # no generated test_mNNN files
+    generated = 0 if variant in apart else SIZES.get(variant, TESTS)
     for index in range(generated // PER_FILE):
         path, source, nodeids = test_file(index)
         files[path] = source

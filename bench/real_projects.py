@@ -17,6 +17,10 @@ gitignored); the bench itself needs no network:
     python bench/real_projects.py --fetch     # download the sdists; install test dependencies
     python bench/real_projects.py [--only attrs] [--keep] [--shards 3] [--runs 3]
 
+`--keep` leaves the repository with a branch `digested` at the commit main's digest is of
+(the test-adding flow moves main on): gate the kept `honest` branch with `--base digested`,
+or the gate runs the base's side again (10 s more on packaging).
+
 `--runs N` times the gate and plain pytest N times each, alternating, and keeps the best of
 each; plain pytest starts as on a fresh checkout (no `.hypothesis/` of an earlier run).
 `--shards N` also runs `gate --shard K/N` for every K and `gate --merge` on their evidence,
@@ -516,6 +520,9 @@ def bench(project: Project, cache: Path, keep: bool, shards: int = 0, runs: int 
             return outcome
         digest = setup_main(project, repo, outcome)
         if digest is not None:
+            # the test-adding flow moves main: a gate run again on the kept repository
+            # measures against the digested commit (`--base digested`), not a base it must run
+            _git(repo, "branch", "digested", "main")
             honest_patch(project, repo)
             time_gate_and_pytest(repo, digest, outcome, runs)
             outcome.flows["honest"] = str(outcome.gate_exit)
@@ -526,7 +533,10 @@ def bench(project: Project, cache: Path, keep: bool, shards: int = 0, runs: int 
                 test_adding_flow(project, repo, digest, outcome)
     finally:
         if keep:
-            print(f"kept {scratch}")
+            print(
+                f"kept {scratch} (again, in repo/ on branch honest: planegate gate "
+                "--base digested --digest ../digest.json)"
+            )
         else:
             shutil.rmtree(scratch, ignore_errors=True)
     return outcome

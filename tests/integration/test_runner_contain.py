@@ -100,3 +100,21 @@ def test_overlapping_runs_spare_each_other_and_the_gates_own_children() -> None:
     assert contain._prctl_get(contain.PR_GET_DUMPABLE) == 1
     gate_own.kill()
     gate_own.wait()
+
+
+def test_the_result_stream_pipe_holds_a_megabyte_where_the_kernel_allows() -> None:
+    """On a busy machine the parent's reader runs late in bursts; a 64 KiB pipe then stops
+    the child in its write after a few hundred tests' records."""
+    import fcntl
+
+    from planegate.runner import session
+
+    allowed = int(Path("/proc/sys/fs/pipe-max-size").read_text("utf-8"))
+    read, write = os.pipe()
+    try:
+        session._widen(write)
+        size = fcntl.fcntl(write, getattr(fcntl, "F_GETPIPE_SZ", 1032))
+    finally:
+        os.close(read)
+        os.close(write)
+    assert size >= min(session.PIPE_SIZE, allowed) > 64 * 1024

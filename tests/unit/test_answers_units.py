@@ -14,6 +14,7 @@ from typing import Any, cast
 import pytest
 
 from helpers.project import CONFIG
+from planegate import sourcesize
 from planegate.config import load as config_load
 from planegate.config.planemap import PlaneMap
 from planegate.findings import Severity
@@ -419,6 +420,25 @@ def test_a_comparison_method_main_already_has_is_told_from_a_new_one() -> None:
         changed, "calc.v.Version", "__eq__"
     )
     assert method_source(main, "calc.v.Missing", "__eq__") is None
+
+
+def test_a_method_is_parsed_once_for_every_lie_that_names_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A parametrized test's lies all name the same method (packaging: 200 lies, one
+    `SpecifierSet.__eq__`): the file is parsed once, not twice a lie."""
+    parsed: list[str] = []
+    real = sourcesize.parse
+
+    def counted(text: str) -> ast.Module | None:
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(sourcesize, "parse", counted)
+    source = "class Once(str):\n    def __eq__(self, other):\n        return True\n"
+    dumps = {method_source(source, "calc.once.Once", "__eq__") for _ in range(200)}
+    assert len(dumps) == 1 and None not in dumps
+    assert len(parsed) == 1
 
 
 class _Facts:

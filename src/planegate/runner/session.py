@@ -8,6 +8,7 @@ parent contains the run (`runner/contain.py`) and folds the stream (`runner/stre
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import secrets
@@ -43,6 +44,7 @@ from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
 
 __all__ = ["ChildPlugin", "Outcome", "RunResult", "RunSpec", "Tamper", "plugin_modules", "run"]
 MAX_OUTPUT = 200_000
+PIPE_SIZE = 1 << 20  # the result stream's pipe
 
 
 @dataclass(frozen=True)
@@ -318,6 +320,7 @@ def _execute(
 ) -> _Execution:
     how, box = started
     read_fd, write_fd = os.pipe()
+    _widen(write_fd)
     spec_read, spec_write = os.pipe()
     child_spec["fd"] = write_fd
     kinds = EXTRA_KINDS.union(*(plugin.records for plugin in spec.child_plugins))
@@ -358,6 +361,13 @@ def _execute(
     notes = (f"killed {killed} processes the run left behind",) if killed else ()
     found = tuple(Tamper(f"the run changed {path}") for path in changed[:10])
     return _Execution(fold, output, status, timed_out, notes, found, box is None)
+
+
+def _widen(fd: int) -> None:
+    """A pipe of 1 MiB where Linux allows it (64 KiB by default): on a busy machine the
+    parent's reader runs late in bursts, and the child then waits in its write."""
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
 
 
 def _send(proc: subprocess.Popen[bytes], script: str, spec_fd: int, spec: dict[str, Any]) -> None:

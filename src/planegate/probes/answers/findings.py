@@ -8,6 +8,7 @@ main's design, reported as a notice.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 from planegate import sourcesize, untrusted
@@ -124,10 +125,12 @@ def _changed(ctx: GitFacts, path: str, target: str, method: str) -> bool:
     return head is None or head != method_source(ctx.base.text(path), target, method)
 
 
+@functools.lru_cache(maxsize=64)
 def method_source(source: str | None, target: str, method: str) -> str | None:
     """The dumped AST of the method of the class `target` names (its module's name first,
     so the longest tail of it that is a class chain of the file), or of the class itself
-    when the method is not a def in it."""
+    when the method is not a def in it. Kept per (source, target, method): every lie of a
+    parametrized test names the same method, and a file is parsed once, not once a lie."""
     if source is None:
         return None
     module = sourcesize.parse(source)
