@@ -358,3 +358,42 @@ def test_a_subtests_fixture_table_fails_broken_and_the_session_goes_on(
     code, report = project.gate(capsys, "forged", files)
     assert code != 0
     assert lies(report), errors(report)
+
+
+# main's tests as a freezegun user writes them: a later test rebinds a name in every loaded
+# module that holds it (here another test module's), and restores it before it ends
+LIMITS = "from calc.core import add\n\nLIMIT = 10\n" + "".join(
+    f"\n\ndef test_under_limit_{n}():\n    assert add({n}, 1) < LIMIT + {n}\n" for n in range(5)
+)
+THAWS = (
+    "import sys\n\nfrom calc.core import add\n\n\n"
+    "def test_frozen_for_a_while():\n"
+    "    touched = [m for n, m in list(sys.modules.items()) if n.endswith('test_a_limits')]\n"
+    "    for module in touched:\n        module.LIMIT = 11\n"
+    "    try:\n        assert add(1, 1) == 2\n"
+    "    finally:\n        for module in touched:\n            module.LIMIT = 10\n"
+)
+LATER = "from calc.core import add\n" + "".join(
+    f"\n\ndef test_later_{n}():\n    assert add({n}, {n}) == {2 * n}\n" for n in range(8)
+)
+
+
+def test_a_broken_run_placed_after_mains_own_rebinding_names_nothing_new(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Main's run sees the test module rebound and restored where main's own checks next
+    look at it; a sampled broken run of one of that module's tests, drawn to run after the
+    rebinding, must not name it at its own checkpoints instead (a sign main's run cannot
+    show, so a false PG107 on an honest patch)."""
+    extra = {
+        "tests/fix/test_a_limits.py": LIMITS,
+        "tests/fix/test_b_thaws.py": THAWS,
+        "tests/fix/test_c_later.py": LATER,
+    }
+    project = Project(tmp_path, extra, ALL_SAMPLED)
+    honest = CORE.replace("return f'n={n}'", "return 'n=' + str(n)")
+    code, report = project.gate(capsys, "honest", {"calc/core.py": honest})
+    record = sample_record(report)
+    assert record["outcome"] == "pass" and record["tests"] >= 5, record
+    assert not findings(report, "PG107"), [f["message"] for f in findings(report, "PG107")]
+    assert code == 0, errors(report)

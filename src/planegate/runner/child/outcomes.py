@@ -69,7 +69,12 @@ def hooks(
             return report
         nodeid, when = item.nodeid, call.when
         at = f"when {nodeid} reported its {when}"
-        _versions(_c.versions, f"during the {when} of {nodeid} ({at})", nodeid)
+        # a sampled canary's broken run (muted) leaves the test module's namespace to the
+        # scoring run's own next check (versions.settle): checked here, a change made before
+        # the run began would be named at a point drawn at random, never where main's run
+        # names it
+        own = nodeid if _a.muted is None else ""
+        _versions(_c.versions, f"during the {when} of {nodeid} ({at})", own)
         if when != "teardown":  # the teardown's record is checked as it is sent
             _check(_c, "report", at)
         if when == "call":
