@@ -307,9 +307,12 @@ def _report_hook(
             _a.muted.append(bool(report.failed))
             return
         at = f"when {report.nodeid} reported its {report.when}"
-        _watch(_c.versions, f"before {report.nodeid} sent its {report.when} ({at})", report.nodeid)
+        if report.when != "call":  # a call's records are held until its teardown's check
+            _watch(
+                _c.versions, f"before {report.nodeid} sent its {report.when} ({at})", report.nodeid
+            )
         if report.when == "teardown" or not report.passed:
-            # the setup's and the call's reports were checked where they were built
+            # a passed call's report was checked where it was built
             # (runner/child/outcomes.py), just before this record
             _check(_c, "report", at)
         fields = _report_fields(report)

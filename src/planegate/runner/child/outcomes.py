@@ -4,12 +4,14 @@ the report is built.
 Two wrappers of the result channel (runner/child/channel.py), both outermost (`tryfirst`):
 - around `pytest_runtest_call`, the exception the test's call raised, caught where pytest's
   `CallInfo.from_call` catches it, before any report object exists;
-- around `pytest_runtest_makereport`, once the report is built: the namespaces' version tags
-  (runner/child/versions.py) and the report bindings (`integrity.check`), so a swap made
-  and undone inside the test, or inside the report's construction, is seen; then the report's
-  outcome against the exception the call raised (ours, and `CallInfo.excinfo`, where the
-  unittest plugin puts a `TestCase`'s failure). A report that says passed (or skipped, with
-  no skip raised and no xfail) for a call that raised is sent as failed and recorded.
+- around `pytest_runtest_makereport`, once the call's report is built: the namespaces' version
+  tags (runner/child/versions.py) and the report bindings (`integrity.check`), so a swap made
+  and undone inside the test, or inside the report's construction, is seen and named with the
+  call (a subtest's report, made while the call runs, is left to the next check: the tags
+  keep every write until then, and no record leaves before it); then the report's outcome
+  against the exception the call raised (ours, and `CallInfo.excinfo`, where the unittest
+  plugin puts a `TestCase`'s failure). A report that says passed (or skipped, with no skip
+  raised and no xfail) for a call that raised is sent as failed and recorded.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 def make_calls() -> SimpleNamespace:
     """What the wrappers hand the channel: the call's exception per nodeid, and the reports
     to be sent failed whatever they say."""
-    return SimpleNamespace(raised={}, forced=set())
+    return SimpleNamespace(raised={}, forced=set(), running=set())
 
 
 def hooks(
@@ -41,14 +43,21 @@ def hooks(
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_call(
-        item: pytest.Item, *, _raised: dict[str, BaseException] = calls.raised
+        item: pytest.Item,
+        *,
+        _raised: dict[str, BaseException] = calls.raised,
+        _running: set[str] = calls.running,
     ) -> Generator[None, None, None]:
         # nothing here can make a test pass: a call recorded as raising only fails it
+        nodeid = item.nodeid
+        _running.add(nodeid)
         try:
             return (yield)
         except BaseException as error:
-            _raised[item.nodeid] = error
+            _raised[nodeid] = error
             raise
+        finally:
+            _running.discard(nodeid)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(
@@ -65,20 +74,18 @@ def hooks(
         _j: Any = _judge,
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        if not _g(_a, "pytest_runtest_makereport"):
+        # only the call's report is judged here: a setup's or a teardown's is checked where
+        # its record goes out (channel.py), and the version tags keep every write since
+        if call.when != "call" or not _g(_a, "pytest_runtest_makereport"):
             return report
-        nodeid, when = item.nodeid, call.when
-        at = f"when {nodeid} reported its {when}"
-        # a sampled canary's broken run (muted) leaves the test module's namespace to the
-        # scoring run's own next check (versions.settle): checked here, a change made before
-        # the run began would be named at a point drawn at random, never where main's run
-        # names it
-        own = nodeid if _a.muted is None else ""
-        _versions(_c.versions, f"during the {when} of {nodeid} ({at})", own)
-        if when != "teardown":  # the teardown's record is checked as it is sent
+        nodeid = item.nodeid
+        if nodeid not in _calls.running:  # not a subtest's report, made inside the call
+            at = f"when {nodeid} reported its call"
+            # a broken run (muted) leaves the test's module to the scoring run's next check
+            own = nodeid if _a.muted is None else ""  # (decisions.md: "Found since")
+            _versions(_c.versions, f"during the call of {nodeid} ({at})", own)
             _check(_c, "report", at)
-        if when == "call":
-            _j(_a, _calls, nodeid, call, report, _skips)
+        _j(_a, _calls, nodeid, call, report, _skips)
         return report
 
     return {
