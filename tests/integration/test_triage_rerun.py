@@ -38,6 +38,12 @@ planes:
 pytest:
   plugins: []
 """
+PROJECT = {
+    "planegate.yml": CONFIG,
+    "pytest.ini": "[pytest]\ntestpaths = tests\n",
+    "calc/__init__.py": "",
+    "calc/core.py": "def add(a, b):\n    return a + b\n",
+}
 FAILING = "tests/fix/a/test_calc.py::test_add"
 SUBTEST = "tests/fix/a/test_calc.py::test_adds"
 
@@ -47,10 +53,7 @@ def _repo(tmp_path: Path) -> tuple[GitRepo, str, str]:
     base = repo.commit(
         "base",
         {
-            "planegate.yml": CONFIG,
-            "pytest.ini": "[pytest]\ntestpaths = tests\n",
-            "calc/__init__.py": "",
-            "calc/core.py": "def add(a, b):\n    return a + b\n",
+            **PROJECT,
             "tests/fix/a/conftest.py": (
                 "import pytest\n\n\n@pytest.fixture\ndef two():\n    return 2\n"
             ),
@@ -168,10 +171,7 @@ def test_a_hypothesis_method_of_a_testcase_reruns_on_one_instance(tmp_path: Path
     base = repo.commit(
         "base",
         {
-            "planegate.yml": CONFIG,
-            "pytest.ini": "[pytest]\ntestpaths = tests\n",
-            "calc/__init__.py": "",
-            "calc/core.py": "def add(a, b):\n    return a + b\n",
+            **PROJECT,
             "tests/prop/test_case.py": (
                 "import unittest\n\n"
                 "from hypothesis import given, settings, strategies as st\n\n"
