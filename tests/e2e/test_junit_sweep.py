@@ -63,3 +63,11 @@ def test_broken_here_proposes_an_env_freeze_for_a_test_failing_every_run(tmp_pat
     event = json.loads(line)
     assert (event["nodeid"], event["flake_class"]) == (junit_suite.FROZEN, "env")
     assert "runs of the project's command" in event["note"]
+
+
+def test_a_frozen_test_failing_every_run_is_listed_not_broken(tmp_path: Path) -> None:
+    repo = junit_suite.build(tmp_path / "p")  # the ledger freezes the always-failing test
+    done = run_cli("-C", str(repo.root), "sweep", "--seed", "7")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"already frozen: {junit_suite.FROZEN} (failed every run)" in done.stdout
+    assert "base broken" not in done.stdout

@@ -108,12 +108,17 @@ def sweep(options: SweepOptions, progress: Progress = QUIET) -> SweepOutcome:
     owner = freeze_owner(cfg, options.owner)
     swept = _Swept(options.root, repo, commit, seed, runs, owner, fingerprint)
     proposals = tuple(_proposal(swept, t, found[t.nodeid]) for t in candidates)
-    notes = tuple(
+    notes = already_frozen(decision, frozen)
+    return SweepOutcome(commit, seed, len(suite), runs, proposals, broken, None, decision, notes)
+
+
+def already_frozen(decision: core.Decision, frozen: set[str]) -> tuple[str, ...]:
+    """The tests the ledger already freezes that failed every run: listed, never broken."""
+    return tuple(
         f"already frozen: {t.nodeid} (failed every run)"
         for t in decision.always
         if t.nodeid in frozen
     )
-    return SweepOutcome(commit, seed, len(suite), runs, proposals, broken, None, decision, notes)
 
 
 def _suite(runs: Sequence[core.SweepRun]) -> list[str]:

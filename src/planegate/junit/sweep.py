@@ -30,6 +30,7 @@ from planegate.freeze.sweep_run import (
     _frozen,
     _proposal,
     _Swept,
+    already_frozen,
     freeze_owner,
 )
 from planegate.junit import run as junit_run
@@ -73,9 +74,8 @@ def sweep(options: SweepOptions, progress: Progress = QUIET) -> SweepOutcome:
     swept = _Swept(options.root, repo, commit, seed, runs, owner, fingerprint)
     proposals = tuple(_proposal(swept, t, found[t.nodeid]) for t in candidates)
     note = "runner: junit: the command ran whole each time; the only probe is CPU load"
-    return SweepOutcome(
-        commit, seed, len(suite), runs, proposals, broken, None, decision, notes=(note,)
-    )
+    notes = (note, *already_frozen(decision, frozen))
+    return SweepOutcome(commit, seed, len(suite), runs, proposals, broken, None, decision, notes)
 
 
 def _broken_here(t: core.Tally, fingerprint: Mapping[str, Any]) -> _Found:

@@ -8,7 +8,6 @@ parent contains the run (`runner/contain.py`) and folds the stream (`runner/stre
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import secrets
@@ -366,8 +365,11 @@ def _execute(
 def _widen(fd: int) -> None:
     """A pipe of 1 MiB where Linux allows it (64 KiB by default): on a busy machine the
     parent's reader runs late in bursts, and the child then waits in its write."""
-    with contextlib.suppress(OSError, AttributeError):
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
+    import fcntl  # POSIX only, and F_SETPIPE_SZ Linux only: elsewhere the pipe stays as it is
+
+    if hasattr(fcntl, "F_SETPIPE_SZ"):
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
 
 
 def _send(proc: subprocess.Popen[bytes], script: str, spec_fd: int, spec: dict[str, Any]) -> None:
