@@ -118,3 +118,45 @@ def test_the_result_stream_pipe_holds_a_megabyte_where_the_kernel_allows() -> No
         os.close(read)
         os.close(write)
     assert size >= min(session.PIPE_SIZE, allowed) > 64 * 1024
+
+
+def _direct_answer() -> bool:
+    """The user check made the old way: one process, waited for at once."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-s", "-c", "import pytest, planegate.runner.child.main"],
+            user=contain.NOBODY,
+            group=contain.NOBODY,
+            extra_groups=[],
+            cwd="/",
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            capture_output=True,
+            check=False,
+        )
+    except OSError:  # that user cannot start this interpreter at all
+        return False
+    return done.returncode == 0
+
+
+def test_a_root_parent_starts_the_user_check_ahead_and_keeps_its_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(contain, "_EARLY", {})
+    contain._nobody_runs_python.cache_clear()
+    try:
+        contain.start_user_check({"PLANEGATE_CHILD_USER": "1000:1000"})
+        assert contain._EARLY == {}  # the child's user is configured: no check is made
+        contain.start_user_check({})
+        if os.geteuid() != 0:
+            assert contain._EARLY == {}  # only a root parent switches the child's user
+            return
+        early = contain._EARLY["nobody"]  # None: the process could not start as that user
+        assert early is None or "import pytest" in str(early.args)
+        contain.start_user_check({})  # once: a second gate start reuses the first process
+        assert contain._EARLY["nobody"] is early
+        assert contain._nobody_runs_python() is _direct_answer()
+        assert contain._EARLY == {} and (early is None or early.returncode is not None)
+        contain.start_user_check({})  # the answer is known: nothing starts again
+        assert contain._EARLY == {}
+    finally:
+        contain._nobody_runs_python.cache_clear()

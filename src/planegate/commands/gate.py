@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.merge is None:  # a process of its own, started before the gate's imports
+        from planegate.runner import contain
+
+        contain.start_user_check(os.environ)
     from planegate.gate import pipeline as gate
     from planegate.gate.context import GateOptions
     from planegate.repo.digest_format import FILE_NAME

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -19,7 +20,7 @@ from planegate.freeze import ledger
 from planegate.repo.git import GitRepo
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot, snapshot
-from planegate.runner import pytest_ini
+from planegate.runner import contain, pytest_ini
 from planegate.steps import new_tests
 from planegate.steps.run_facts import Commits
 
@@ -206,6 +207,9 @@ class Opened:
 
 
 def open_commits(options: GateOptions) -> Opened:
+    """The commits and their snapshots; the check a root parent makes before its first test
+    child is started here too, in a process of its own (runner/contain.py)."""
+    contain.start_user_check(os.environ if options.environ is None else options.environ)
     repo = GitRepo(options.root)
     head = repo.resolve(options.head)
     base_tip = repo.resolve(options.base)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planegate.errors import ServiceUnavailable
+from planegate.runner.env import USER_VARIABLE
 
 PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
 # Folders the system's package manager writes while it installs: not watched (a root child
@@ -274,23 +275,52 @@ def child_user(tree: Path, scratch: Path) -> int | None:
     return NOBODY
 
 
-@functools.cache
-def _nobody_runs_python() -> bool:
+_EARLY: dict[str, subprocess.Popen[bytes] | None] = {}  # the user check, started ahead
+
+
+def start_user_check(environ: Mapping[str, str]) -> None:
+    """Start now, in a process of its own, the check `child_user` makes of a root parent
+    (whether the unprivileged user can run the child's Python: a whole interpreter start that
+    imports pytest): it runs beside the gate's git work and configuration instead of before
+    the child. Nothing when the child's user is configured (`PLANEGATE_CHILD_USER`) or the
+    check's answer is known; `_nobody_runs_python` takes the process's answer."""
+    if not linux() or os.geteuid() != 0 or environ.get(USER_VARIABLE, "").strip():
+        return
+    with _LOCK:
+        if "nobody" in _EARLY or _nobody_runs_python.cache_info().currsize:
+            return
+        _EARLY["nobody"] = _nobody_check()
+
+
+def _nobody_check() -> subprocess.Popen[bytes] | None:
     try:
-        done = subprocess.run(
+        return subprocess.Popen(
             [sys.executable, "-s", "-c", "import pytest, planegate.runner.child.main"],
             user=NOBODY,
             group=NOBODY,
             extra_groups=[],
             cwd="/",
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-            capture_output=True,
-            timeout=60,
-            check=False,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
     except (OSError, subprocess.SubprocessError):
+        return None
+
+
+@functools.cache
+def _nobody_runs_python() -> bool:
+    with _LOCK:
+        started = _EARLY.pop("nobody", None) if "nobody" in _EARLY else _nobody_check()
+    if started is None:
         return False
-    return done.returncode == 0
+    try:
+        return started.wait(timeout=60) == 0
+    except subprocess.TimeoutExpired:
+        started.kill()
+        started.wait()
+        return False
 
 
 def _open_for_others(folder: Path) -> bool:
