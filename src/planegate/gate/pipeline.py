@@ -7,14 +7,14 @@ from dataclasses import replace
 
 from planegate.analysis.hunks.processes import Workers
 from planegate.gate import context
+from planegate.gate.alongside import Alongside
 from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import check_digest
 from planegate.gate.execute import execute
-from planegate.gate.judge import judge
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.report import Report
 from planegate.steps import hunks
-from planegate.steps.hunks_started import StartedAnalysis
+from planegate.steps.hunks_started import GitOnly, StartedAnalysis
 from planegate.steps.run_facts import Execution
 
 
@@ -52,6 +52,25 @@ def start_analysis(ctx: Context, ready: Workers | None = None) -> StartedAnalysi
     return hunks.start(ctx, ready)
 
 
+# what only the judge needs, imported on the thread that works beside the test child
+ALONGSIDE = ("planegate.gate.judge",)
+
+
+ALONGSIDE_TIMING = "hunks' git-only findings (alongside the head run)"
+
+
+def alongside_the_child(
+    ctx: Context, analysis: StartedAnalysis | None
+) -> tuple[StartedAnalysis | None, Alongside[GitOnly] | None]:
+    """The analysis with the hunks step's git-only findings (the production-code scan, the
+    lint) worked out on a thread once the head's test child has started (gate/alongside.py),
+    and that work."""
+    if analysis is None:
+        return None, None
+    work = Alongside(hunks.git_only(ctx, analysis), ALONGSIDE)
+    return replace(analysis, git_only=work.result), work
+
+
 NO_DIGEST = (
     "none given, so main's tests run on the base here too; `planegate digest` on main "
     "(the action's push job) records that run once and saves it (--digest FILE)"
@@ -73,11 +92,17 @@ def execute_and_judge(
         digest = check_digest(ctx)
     if ctx.options.digest is None and ctx.options.digest_file is None:
         progress.step("digest", NO_DIGEST)
+    with watch.time("hunks' git-only inputs"):
+        analysis, beside = alongside_the_child(ctx, analysis)
     execution = execute(
         ctx,
         progress,
         base_inventory=digest.inventory,
         main=digest.main_run,
     )
+    from planegate.gate.judge import judge  # imported alongside the child's run (ALONGSIDE)
+
     report = judge(ctx, execution, digest, analysis)
+    if beside is not None:  # its own time, spent while the head's test child ran
+        watch.seconds[ALONGSIDE_TIMING] = beside.seconds
     return execution, replace(report, timings={**watch.seconds, **report.timings})

@@ -52,6 +52,8 @@ HARNESS_PACKAGES = ("pytest", "_pytest", "pluggy", "hypothesis")
 _LOCK = threading.Lock()
 _GUARD: dict[str, int | None] = {"runs": 0, "dumpable": None, "reaper": None}
 _ACTIVE: set[int] = set()  # the child of every run under way
+_LAUNCHED = threading.Condition(_LOCK)  # notified at each child's start (`launch`)
+_LAUNCHES = [0]  # how many children `launch` started in this process
 
 
 def linux() -> bool:
@@ -121,7 +123,27 @@ def launch(start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[byt
     with _LOCK:
         proc = start()
         _ACTIVE.add(proc.pid)
+        _LAUNCHES[0] += 1
+        _LAUNCHED.notify_all()
     return proc
+
+
+def launches() -> int:
+    """How many children `launch` has started so far in this process."""
+    with _LOCK:
+        return _LAUNCHES[0]
+
+
+def wait_for_launch(after: int, stop: Callable[[], bool]) -> None:
+    """Wait until a child is started past the first `after`, or `stop()` (checked at `wake`)."""
+    with _LAUNCHED:
+        _LAUNCHED.wait_for(lambda: _LAUNCHES[0] > after or stop())
+
+
+def wake() -> None:
+    """Let every `wait_for_launch` check its `stop` again."""
+    with _LAUNCHED:
+        _LAUNCHED.notify_all()
 
 
 def kill_descendants(root: int, before: frozenset[int]) -> int:

@@ -3,9 +3,8 @@ vacuous, no budget cut, no production code that inspects the test harness."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from planegate.analysis import foreign_tests, lint, prodscan, reach
 from planegate.analysis.foreign_lines import is_foreign_test
 from planegate.analysis.hunks import is_test_file
 from planegate.analysis.hunks.batch import FileChange
@@ -23,7 +22,7 @@ from planegate.report import StepResult
 from planegate.signs import findings as signs_findings
 from planegate.signs import spawned, unseen
 from planegate.steps import hunks_started
-from planegate.steps.hunks_started import OtherFile, StartedAnalysis
+from planegate.steps.hunks_started import GitOnly, OtherFile, StartedAnalysis
 from planegate.steps.run_facts import RunFacts
 
 ASYNC_PLUGINS = {"asyncio", "pytest_asyncio", "pytest-asyncio", "anyio", "trio", "pytest_trio"}
@@ -52,24 +51,9 @@ def start(ctx: GitFacts, ready: Workers | None = None) -> StartedAnalysis:
 
 def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     started = run.hunk_analysis or start(ctx)
-    findings: list[Finding] = []
-    data_paths = _data_paths(ctx)
-    own = own_packages(ctx.base.files)
-    for change in started.changed:
-        if isinstance(change, OtherFile):
-            # production-code scan: non-test files, and packaging files for entry points
-            findings += prodscan.scan_change(
-                change.path, change.base, change.head, data_paths, ctx.author,
-                ctx.cfg.max_file_bytes, review=reach.Review(_reviewer(ctx, change.path), own),
-            )  # fmt: skip
-            continue
-        small = len(change.head or "") <= ctx.cfg.max_file_bytes
-        if change.plane == "property" and change.path.endswith(".py") and small:
-            findings += lint.added_findings(change.path, change.base, change.head, ctx.author)
-    findings += started.findings()
-    findings += _foreign_tests(ctx, started)
-    findings += _lint_base(ctx)
-    findings += signs_findings.oracle_findings(ctx, run, data_paths.files)
+    ahead = git_only(ctx, started)() if started.git_only is None else started.git_only()
+    findings: list[Finding] = [*ahead.changed, *started.findings(), *ahead.main]
+    findings += signs_findings.oracle_findings(ctx, run, ahead.data_files)
     findings += spawned.findings(ctx, run.head_run.reads, run.mains_signs)
     findings += unseen.findings(ctx, run)
     probes = registry.reported(Step.HUNKS, ctx, run)
@@ -79,21 +63,73 @@ def check(ctx: GitFacts, run: RunFacts) -> StepResult:
     return StepResult(Step.HUNKS, tuple(findings), (analysed, *mains, *probes.notes))
 
 
-def _foreign_tests(ctx: GitFacts, started: StartedAnalysis) -> list[Finding]:
-    """A `runner: junit` suite's changed test sources in other languages: the text rules
+def git_only(ctx: GitFacts, started: StartedAnalysis) -> Callable[[], GitOnly]:
+    """The step's git-only findings as a call that reads no git: what it needs (main's
+    property-plane files) is read here, on the calling thread, so the call can run on
+    another one (gate/alongside.py)."""
+    fixture = ctx.cfg.planes["fixture"]
+    data = (
+        (*fixture.data, *fixture.paths, *fixture.admit),
+        tuple(data_files(ctx.cfg, ctx.base.files)),
+    )
+    own = own_packages(ctx.base.files)
+    reviewers = {
+        change.path: _reviewer(ctx, change.path)
+        for change in started.changed
+        if isinstance(change, OtherFile)
+    }
+    foreign = _foreign_changes(ctx, started)
+    owner, base_lint = ctx.cfg.planes["property"].owner, _property_texts(ctx)
+    author, max_bytes = ctx.author, ctx.cfg.max_file_bytes
+
+    def work() -> GitOnly:
+        # imported here: on the thread beside the test child (gate/alongside.py)
+        from planegate.analysis import foreign_tests, lint, prodscan, reach
+
+        data_paths = prodscan.DataPaths(*data)
+        findings: list[Finding] = []
+        for change in started.changed:
+            if isinstance(change, OtherFile):
+                # production-code scan: non-test files, and packaging files for entry points
+                findings += prodscan.scan_change(
+                    change.path, change.base, change.head, data_paths, author, max_bytes,
+                    review=reach.Review(reviewers[change.path], own),
+                )  # fmt: skip
+                continue
+            small = len(change.head or "") <= max_bytes
+            if change.plane == "property" and change.path.endswith(".py") and small:
+                findings += lint.added_findings(change.path, change.base, change.head, author)
+        main = [
+            finding
+            for (path, plane), base, head in foreign
+            for finding in foreign_tests.analyse(
+                foreign_tests.Where(path, author, plane), base, head
+            )
+        ]
+        main += [
+            finding for path, text in base_lint for finding in lint.base_findings(path, text, owner)
+        ]
+        return GitOnly(tuple(findings), tuple(main), data_paths.files)
+
+    return work
+
+
+def _foreign_changes(
+    ctx: GitFacts, started: StartedAnalysis
+) -> list[tuple[tuple[str, str | None], str, str]]:
+    """A `runner: junit` suite's changed test sources in other languages, for the text rules
     (PG527-PG531). An added or deleted file is the inventory's and the evidence step's."""
     if ctx.cfg.runner != "junit":
         return []
     return [
-        finding
-        for change in started.changed
-        if isinstance(change, OtherFile) and change.base is not None and change.head is not None
-        if is_foreign_test(change.path, ctx.protection.covers(change.path))
-        for finding in foreign_tests.analyse(
-            foreign_tests.Where(change.path, ctx.author, ctx.plane_map.plane_of_file(change.path)),
+        (
+            (change.path, ctx.plane_map.plane_of_file(change.path)),
             change.base,
             change.head,
         )
+        for change in started.changed
+        if isinstance(change, OtherFile) and change.base is not None and change.head is not None
+        if is_foreign_test(change.path, ctx.protection.covers(change.path))
     ]
 
 
@@ -151,23 +187,13 @@ def own_packages(files: Iterable[str]) -> frozenset[str]:
     return frozenset(own)
 
 
-def _data_paths(ctx: GitFacts) -> prodscan.DataPaths:
-    fixture = ctx.cfg.planes["fixture"]
-    files = data_files(ctx.cfg, ctx.base.files)
-    return prodscan.DataPaths((*fixture.data, *fixture.paths, *fixture.admit), tuple(files))
-
-
-def _lint_base(ctx: GitFacts) -> list[Finding]:
-    """Property-plane lint violations already on main: warnings for the plane's owner."""
-    owner = ctx.cfg.planes["property"].owner
+def _property_texts(ctx: GitFacts) -> list[tuple[str, str | None]]:
+    """Main's property-plane Python files and their texts, for the lint of what is already on
+    main (warnings for the plane's owner)."""
     paths = [
         path
         for path in ctx.base.files
         if path.endswith(".py") and ctx.plane_map.plane_of_file(path) == "property"
     ]
     texts = ctx.base.read_many(paths)  # one git process for all of them
-    return [
-        finding
-        for path in paths
-        for finding in lint.base_findings(path, decode(texts.get(path)), owner)
-    ]
+    return [(path, decode(texts.get(path))) for path in paths]

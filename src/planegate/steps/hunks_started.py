@@ -21,12 +21,27 @@ class OtherFile:
 
 
 @dataclass(frozen=True)
+class GitOnly:
+    """The step's findings that need no run and read nothing but the changed files and main's
+    property-plane files: the production-code scan and lint of each changed file (git's
+    order), then the foreign test sources' rules and main's own lint; and main's data files
+    (the fixture plane's), which the oracle rules read too."""
+
+    changed: tuple[Finding, ...]
+    main: tuple[Finding, ...]
+    data_files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class StartedAnalysis:
     """Every changed file in git's order, and a call that waits for the analysis of the test
-    files among them (its error, if any, is raised there)."""
+    files among them (its error, if any, is raised there); `git_only` waits for the step's
+    git-only findings when the gate worked them out beside the test child (None: the step
+    works them out itself)."""
 
     changed: tuple[FileChange | OtherFile, ...]
     findings: Callable[[], list[Finding]]
+    git_only: Callable[[], GitOnly] | None = None
 
     @property
     def test_files(self) -> tuple[FileChange, ...]:

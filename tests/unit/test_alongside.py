@@ -1,0 +1,55 @@
+"""Work alongside the test child: it waits for the next child's start, or for whoever asks
+for its result first, and hands back its value or its error."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from dataclasses import dataclass
+
+import pytest
+
+from planegate.errors import ConfigError
+from planegate.gate.alongside import Alongside
+from planegate.runner import contain
+
+
+@dataclass(frozen=True)
+class _Started:
+    """What `contain.launch` registers of a child: its pid (no process is started here)."""
+
+    pid: int
+
+
+def test_the_work_waits_for_the_next_child_and_runs_while_it_runs() -> None:
+    began = threading.Event()
+
+    def work() -> str:
+        began.set()
+        return "done"
+
+    beside = Alongside(work)
+    assert not began.wait(0.2)  # no child started since: the gate is still preparing it
+    child = contain.launch(lambda: _Started(-424242))  # type: ignore[arg-type,return-value]
+    try:
+        assert began.wait(5)  # the child's start lets it go, with nobody asking yet
+        assert beside.result() == "done"
+    finally:
+        contain._ACTIVE.discard(child.pid)
+    assert beside.seconds >= 0.0 and beside.waited >= 0.0
+
+
+def test_asked_before_any_child_started_the_work_runs_at_once() -> None:
+    sys.modules.pop("colorsys", None)
+    beside = Alongside(lambda: 7, ["colorsys"])
+    assert beside.result() == 7
+    assert "colorsys" in sys.modules  # imported on its thread first
+
+
+def test_the_work_s_error_is_raised_to_whoever_asks() -> None:
+    def work() -> int:
+        raise ConfigError("broken", "fix it")
+
+    beside = Alongside(work)
+    with pytest.raises(ConfigError, match="broken"):
+        beside.result()
