@@ -36,7 +36,7 @@ def test_the_work_waits_for_the_next_child_and_runs_while_it_runs() -> None:
         assert beside.result() == "done"
     finally:
         contain._ACTIVE.discard(child.pid)
-    assert beside.seconds >= 0.0 and beside.waited >= 0.0
+    assert beside.seconds >= 0.0
 
 
 def test_asked_before_any_child_started_the_work_runs_at_once() -> None:

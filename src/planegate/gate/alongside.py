@@ -34,7 +34,6 @@ class Alongside(Generic[T]):
         self._wanted = False
         self._value: tuple[T] | None = None
         self.seconds = 0.0  # the work's own time (its imports included)
-        self.waited = 0.0  # how long `result()` waited for it
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="alongside", daemon=True)
         self._thread.start()
@@ -55,9 +54,7 @@ class Alongside(Generic[T]):
         has started since."""
         self._wanted = True
         contain.wake()
-        started = time.perf_counter()
         self._thread.join()
-        self.waited = round(time.perf_counter() - started, 3)
         if self._error is not None:
             raise self._error
         if self._value is None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.errors import ConfigError
-from planegate.freeze import sweep_plugin, triage
+from planegate.freeze import sweep_plugin
 from planegate.gate import flipped, merge
 from planegate.gate.context import Context
 from planegate.probes import registry
@@ -28,7 +28,7 @@ from planegate.runner import overlay, session, startup
 from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
-from planegate.signs import on_main as signs_on_main
+from planegate.signs.compare import MainsSigns
 from planegate.steps import observed, on_base
 from planegate.steps.run_facts import Commits, Execution
 from planegate.vocabulary import SCORING_PLANES
@@ -89,14 +89,7 @@ def execute(
     with watch.time("triage"):
         labels = _triage(ctx, head_run, progress, on_base)
     with watch.time("base signs"):
-        signs = signs_on_main.observe(
-            ctx,
-            head_run,
-            probed,
-            answers.tampering,
-            progress,
-            None if main is None else main.signs,
-        )
+        signs = _base_signs(ctx, head_run, probed, answers, progress, main)
     return Execution(
         ctx.commits,
         head_run,
@@ -110,6 +103,23 @@ def execute(
         answers,
         signs,
         claims,
+    )
+
+
+def _base_signs(
+    ctx: Context,
+    head_run: session.RunResult,
+    probed: ProbeResult,
+    answers: AnswerProbes,
+    progress: Progress,
+    main: MainRun | None,
+) -> MainsSigns:
+    """The signs main shows for the head's run (signs/on_main.py), from main's digest when it
+    has them."""
+    from planegate.signs import on_main as signs_on_main  # imported alongside the head's run
+
+    return signs_on_main.observe(
+        ctx, head_run, probed, answers.tampering, progress, None if main is None else main.signs
     )
 
 
@@ -333,6 +343,8 @@ def _triage(
     )[: ctx.cfg.triage_max]
     if not failing:
         return {}
+
+    from planegate.freeze import triage  # imported alongside the head's run
 
     def prepare_head(tree: Path) -> object:
         return _overlay(ctx, tree)

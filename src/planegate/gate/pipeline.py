@@ -52,8 +52,9 @@ def start_analysis(ctx: Context, ready: Workers | None = None) -> StartedAnalysi
     return hunks.start(ctx, ready)
 
 
-# what only the judge needs, imported on the thread that works beside the test child
-ALONGSIDE = ("planegate.gate.judge",)
+# what only the gate's end needs (the judge, the base's signs, triage), imported on the thread
+# that works beside the head's test child
+ALONGSIDE = ("planegate.gate.judge", "planegate.signs.on_main", "planegate.freeze.triage")
 
 
 ALONGSIDE_TIMING = "hunks' git-only findings (alongside the head run)"
