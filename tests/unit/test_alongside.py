@@ -39,6 +39,27 @@ def test_the_work_waits_for_the_next_child_and_runs_while_it_runs() -> None:
     assert beside.seconds >= 0.0
 
 
+def test_unarmed_it_waits_for_a_child_started_after_it_is_armed() -> None:
+    began = threading.Event()
+
+    def work() -> int:
+        began.set()
+        return 3
+
+    beside = Alongside(work, armed=False)
+    early = contain.launch(lambda: _Started(-424243))  # type: ignore[arg-type,return-value]
+    try:
+        assert not began.wait(0.2)  # another thread's child, before the head's is prepared
+        beside.arm()
+        assert not began.wait(0.2)
+        head = contain.launch(lambda: _Started(-424244))  # type: ignore[arg-type,return-value]
+        contain._ACTIVE.discard(head.pid)
+        assert began.wait(5)
+        assert beside.result() == 3
+    finally:
+        contain._ACTIVE.discard(early.pid)
+
+
 def test_asked_before_any_child_started_the_work_runs_at_once() -> None:
     sys.modules.pop("colorsys", None)
     beside = Alongside(lambda: 7, ["colorsys"])

@@ -24,21 +24,34 @@ T = TypeVar("T")
 
 
 class Alongside(Generic[T]):
-    """`work()` on a thread started now, waiting for the next test child's start; `modules`
-    are imported there first (what only the gate's end needs)."""
+    """`work()` on a thread started now, waiting for the next test child's start (from `arm`
+    on, when made unarmed); `modules` are imported there first (what only the gate's end
+    needs)."""
 
-    def __init__(self, work: Callable[[], T], modules: Iterable[str] = ()) -> None:
+    def __init__(
+        self, work: Callable[[], T], modules: Iterable[str] = (), *, armed: bool = True
+    ) -> None:
         self._work = work
         self._modules = tuple(modules)
         self._after = contain.launches()
+        self._armed = threading.Event()
+        if armed:
+            self._armed.set()
         self._wanted = False
         self._value: tuple[T] | None = None
-        self.seconds = 0.0  # the work's own time (its imports included)
         self._error: BaseException | None = None
+        self.seconds = 0.0  # the work's own time (its imports included)
         self._thread = threading.Thread(target=self._run, name="alongside", daemon=True)
         self._thread.start()
 
+    def arm(self) -> None:
+        """Wait for a child started from now on (made `armed=False`: the caller's next child
+        is the one to run beside, not a child another thread starts before it)."""
+        self._after = contain.launches()
+        self._armed.set()
+
     def _run(self) -> None:
+        self._armed.wait()
         contain.wait_for_launch(self._after, lambda: self._wanted)
         started = time.perf_counter()
         try:
@@ -53,6 +66,7 @@ class Alongside(Generic[T]):
         """The work's value (its error raised here), waiting for it; started now if no child
         has started since."""
         self._wanted = True
+        self._armed.set()
         contain.wake()
         self._thread.join()
         if self._error is not None:

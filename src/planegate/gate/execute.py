@@ -58,12 +58,14 @@ def execute(
     base_inventory: Mapping[str, list[str]] | None = None,
     main: MainRun | None = None,
     within: Within | None = None,
+    head_starts: Callable[[], None] | None = None,
 ) -> Execution:
     """Run main's evidence against the patch, then one session on the base over the scoring
     tests that did not pass. The base inventory is decided here, once: `base_inventory` when
     the caller has one (main's digest vouches for it, or a shard's slices were cut from it),
     else the base's collection, running alongside. With main's run from the digest (`main`)
-    the base's outcomes are known; `within` keeps every part to one shard's slice."""
+    the base's outcomes are known; `within` keeps every part to one shard's slice;
+    `head_starts` is called just before the head's run starts its child."""
     if (elsewhere := _not_here(ctx, progress, base_inventory, main, within)) is not None:
         return elsewhere
     watch = Stopwatch()
@@ -74,7 +76,9 @@ def execute(
             watch.time("head run"),
             flipped.started(ctx, main, base_inventory, files) as base_run,
         ):
-            head_run, overlay_notes, probed, answers = _run_head(ctx, base_run, within, progress)
+            head_run, overlay_notes, probed, answers = _run_head(
+                ctx, base_run, within, progress, head_starts
+            )
         shadow, claims = _apart(ctx, progress, watch, within is None or within.shadow)
         with watch.time("base collection (alongside)"):
             base_collected = base_collection()
@@ -259,6 +263,7 @@ def _run_head(
     base_run: flipped.Pending,
     within: Within | None = None,
     progress: Progress = QUIET,
+    head_starts: Callable[[], None] | None = None,
 ) -> tuple[session.RunResult, tuple[str, ...], ProbeResult, AnswerProbes]:
     """The head's run, with what the probes ask of it, then every probe after it."""
     deselect = frozenset(ctx.frozen) | (within.elsewhere if within is not None else frozenset())
@@ -269,6 +274,8 @@ def _run_head(
         )
         plans = registry.planned(ctx, None if within is None else within.assigned)
         options = registry.head_run_options(plans)
+        if head_starts is not None:
+            head_starts()
         result = sessions.run(deselect=deselect, trace=trace_spec(ctx), **options)
         result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
         base = flipped.base_side(ctx, result, base_run)

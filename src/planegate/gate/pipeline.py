@@ -65,10 +65,11 @@ def alongside_the_child(
 ) -> tuple[StartedAnalysis | None, Alongside[GitOnly] | None]:
     """The analysis with the hunks step's git-only findings (the production-code scan, the
     lint) worked out on a thread once the head's test child has started (gate/alongside.py),
-    and that work."""
+    and that work: `execute` arms it just before the head's run (the base's collection or run
+    may start a child of theirs earlier, beside the head's preparations)."""
     if analysis is None:
         return None, None
-    work = Alongside(hunks.git_only(ctx, analysis), ALONGSIDE)
+    work = Alongside(hunks.git_only(ctx, analysis), ALONGSIDE, armed=False)
     return replace(analysis, git_only=work.result), work
 
 
@@ -100,6 +101,7 @@ def execute_and_judge(
         progress,
         base_inventory=digest.inventory,
         main=digest.main_run,
+        head_starts=None if beside is None else beside.arm,
     )
     from planegate.gate.judge import judge  # imported alongside the child's run (ALONGSIDE)
 
