@@ -92,7 +92,7 @@ def lines_of(source: bytes | None, pattern: re.Pattern[bytes]) -> list[int] | No
     """The numbers of the lines where `pattern` matches, in order; None when lines cannot be
     told from the bytes alone (no source, a name written in other than ASCII, a lone
     carriage return)."""
-    if source is None or not source.isascii():
+    if type(source) is not bytes or not source.isascii():
         return None
     if b"\r" in source and source.count(b"\r") != source.count(b"\r\n"):
         return None
