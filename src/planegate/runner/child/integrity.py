@@ -215,14 +215,19 @@ def _test_modules(
     """The modules of main's tests as collected (a module of the tree pytest imported), each
     with the nodeids of its tests."""
     found: dict[str, tuple[ModuleType, list[str]]] = {}
+    last: object = found  # no module is this: the first item's is looked at
+    nodeids: list[str] | None = None
     for item in items:
         module = getattr(item, "module", None)
-        if type(module) is not ModuleType:
-            continue
-        path = vars(module).get("__file__")
-        if isinstance(path, str) and frames.classify(c.audit, path) == frames.TESTS:
-            name = str(vars(module).get("__name__", path))
-            found.setdefault(name, (module, []))[1].append(item.nodeid)
+        if module is not last:  # items come module by module: each looked at once in a row
+            last, nodeids = module, None
+            if type(module) is ModuleType:
+                path = vars(module).get("__file__")
+                if isinstance(path, str) and frames.classify(c.audit, path) == frames.TESTS:
+                    name = str(vars(module).get("__name__", path))
+                    nodeids = found.setdefault(name, (module, []))[1]
+        if nodeids is not None:
+            nodeids.append(item.nodeid)
     return found
 
 

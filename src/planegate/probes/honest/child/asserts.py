@@ -100,7 +100,7 @@ def _install(
             where = os.path.relpath(path, _t) if path.startswith(_t) else path
             # a module the split cannot read is rewritten as pytest does
             with contextlib.suppress(Exception):
-                operands.transform(mod, where, _p)
+                operands.transform(mod, where, _p, source)
             original(mod, source, *args, **kwargs)
 
         context.audit.ours.add(rewrite_asserts)

@@ -19,9 +19,11 @@ project's code, a fixture, `self`, a helper returned) is.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+import bisect
+import re
 from typing import Any
 
+from planegate.probes.honest.child import scopes
 from planegate.runner.child import rewrite_import
 
 CHECK = "_honest_operands"  # set on _pytest.assertion.rewrite, which rewritten modules import
@@ -57,35 +59,20 @@ METHODS = {
     "assertNotIn": "not in",
 }
 TRUTH = frozenset({"assertTrue", "assertFalse", "assert_"})
-MADE_LEAVES = (ast.Constant, ast.Slice)
-MADE_PARTS = (
-    ast.Attribute,
-    ast.Subscript,
-    ast.Call,
-    ast.List,
-    ast.Tuple,
-    ast.Set,
-    ast.Dict,
-    ast.BinOp,
-    ast.UnaryOp,
-    ast.BoolOp,
-    ast.Compare,
-    ast.IfExp,
-    ast.JoinedStr,
-    ast.FormattedValue,
-    ast.Starred,
-    ast.keyword,
-)
-MAX_TEXT = 80
-SYNTAX = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
-NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)  # scopes of their own
 
 
-def transform(module: ast.Module, where: str, packages: frozenset[str]) -> int:
+def transform(
+    module: ast.Module, where: str, packages: frozenset[str], source: bytes | None = None
+) -> int:
     """Split the module's comparisons in place (`where`: its path, for the record;
-    `packages`: the project's top-level names); returns how many were split."""
-    module_names = _module_names(module.body, packages)
-    splitter = _Splitter(where, module_names)
+    `packages`: the project's top-level names; `source`: the text the module was parsed
+    from, when known: a statement whose lines never spell `assert` is left unread); returns
+    how many were split."""
+    lines = lines_of(source, ASSERTS)
+    if lines is not None and not lines:
+        return 0
+    splitter = _Splitter(where, module.body, packages, lines)
+    splitter.busy = lines_of(source, BINDING)
     module.body = splitter.body(module.body)
     if splitter.count:
         rewrite_import.insert(module, ALIAS)
@@ -97,31 +84,71 @@ def transform(module: ast.Module, where: str, packages: frozenset[str]) -> int:
     return splitter.count
 
 
+ASSERTS = re.compile(rb"assert")  # the keyword, and every method split: all `assert...`
+BINDING = re.compile(rb"\bfor\b|:=")  # what binds a name inside an expression
+
+
+def lines_of(source: bytes | None, pattern: re.Pattern[bytes]) -> list[int] | None:
+    """The numbers of the lines where `pattern` matches, in order; None when lines cannot be
+    told from the bytes alone (no source, a name written in other than ASCII, a lone
+    carriage return)."""
+    if type(source) is not bytes or not source.isascii():
+        return None
+    if b"\r" in source and source.count(b"\r") != source.count(b"\r\n"):
+        return None
+    found: list[int] = []
+    line, counted = 1, 0
+    for match in pattern.finditer(source):
+        at = match.start()
+        line += source.count(b"\n", counted, at)
+        counted = at
+        if not found or found[-1] != line:
+            found.append(line)
+    return found
+
+
 class _Splitter:
     """Walks statements only (asserts and calls are statements, and only statements hold
-    statements), in the order `ast.NodeTransformer` visits them."""
+    statements), in the order `ast.NodeTransformer` visits them; a statement none of whose
+    lines spells `assert` is skipped whole. A scope's names are read when its first
+    comparison is split."""
 
-    def __init__(self, where: str, module_names: Mapping[str, bool]) -> None:
+    def __init__(
+        self,
+        where: str,
+        body: list[ast.stmt],
+        packages: frozenset[str],
+        lines: list[int] | None,
+    ) -> None:
         self.where = where
-        self.scopes: list[_Scope] = [_Scope(module_names, {}, {})]
-        self.params: list[frozenset[str]] = [frozenset()]
+        self.lines = lines
+        self.module_body, self.packages = body, packages
+        self.module: scopes.Scope | None = None
+        # each enclosing class or function: [node, is a class, its params or its scope]
+        self.frames: list[list[Any]] = []
         self.count = 0
         self.names = 0
         self.kept: list[ast.expr] = []  # the last split's kept arguments (released with it)
+        self.busy: list[int] | None = None  # the lines that spell `for` or `:=`, when known
 
     def body(self, statements: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
+        lines = self.lines
         for statement in statements:
+            if lines is not None:
+                at = bisect.bisect_left(lines, statement.lineno)
+                if at == len(lines) or lines[at] > (statement.end_lineno or statement.lineno):
+                    out.append(statement)
+                    continue
             kind = type(statement)
             if kind is ast.Assert:
                 out.extend(self.visit_Assert(statement))  # type: ignore[arg-type]
             elif kind is ast.Expr:
                 out.extend(self.visit_Expr(statement))  # type: ignore[arg-type]
-            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                self.visit_FunctionDef(statement)  # type: ignore[arg-type]
-                out.append(statement)
-            elif kind is ast.ClassDef:
-                self.visit_ClassDef(statement)  # type: ignore[arg-type]
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
+                self.frames.append([statement, kind is ast.ClassDef, None])
+                self.children(statement)
+                self.frames.pop()
                 out.append(statement)
             else:
                 self.children(statement)
@@ -141,16 +168,38 @@ class _Splitter:
                 for holder in value:
                     self.children(holder)
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.params.append(self.params[-1] | _parametrized(node, self.scopes[0]))
-        self.children(node)
-        self.params.pop()
+    def module_scope(self) -> scopes.Scope:
+        if self.module is None:
+            names = scopes.module_names(self.module_body, self.packages, self.busy)
+            self.module = scopes.Scope(names, {}, {})
+        return self.module
 
-    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        params = self.params[-1] | _parametrized(node, self.scopes[0])
-        self.scopes.append(_function_scope(node, self.scopes[0], params))
-        self.children(node)
-        self.scopes.pop()
+    def scope(self) -> scopes.Scope:
+        """The innermost function's scope (the module's outside any)."""
+        for index in range(len(self.frames) - 1, -1, -1):
+            frame = self.frames[index]
+            if not frame[1]:
+                if frame[2] is None:
+                    params = self._params(index - 1) | scopes.parametrized(
+                        frame[0], self.module_scope()
+                    )
+                    module = self.module_scope()
+                    frame[2] = scopes.function_scope(frame[0], module, params, self.busy)
+                return frame[2]  # type: ignore[no-any-return]
+        return self.module_scope()
+
+    def _params(self, index: int) -> frozenset[str]:
+        """What the parametrize marks of the classes around frame `index` give (a function
+        takes its classes' rows, not those of a function around it)."""
+        while index >= 0 and not self.frames[index][1]:
+            index -= 1
+        if index < 0:
+            return frozenset()
+        frame = self.frames[index]
+        if frame[2] is None:
+            own = scopes.parametrized(frame[0], self.module_scope())
+            frame[2] = self._params(index - 1) | own
+        return frame[2]  # type: ignore[no-any-return]
 
     def visit_Assert(self, node: ast.Assert) -> list[ast.stmt]:
         test = node.test
@@ -193,10 +242,10 @@ class _Splitter:
         names = [f"@honest{self.names + index}" for index in range(len(operands))]
         self.names += len(operands)
         self.count += 1
-        scope = self.scopes[-1]
+        scope = self.scope()
         info = (
             f"{self.where}:{node.lineno}",
-            tuple(_text(operand) for operand in operands),
+            tuple(scopes.text(operand) for operand in operands),
             tuple(scope.callee(operand) for operand in operands),
             tuple(scope.made(operand) for operand in operands),
         )
@@ -247,34 +296,6 @@ class _Splitter:
         return ast.Call(operand.func, args, operand.keywords, **at)
 
 
-class _Scope:
-    """What the names of one scope hold: True for a value the test made itself. Names bound
-    nowhere are builtins (made); `calls`: a local assigned once from a call, its callee."""
-
-    def __init__(
-        self, module: Mapping[str, bool], local: Mapping[str, bool], calls: Mapping[str, str]
-    ) -> None:
-        self.module, self.local, self.calls = module, local, calls
-
-    def made(self, node: ast.AST) -> bool:
-        if isinstance(node, ast.Name):
-            if node.id in self.local:
-                return self.local[node.id]
-            return self.module.get(node.id, True)
-        if isinstance(node, MADE_LEAVES):
-            return True
-        if isinstance(node, MADE_PARTS):
-            return all(self.made(child) for child in _parts(node))
-        return False
-
-    def callee(self, node: ast.expr) -> str:
-        if isinstance(node, ast.Call):
-            return _text(node.func)
-        if isinstance(node, ast.Name):
-            return self.calls.get(node.id, "")
-        return ""
-
-
 def _released(
     statements: list[ast.stmt], loads: list[ast.expr], at: dict[str, Any]
 ) -> list[ast.stmt]:
@@ -299,180 +320,5 @@ def _at(node: ast.stmt) -> dict[str, Any]:
     }
 
 
-def _parts(node: ast.AST) -> Iterable[ast.AST]:
-    for child in ast.iter_child_nodes(node):
-        if not isinstance(child, SYNTAX):
-            yield child
-
-
-def _module_names(body: list[ast.stmt], packages: frozenset[str]) -> dict[str, bool]:
-    """Module-level names (nested blocks too): imports from outside the project and constants
-    the test made are made; functions, classes and the rest are not (calling them may reach
-    the project)."""
-    names: dict[str, bool] = {}
-    scope = _Scope(names, {}, {})
-    for name, value, node in _bindings(ast.Module(body, [])):
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            outside = dict(_imported(node, packages)).get(name, False)
-            names[name] = outside and names.get(name, True)
-        else:
-            names[name] = value is not None and scope.made(value) and names.get(name, True)
-    return names
-
-
-def _bindings(scope: ast.AST) -> list[tuple[str, ast.expr | None, ast.AST]]:
-    """Each name a scope binds (nested blocks too; nested functions, classes and lambdas
-    bind only their own name), with the value of a plain assignment or `for` (None for any
-    other binding) and the binding node."""
-    nodes = list(_own_statements(scope))
-    plain: dict[int, ast.expr] = {}
-    for node in nodes:
-        for name_node, value in _plain_targets(node):
-            plain[id(name_node)] = value
-    found: list[tuple[str, ast.expr | None, ast.AST]] = []
-    for node in nodes:
-        for name in _stored(node):
-            found.append((name, plain.get(id(node)), node))
-    return found
-
-
-def _imported(statement: ast.Import | ast.ImportFrom, packages: frozenset[str]) -> list[Any]:
-    if isinstance(statement, ast.Import):
-        return [
-            (a.asname or a.name.split(".")[0], a.name.split(".")[0] not in packages)
-            for a in statement.names
-        ]
-    top = (statement.module or "").split(".")[0]
-    outside = statement.level == 0 and top not in packages
-    return [(a.asname or a.name, outside) for a in statement.names]
-
-
-def _function_scope(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, module: _Scope, params: frozenset[str]
-) -> _Scope:
-    """A function's locals: parameters are made only when parametrize rows the test made
-    give them; other locals when every binding is a plain assignment of a made value."""
-    arguments = node.args
-    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-    every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
-    local: dict[str, bool] = {a.arg: a.arg in params for a in every}
-    values: dict[str, list[ast.expr]] = {}
-    unknown = ast.Await(ast.Constant(None))  # bound otherwise than by a plain assignment
-    for name, value, _ in _bindings(node):
-        values.setdefault(name, []).append(unknown if value is None else value)
-    for name, assigned in values.items():
-        if name in local:  # a parameter assigned again: what it holds is no longer the row's
-            assigned.append(unknown)
-    local.update({name: True for name in values})
-    scope = _Scope(module.module, local, {})
-    changed = True
-    while changed:  # the greatest fixpoint: a local is made while all its values are
-        changed = False
-        for name, assigned in values.items():
-            if local[name] and not all(scope.made(v) for v in assigned):
-                local[name] = False
-                changed = True
-    calls = {
-        name: _text(assigned[0].func)
-        for name, assigned in values.items()
-        if len(assigned) == 1 and isinstance(assigned[0], ast.Call)
-    }
-    return _Scope(module.module, local, calls)
-
-
-def _own_statements(node: ast.AST) -> list[ast.AST]:
-    """The nodes of a function's own scope (nested functions, classes and lambdas apart), in
-    `ast.walk`'s depth-first order of a recursive walk."""
-    found: list[ast.AST] = []
-    stack: list[tuple[ast.AST, bool]] = [(node, True)]  # (node, whether to walk its children)
-    while stack:
-        current, inside = stack.pop()
-        if current is not node:
-            found.append(current)
-        if not inside:
-            continue
-        children = list(ast.iter_child_nodes(current))
-        for child in reversed(children):
-            if isinstance(child, NESTED):  # its name only, standing for it
-                name = child.name if not isinstance(child, ast.Lambda) else ""
-                stack.append((ast.Name(name, ast.Store()), False))
-            else:
-                stack.append((child, True))
-    return found
-
-
-def _stored(node: ast.AST) -> list[str]:
-    """Names a node binds in its own scope (not those of its children, which are walked too)."""
-    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-        return [node.id] if node.id else []
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return [node.name]
-    if isinstance(node, ast.Import | ast.ImportFrom):
-        return [a.asname or a.name.split(".")[0] for a in node.names]
-    if isinstance(node, ast.ExceptHandler) and node.name:
-        return [node.name]
-    if isinstance(node, ast.Global | ast.Nonlocal):
-        return list(node.names)
-    if isinstance(node, ast.alias):
-        return []
-    return []
-
-
-def _plain_targets(node: ast.AST) -> list[tuple[ast.Name, ast.expr]]:
-    """For a plain assignment (or a `for` over an iterable), each target name node and the
-    value standing for it (the whole value for an unpacked tuple)."""
-    if isinstance(node, ast.Assign):
-        targets, value = node.targets, node.value
-    elif isinstance(node, ast.AnnAssign) and node.value is not None:
-        targets, value = [node.target], node.value
-    elif isinstance(node, ast.For | ast.AsyncFor):
-        targets, value = [node.target], node.iter
-    else:
-        return []
-    return [(name, value) for target in targets for name in _target_names(target)]
-
-
-def _target_names(target: ast.expr) -> list[ast.Name]:
-    if isinstance(target, ast.Name):
-        return [target]
-    if isinstance(target, ast.Tuple | ast.List):
-        return [n for element in target.elts for n in _target_names(element)]
-    if isinstance(target, ast.Starred):
-        return _target_names(target.value)
-    return []
-
-
-def _parametrized(node: ast.AST, module: _Scope) -> frozenset[str]:
-    """Argument names `@pytest.mark.parametrize` gives from rows the test made itself."""
-    found: set[str] = set()
-    for decorator in getattr(node, "decorator_list", ()):
-        if not (isinstance(decorator, ast.Call) and _text(decorator.func).endswith("parametrize")):
-            continue
-        args: dict[str, ast.expr | None] = {"argnames": None, "argvalues": None}
-        for key, value in zip(args, decorator.args, strict=False):
-            args[key] = value
-        args.update({k.arg: k.value for k in decorator.keywords if k.arg in args})
-        names, rows = args["argnames"], args["argvalues"]
-        if names is None or rows is None or not module.made(rows):
-            continue
-        if isinstance(names, ast.Constant) and isinstance(names.value, str):
-            found.update(part.strip() for part in names.value.split(","))
-        elif isinstance(names, ast.List | ast.Tuple):
-            found.update(
-                e.value
-                for e in names.elts
-                if isinstance(e, ast.Constant) and isinstance(e.value, str)
-            )
-    return frozenset(found)
-
-
 def _comparison(node: ast.expr) -> bool:
     return isinstance(node, ast.Compare) and all(type(op) in OPS for op in node.ops)
-
-
-def _text(node: ast.AST) -> str:
-    try:
-        text = ast.unparse(node)
-    except Exception:
-        return ""
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
