@@ -168,6 +168,7 @@ def _state(
         # tempfile.TemporaryFile's own `_io.open(dir, ..., opener=...)` (`_unnamed`)
         temporary=(tempfile.TemporaryFile.__code__, vars(tempfile), io, vars(io), io.open),
         bottom=None,  # pytest's test loop, once pytest is imported
+        floor=None,  # the frame of that loop, once a walk reached it
         clean={},  # running frames a guard's walk found clean, with their files (frames.py)
         table={},
         hook=None,

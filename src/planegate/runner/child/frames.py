@@ -149,14 +149,16 @@ def _production_frame(
     walked then. Only frames of plain functions are kept (a generator's or coroutine's frame
     is resumed from anywhere), each with its file, and only until the test's teardown report
     is sent (`forget_clean`)."""
-    get, bottom, clean = s.cache.get, s.bottom, s.clean
+    get, bottom, clean, floor = s.cache.get, s.bottom, s.clean, s.floor
     walked = []
     while frame is not None:
-        if frame in clean:  # keyed by the frame itself: `id()` is an audit event
+        if frame in clean or frame is floor:  # keyed by the frame itself: `id()` is audited
             break  # held here, so alive: still on the stack, its callers as they were
         if code is None:
             code = frame.f_code  # an audited read: once per frame
         if code is bottom:
+            if floor is None:
+                s.floor = frame  # the test loop's first frame runs as long as the session
             break
         filename = code.co_filename
         if (get(filename) or classify(s, filename)) == PRODUCTION:
