@@ -36,7 +36,11 @@ def test_the_reader_reads_what_each_view_reads(
     after = read()
     assert after == one_by_one(addresses)
     written = {index % len(spaces) for index, _ in writes}
-    moved = {position for position, (old, new) in enumerate(zip(before, after)) if old != new}
+    moved = {
+        position
+        for position, (old, new) in enumerate(zip(before, after, strict=True))
+        if old != new
+    }
     assert moved == written
     assert set(versions._moved_positions(before, after)) == moved
 
