@@ -26,7 +26,7 @@ def test_the_reader_reads_what_each_view_reads(
     sizes: list[int], writes: list[tuple[int, str]]
 ) -> None:
     assert OFFSET is not None  # CPython 3.11: every dict has its tag
-    spaces = [{f"k{n}": n for n in range(size)} for size in sizes]
+    spaces: list[dict[str, object]] = [{f"k{n}": n for n in range(size)} for size in sizes]
     addresses = [id(space) + OFFSET for space in spaces]
     read = versions.reader(addresses)
     before = read()
