@@ -15,7 +15,7 @@ from planegate.runner.child import frames
 
 def state() -> SimpleNamespace:
     return SimpleNamespace(
-        prefixes=("/tree/",), cache={}, trusted=set(), clean={}, bottom=None, handers={}
+        prefixes=("/tree/",), cache={}, trusted=set(), clean={}, bottom=None, floor=None, handers={}
     )
 
 

@@ -168,7 +168,8 @@ def _state(
         # tempfile.TemporaryFile's own `_io.open(dir, ..., opener=...)` (`_unnamed`)
         temporary=(tempfile.TemporaryFile.__code__, vars(tempfile), io, vars(io), io.open),
         bottom=None,  # pytest's test loop, once pytest is imported
-        clean={},  # running frames a guard's walk found clean (frames._production_frame)
+        floor=None,  # the frame of that loop, once a walk reached it
+        clean={},  # running frames a guard's walk found clean, with their files (frames.py)
         table={},
         hook=None,
         trace=None,  # read tracing (runner/child/reads.py), when the run asks for it

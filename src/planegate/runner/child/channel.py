@@ -294,34 +294,38 @@ def _report_hook(
         _setups: dict[str, float] = {},  # noqa: B006 (the passed setups' seconds, until the call)
         _forget: Any = frames.forget_clean,
     ) -> None:
-        if getattr(report, "context", None) is None:  # a phase's own report: its frames are done
-            _forget(_a)
-        if _a.muted is None and report.when == "setup" and report.outcome == "passed":
-            # nothing to send: a passed setup decides nothing, and its seconds go with the
-            # call's record (whoever calls this only adds seconds to a test's duration)
-            _setups[report.nodeid] = report.duration
-            return
-        if not _g(_a, "pytest_runtest_logreport"):
-            return
-        if _a.muted is not None:  # a sampled canary's run with its function broken
-            _a.muted.append(bool(report.failed))
-            return
-        at = f"when {report.nodeid} reported its {report.when}"
-        if report.when != "call":  # a call's records are held until its teardown's check
-            _watch(
-                _c.versions, f"before {report.nodeid} sent its {report.when} ({at})", report.nodeid
-            )
-        if report.when == "teardown" or not report.passed:
-            # a passed call's report was checked where it was built
-            # (runner/child/outcomes.py), just before this record
-            _check(_c, "report", at)
-        fields = _report_fields(report)
-        if report.when == "call":
-            fields["duration"] = round(report.duration + _setups.pop(report.nodeid, 0.0), 6)
-            if report.nodeid in _forced:
-                _forced.discard(report.nodeid)
-                fields["outcome"] = "failed"
-        (_e if report.when == "teardown" else _h)("report", fields)
+        try:
+            if _a.muted is None and report.when == "setup" and report.outcome == "passed":
+                # nothing to send: a passed setup decides nothing, and its seconds go with the
+                # call's record (whoever calls this only adds seconds to a test's duration)
+                _setups[report.nodeid] = report.duration
+                return
+            if not _g(_a, "pytest_runtest_logreport"):
+                return
+            if _a.muted is not None:  # a sampled canary's run with its function broken
+                _a.muted.append(bool(report.failed))
+                return
+            at = f"when {report.nodeid} reported its {report.when}"
+            if report.when != "call":  # a call's records are held until its teardown's check
+                _watch(
+                    _c.versions,
+                    f"before {report.nodeid} sent its {report.when} ({at})",
+                    report.nodeid,
+                )
+            if report.when == "teardown" or not report.passed:
+                # a passed call's report was checked where it was built
+                # (runner/child/outcomes.py), just before this record
+                _check(_c, "report", at)
+            fields = _report_fields(report)
+            if report.when == "call":
+                fields["duration"] = round(report.duration + _setups.pop(report.nodeid, 0.0), 6)
+                if report.nodeid in _forced:
+                    _forced.discard(report.nodeid)
+                    fields["outcome"] = "failed"
+            (_e if report.when == "teardown" else _h)("report", fields)
+        finally:  # the test's own last report: the frames its walks kept are done
+            if report.when == "teardown" and getattr(report, "context", None) is None:
+                _forget(_a)
 
     return pytest_runtest_logreport
 

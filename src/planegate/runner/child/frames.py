@@ -137,31 +137,38 @@ def record(
     s.emit("tamper", {"event": event, "path": path, "line": line})
 
 
-def _production_frame(s: SimpleNamespace, frame: FrameType | None) -> FrameType | None:
+def _production_frame(
+    s: SimpleNamespace, frame: FrameType | None, code: Any = None
+) -> FrameType | None:
     """The first production frame on the stack, down to pytest's test loop (below it lies only
-    pytest's own start-up): a walk on every record, so kept to dict lookups.
+    pytest's own start-up): a walk on every record, so kept to dict lookups. `code`: the first
+    frame's code when the caller has read it already (each read is an audit event).
 
     The walk stops early at a frame an earlier walk found clean, with everything below it:
     a running frame's callers cannot change while it runs, so what lies below is what was
     walked then. Only frames of plain functions are kept (a generator's or coroutine's frame
-    is resumed from anywhere), and only until the phase's report is sent (`forget_clean`)."""
-    get, bottom, clean = s.cache.get, s.bottom, s.clean
+    is resumed from anywhere), each with its file, and only until the test's teardown report
+    is sent (`forget_clean`)."""
+    get, bottom, clean, floor = s.cache.get, s.bottom, s.clean, s.floor
     walked = []
     while frame is not None:
-        if frame in clean:  # keyed by the frame itself: `id()` is an audit event
+        if frame in clean or frame is floor:  # keyed by the frame itself: `id()` is audited
             break  # held here, so alive: still on the stack, its callers as they were
-        code = frame.f_code  # an audited read: once per frame
+        if code is None:
+            code = frame.f_code  # an audited read: once per frame
         if code is bottom:
+            if floor is None:
+                s.floor = frame  # the test loop's first frame runs as long as the session
             break
         filename = code.co_filename
         if (get(filename) or classify(s, filename)) == PRODUCTION:
             return frame
         if not code.co_flags & _RESUMABLE:
-            walked.append(frame)
-        frame = frame.f_back
+            walked.append((frame, filename))
+        frame, code = frame.f_back, None
     if len(clean) > _CLEAN_MAX:
         clean.clear()
-    clean.update(dict.fromkeys(walked))
+    clean.update(walked)
     return None
 
 
@@ -189,12 +196,17 @@ def _guard(s: SimpleNamespace, hook_name: str) -> bool:
     caller = s.getframe(3)
     where: FrameType | None = None
     problem = ""
+    # a caller found clean earlier in this test is still running: its file was kept then
+    filename, code = s.clean.get(caller), None
+    if filename is None:
+        code = caller.f_code  # an audited read: once
+        filename = code.co_filename
     if s.ident() != s.main_thread:
         problem = "from another thread"
-    elif not caller.f_code.co_filename.startswith(s.pluggy_dir or "\0"):
+    elif not filename.startswith(s.pluggy_dir or "\0"):
         problem, where = "outside the hook machinery", direct(s, caller)
     else:
-        where = _production_frame(s, caller)
+        where = _production_frame(s, caller, code)
         problem = "with production code on the stack" if where is not None else ""
     if not problem:
         return True

@@ -136,6 +136,7 @@ def make(emit: frames.Emit, audit: SimpleNamespace, roots: Iterable[str]) -> Sim
         finder_types=(),
         shadow_checked=set(),
         registry=(),  # (hook caller, its list of implementations, snapshot tuple)
+        registry_now=((), (), ()),  # the registry's lists, lengths and entries, flat
         is_=operator.is_,
         map=map,
         all=all,
@@ -146,7 +147,6 @@ def make(emit: frames.Emit, audit: SimpleNamespace, roots: Iterable[str]) -> Sim
         sigs=tuple(signal.valid_signals()),
         config=None,
         versions=versions.make(audit),
-        read=operator.attrgetter("value"),
         referents=gc.get_referents,
         view=ctypes.c_uint64.from_address,
     )
@@ -205,8 +205,7 @@ def after_collection(c: SimpleNamespace, config: Any, items: Iterable[Any] = ())
         kind, path, line = frames.origin(c.audit, _plugin_code(plugin))
         if kind in (frames.PRODUCTION, frames.PSEUDO):
             _report(c, "a pytest plugin registered from production code", path, line)
-    callers = [getattr(config.hook, name, None) for name in REPORT_HOOKS]
-    c.registry = tuple(_registered(caller) for caller in callers if caller is not None)
+    _take_registry(c, [getattr(config.hook, name, None) for name in REPORT_HOOKS])
 
 
 def _test_modules(
@@ -236,7 +235,7 @@ def check(c: SimpleNamespace, scope: str, when: str) -> None:
     those without a tag, in C; the slow path only on a difference."""
     is_, map_, len_ = c.is_, c.map, c.len
     flat = c.scopes[scope]
-    tags = c.tuple(map_(c.read, flat.views))
+    tags = flat.read()
     moved = tags != flat.tags and _moved(c, flat, tags, when)
     try:
         same = c.tuple(map_(len_, flat.mappings)) == flat.lens and c.all(
@@ -297,7 +296,7 @@ def _compile(c: SimpleNamespace) -> None:
         c.scopes[scope] = SimpleNamespace(
             entries=entries,
             tagged=tagged,
-            views=tuple(e[6] for e in tagged),
+            read=versions.reader([ctypes.addressof(e[6]) for e in tagged]),
             tags=tuple(e[7] for e in tagged),
             mappings=tuple(e[2] for e in plain),
             lens=tuple(e[5] for e in plain),
@@ -448,6 +447,9 @@ def _check_signals(c: SimpleNamespace, when: str) -> None:
 
 
 def _check_registry(c: SimpleNamespace, when: str) -> None:
+    lists, lens, flat = c.registry_now
+    if c.tuple(c.map(c.len, lists)) == lens and c.all(c.map(c.is_, flat, c.chain(lists))):
+        return
     changed = False
     for caller, impls, before in c.registry:
         if c.len(impls) == c.len(before) and c.all(c.map(c.is_, before, impls)):
@@ -459,7 +461,16 @@ def _check_registry(c: SimpleNamespace, when: str) -> None:
                 if kind != frames.TESTS:
                     _report(c, f"a {caller.name} hook added ({when})", path, line)
     if changed:
-        c.registry = tuple(_registered(caller) for caller, _, _ in c.registry)
+        _take_registry(c, [caller for caller, _, _ in c.registry])
+
+
+def _take_registry(c: SimpleNamespace, callers: list[Any]) -> None:
+    """The report hooks' implementations as they are now, and in the flat form one check
+    compares in C (their lists, their lengths, every implementation in order)."""
+    c.registry = tuple(_registered(caller) for caller in callers if caller is not None)
+    lists = tuple(impls for _, impls, _ in c.registry)
+    flat = tuple(impl for _, _, before in c.registry for impl in before)
+    c.registry_now = (lists, tuple(len(before) for _, _, before in c.registry), flat)
 
 
 def _plugin_code(plugin: object) -> object:
