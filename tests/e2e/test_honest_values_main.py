@@ -110,3 +110,54 @@ def test_mains_own_lenient_class_returned_where_main_returns_a_plain_value_is_th
     assert [f["nodeid"] for f in lies] == ["tests/fix/test_label.py::test_label_golden"], found
     assert "Caseless.__eq__" in lies[0]["message"] and "label" in lies[0]["message"]
     assert code == 1
+
+
+def test_mains_lies_are_read_from_its_run_in_the_digest(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`planegate digest` records the values main's asserts compared that lied; a gate with
+    that digest judges the patch's lies against them and runs no base session for them: main's
+    wildcard stays main's (PG146), the patch's own wildcard stays the patch's (PG145)."""
+    project.commit(
+        "a wildcard",
+        {
+            "calc/match.py": WILDCARD,
+            "tests/fix/test_match.py": WILD_TESTS,
+            "tests/fix/test_units.py": UNITTEST,
+        },
+    )
+    digest = project.root.parent / "digest.json"
+    assert main(["-C", str(project.root), "digest", "--out", str(digest), "-q"]) == 0
+    capsys.readouterr()
+    lies = json.loads(digest.read_text("utf-8"))["run"]["lies"]
+    assert [lie["nodeid"] for lie in lies] == [
+        "tests/fix/test_match.py::test_star_matches_anything"
+    ]
+    args = ["-C", str(project.root), "gate", "--base", "main", "--digest", str(digest)]
+
+    def gated() -> tuple[int, list[dict[str, Any]], dict[str, Any]]:
+        code = main([*args, "--format", "json", "-q"])
+        report = json.loads(capsys.readouterr().out)
+        (honest,) = [p for p in report["probes"] if p["probe"] == "honest values"]
+        return code, [f for step in report["steps"] for f in step["findings"]], honest
+
+    project.branch("comment")
+    project.commit("a module", {"calc/notes.py": "NOTE = 'patterns'\n"})
+    code, found, honest = gated()
+    assert [f["nodeid"] for f in found if f["rule"] == "PG146"] == [
+        "tests/fix/test_match.py::test_star_matches_anything"
+    ], found
+    assert not [f for f in found if f["rule"] == "PG145"]
+    assert "main's 1 from its run in the digest" in honest["detail"]
+    assert code == 0, found
+
+    project.checkout("main")
+    project.branch("any")
+    project.commit("wildcard answers", {"calc/core.py": ANY_BUG})
+    code, found, honest = gated()
+    assert {f["nodeid"] for f in found if f["rule"] == "PG145"} == {
+        "tests/fix/test_units.py::AddTest::test_small",
+        "tests/fix/test_units.py::AddTest::test_in",
+    }, found
+    assert "from its run in the digest" in honest["detail"]
+    assert code == 1

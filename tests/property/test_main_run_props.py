@@ -41,6 +41,14 @@ RUNS = st.builds(
         NODEID, st.floats(min_value=0, max_value=1e6, allow_nan=False), max_size=4
     ),
     signs=st.none() | SIGNS,
+    lies=st.none()
+    | st.lists(
+        st.tuples(NODEID, st.text(max_size=12), st.integers(-1, 9), st.text(max_size=9), NODEID),
+        unique=True,
+        max_size=4,
+    )
+    .map(sorted)
+    .map(tuple),
 )
 
 

@@ -194,6 +194,7 @@ SAME_LAYER_EDGES: set[tuple[str, str]] = {
     ("junit", "runner"),  # a foreign runner's run read as the RunResult pytest's gives
     ("junit", "freeze"),  # its sweep makes the pytest sweep's decisions
     ("probes", "analysis"),
+    ("probes", "freeze"),  # the fixture probe runs its candidates with the sweep's child plugin
     ("probes", "runner"),
     ("signs", "freeze"),  # main's side of the signs runs with the sweep's child plugin
     ("signs", "probes"),

@@ -185,4 +185,4 @@ def base_side(ctx: Context, head: RunResult, pending: Pending) -> BaseSide:
     base = pending.result()
     record = ProbeRecord(BASE_RUN, "pass", round(base.seconds, 3), len(base.targets), base.why)
     held = head.closed and not head.canary_problem
-    return BaseSide(flipped(ctx, head, base) if held else (), record, base.why)
+    return BaseSide(flipped(ctx, head, base) if held else (), record, base.why, base.main)

@@ -20,8 +20,10 @@ from typing import Any
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.gate.context import protection_at
 from planegate.gate.execute import nothing_collected
+from planegate.probes.honest import plan as honest_plan
+from planegate.probes.honest import wire as honest_wire
 from planegate.progress import Progress
-from planegate.repo.digest_format import MainRun
+from planegate.repo.digest_format import LieKey, MainRun
 from planegate.repo.git import GitRepo
 from planegate.repo.snapshot import Snapshot
 from planegate.runner.session import RunResult
@@ -74,7 +76,10 @@ def run_main(
     trusted = frozenset(protection.select(snap.files))
     with repo.worktree(snap.commit) as tree:
         sessions = Sessions(tree, cfg, ini_options, trusted=trusted, progress=progress)
-        result = sessions.run(deselect=frozen, trace=TraceSpec(found.test_side, found.roots))
+        honest = honest_plan.plugins_of(snap.files, found.test_side, found.roots)
+        result = sessions.run(
+            deselect=frozen, trace=TraceSpec(found.test_side, found.roots), child_plugins=honest
+        )
         if not result.collected:
             raise nothing_collected(snap.commit, result)
         inventory = plane_map.inventory(result.collected)
@@ -83,7 +88,16 @@ def run_main(
             return Ran(inventory, None, f"main's run is not recorded: {why}")
         progress.step("main's run", "the fixture probe on main's tree")
         signs = signs_record.probe_on_main(sessions, snap, plane_map, result)
-    return Ran(inventory, replace(summarise(result, plane_map, fingerprint()), signs=signs))
+    summary = summarise(result, plane_map, fingerprint())
+    return Ran(inventory, replace(summary, signs=signs, lies=mains_lies(result)))
+
+
+def mains_lies(result: RunResult) -> tuple[LieKey, ...] | None:
+    """The values main's asserts compared that lied in main's run, as the honest-values check
+    keys them (probes/honest/): a gate reads them instead of running its lies on the base.
+    None when the run sent no record of them."""
+    reported = honest_wire.lies_of(result.extra)
+    return None if reported is None else tuple(sorted({lie.key for lie in reported[0]}))
 
 
 def summarise(result: RunResult, plane_map: PlaneMap, environment: Mapping[str, str]) -> MainRun:

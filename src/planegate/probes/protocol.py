@@ -17,6 +17,7 @@ from planegate.findings import Finding
 from planegate.gitfacts import GitFacts
 from planegate.probes.answers.wire import AnswerProbes
 from planegate.probes.fixture.wire import ProbeResult
+from planegate.repo.digest_format import MainRun
 from planegate.report import ProbeRecord
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
@@ -61,6 +62,7 @@ class BaseSide:
     flipped: tuple[str, ...]
     record: ProbeRecord
     why: str
+    main: MainRun | None = None  # main's run from the digest, when the gate may use it
 
 
 @dataclass(frozen=True)

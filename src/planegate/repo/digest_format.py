@@ -15,6 +15,10 @@ from planegate.findings import Finding, Severity, Step
 SCHEMA_VERSION = 1
 FILE_NAME = "planegate-digest.json"
 SOURCE_NAME = "planegate-digest-source.txt"  # beside a fetched digest: which artifact it is
+LIE_FIELDS = ("nodeid", "where", "operand", "type", "kind")  # a lie's key in `run.lies`
+
+
+LieKey = tuple[str, str, int, str, str]
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,9 @@ class MainRun:
     not_passed: Mapping[str, tuple[str, str]]  # nodeid: (outcome, message)
     file_seconds: Mapping[str, float] = field(default_factory=dict)
     signs: RecordedSigns | None = None  # None: an older digest, or a run that did not trace
+    # the values main's asserts compared that lied in main's run (probes/honest/), each as
+    # (nodeid, where, operand, type, kind); None: an older digest, or not recorded
+    lies: tuple[LieKey, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +97,10 @@ def to_json(digest: Digest) -> str:
         }
         if digest.run.signs is not None:
             run["signs"] = _signs_json(digest.run.signs)
+        if digest.run.lies is not None:
+            run["lies"] = [
+                dict(zip(LIE_FIELDS, key, strict=True)) for key in sorted(digest.run.lies)
+            ]
         data["run"] = run
     return wire.DIGEST.dump(data)
 
@@ -146,7 +157,14 @@ def _run_of(data: Mapping[str, Any] | None) -> MainRun | None:
         },
         file_seconds=dict(data.get("file_seconds", {})),
         signs=_signs_of(data.get("signs")),
+        lies=_lies_of(data.get("lies")),
     )
+
+
+def _lies_of(data: Any) -> tuple[LieKey, ...] | None:
+    if data is None:
+        return None
+    return tuple((d["nodeid"], d["where"], d["operand"], d["type"], d["kind"]) for d in data)
 
 
 def from_json(text: str | bytes, source: str) -> Digest:

@@ -128,7 +128,9 @@ RULES: tuple[Rule, ...] = (
         "with the same byte changed on main too, and with every byte changed it passes on the "
         "patch only where it passes on main: main's test does not check that byte (it reads "
         "the file as an input and looks at part of it, or main's comparison is already "
-        "lenient). Main's state, not the patch's; a survivor main catches is PG106.",
+        "lenient). Main's state, not the patch's; a survivor main catches is PG106. A test "
+        "main's digest shows passing with every byte of its files changed is reported from "
+        "that record, without running it on the patch.",
         "Nothing to change in the patch; the fixture plane's owner makes the test check its "
         "data, or moves an input out of the locked goldens.",
     ),

@@ -49,6 +49,7 @@ def combine(
         probed=ProbeResult(
             _once(n for p in parts for n in p.execution.probed.probed),
             _once(s for p in parts for s in p.execution.probed.survivors),
+            as_on_main=_once(s for p in parts for s in p.execution.probed.as_on_main),
         ),
         overlay_notes=_once(n for p in parts for n in p.execution.overlay_notes),
         triage={k: v for p in parts for k, v in p.execution.triage.items() if _mine(k, p, owner)},

@@ -28,23 +28,19 @@ def fixture_findings(
 ) -> list[Finding]:
     """PG106 for a survivor the base caught (or that the base could not tell about); PG113,
     a warning for the fixture plane's owner, for one that survives on the base too."""
-    found = []
+    found = [
+        _mains_survivor(
+            ctx,
+            nodeid,
+            f"{nodeid} passes on main with every byte of {', '.join(files)} changed (main's "
+            "digest; not run again on the patch)",
+        )
+        for nodeid, files in probed.as_on_main
+    ]
     for nodeid, files in probed.survivors:
         what = f"{nodeid} still passes with one byte of {', '.join(files)} changed"
         if nodeid in signs.survivors:
-            found.append(
-                Finding(
-                    "PG113",
-                    Step.PLANES,
-                    Severity.WARNING,
-                    f"{what}, on main too: main's test does not check that data (an input "
-                    "it reads only in part, or a comparison main already makes lenient)",
-                    path=file_of(nodeid),
-                    owner=ctx.who.of_plane("fixture", file_of(nodeid)),
-                    plane="fixture",
-                    nodeid=nodeid,
-                )
-            )
+            found.append(_mains_survivor(ctx, nodeid, f"{what}, on main too"))
             continue
         found.append(
             Finding(
@@ -59,6 +55,21 @@ def fixture_findings(
             )
         )
     return found
+
+
+def _mains_survivor(ctx: GitFacts, nodeid: str, what: str) -> Finding:
+    """PG113: a fixture survivor that is main's state, a warning for the plane's owner."""
+    return Finding(
+        "PG113",
+        Step.PLANES,
+        Severity.WARNING,
+        f"{what}: main's test does not check that data (an input it reads only in part, or "
+        "a comparison main already makes lenient)",
+        path=file_of(nodeid),
+        owner=ctx.who.of_plane("fixture", file_of(nodeid)),
+        plane="fixture",
+        nodeid=nodeid,
+    )
 
 
 def notes(signs: MainsSigns) -> tuple[str, ...]:

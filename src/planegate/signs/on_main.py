@@ -102,8 +102,9 @@ def _recorded(
 ) -> MainsSigns:
     """Main's signs from its run in the digest: nothing runs on the base. A fixture survivor
     main's probe caught is the patch's; one that survived on main too runs once more on the
-    head with every byte of its files changed, and is main's state when it then passes on the
-    head only where it passed on main."""
+    head with every byte of its files changed (unless it passed so on main: then it is main's
+    state whatever the head does), and is main's state when it then passes on the head only
+    where it passed on main."""
     signs = MainsSigns(
         prod_reads=main.prod_reads,
         harness=tuple(Tamper(event, path, line) for event, path, line in main.harness),
@@ -112,21 +113,25 @@ def _recorded(
         launches=tuple(Launch(*sign) for sign in main.launches or ()),
         unseen=main.unseen,
     )
+    # main's state without a run on the head: main passes them with every byte changed
+    signs = replace(signs, survivors=tuple(nodeid for nodeid, _ in probed.as_on_main))
     files = dict(probed.survivors)
     if not files:
         return signs
     both = [nodeid for nodeid in files if nodeid in main.survivors]
-    if both:
-        progress.step("base signs", f"{len(both)} fixture survivors with every byte changed")
-        wholly = sorted({f for nodeid in both for f in files[nodeid]})
-        head = _on_head(ctx, both, wholly)
+    whole = frozenset(main.whole)
+    # one main passes with every byte changed is main's state whatever the head does
+    asked = [nodeid for nodeid in both if nodeid not in whole]
+    if asked:
+        progress.step("base signs", f"{len(asked)} fixture survivors with every byte changed")
+        wholly = sorted({f for nodeid in asked for f in files[nodeid]})
+        head = _on_head(ctx, asked, wholly)
         if head is None:
             problem = _why_not("whole-file fixture probe")
             return replace(signs, caught=tuple(files), problems=(problem,))
-        whole = frozenset(main.whole)
         both = [nodeid for nodeid in both if nodeid not in head or nodeid in whole]
     caught = tuple(nodeid for nodeid in files if nodeid not in both)
-    return replace(signs, survivors=tuple(both), caught=caught)
+    return replace(signs, survivors=(*signs.survivors, *both), caught=caught)
 
 
 def _anchors(harness: list[Tamper], head_run: RunResult) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from planegate.probes.fixture import plan as probe
 from planegate.repo.digest_format import RecordedSigns
 from planegate.repo.snapshot import Reader, Snapshot
 from planegate.runner.session import RunResult
-from planegate.runner.spec import Sessions
+from planegate.runner.spec import Sessions, pytest_args
 from planegate.signs import compare, unseen
 
 
@@ -91,7 +91,10 @@ def passing(sessions: Sessions, nodeids: list[str]) -> frozenset[str] | None:
     if not files:
         return frozenset()
     result = sessions.run(
-        targets=tuple(files), canaries=False, child_plugins=sweep_plugin.only(nodeids)
+        targets=tuple(files),
+        canaries=False,
+        child_plugins=sweep_plugin.only(nodeids),
+        extra_args=(*pytest_args(sessions.cfg), probe.KEEP_GOING),
     )
     if not result.closed:
         return None

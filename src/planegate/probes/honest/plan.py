@@ -4,6 +4,8 @@ main's test side (its classes, `mock.ANY`-like helpers included, are trusted).""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from planegate.analysis.hunks import is_test_file
 from planegate.probes.honest.wire import child_plugins
 from planegate.probes.protocol import Planned, ProbeContext, changed_code
@@ -24,14 +26,23 @@ def plan(ctx: ProbeContext) -> Planned:
 def plugins(ctx: ProbeContext) -> tuple[ChildPlugin, ...]:
     """Every production Python file of the head's tree is watched for a class that bends a
     builtin comparison (one of main's bends it in main's run too, which the base shows)."""
-    test_side = frozenset(ctx.evidence.test_side)
-    roots = tuple(root.strip("/") + "/" for root in ctx.evidence.roots)
+    files = {*ctx.head.files, *changed_code(ctx)}
+    return plugins_of(files, ctx.evidence.test_side, ctx.evidence.roots)
+
+
+def plugins_of(
+    files: Iterable[str], test_files: tuple[str, ...], test_roots: tuple[str, ...]
+) -> tuple[ChildPlugin, ...]:
+    """The plugin watching the production Python files of `files` (main's run in the digest
+    passes main's files: its lies are what a gate's base session would show)."""
+    test_side = frozenset(test_files)
+    roots = tuple(root.strip("/") + "/" for root in test_roots)
     suspects = tuple(
         path
-        for path in sorted({*ctx.head.files, *changed_code(ctx)})
+        for path in sorted(files)
         if path.endswith(".py")
         and not is_test_file(path)
         and path not in test_side
         and not path.startswith(roots)
     )
-    return child_plugins(suspects, ctx.evidence.test_side, ctx.evidence.roots)
+    return child_plugins(suspects, test_files, test_roots)

@@ -3,8 +3,9 @@ main's asserts compared that lied is the patch's unless main shows the same.
 
 - A value that equals anything (`unittest.mock.ANY`, an `__eq__` that says yes) is main's
   when the same test, run on the base's tree with the same check (one small session, only
-  when something lied), shows the same operand of the same assert lying with the same type:
-  a warning for the plane's owner (PG146); otherwise the patch's (PG145).
+  when something lied; none when main's run in the digest recorded its lies), shows the same
+  operand of the same assert lying with the same type: a warning for the plane's owner
+  (PG146); otherwise the patch's (PG145).
 - A builtin comparison bent by a class of the tree is the patch's when the method is new or
   changed (PG145); one main already has, unchanged, is main's when the base shows the same
   bent value in the same assert (PG146), else the patch's: main's lenient class, returned
@@ -50,10 +51,13 @@ def check(head: HeadRun) -> AnswerProbes:
     lies, checked = reported
     if not lies:
         return _record("pass", 0.0, checked, f"{checked} comparisons checked")
-    mains = _mains(ctx, lies)
+    recorded = None if head.base.main is None else head.base.main.lies
+    mains = _mains(ctx, lies) if recorded is None else frozenset(recorded)
     failures = tuple(_failure(ctx, lie, mains, head.checkout) for lie in lies)
     outcome = "fail" if any(f.probe == LIED for f in failures) else "pass"
     detail = f"{checked} comparisons checked, {len(lies)} values lied"
+    if recorded is not None:
+        detail += f"; main's {len(recorded)} from its run in the digest"
     found = _record(outcome, time.monotonic() - started, checked, detail)
     return replace(found, failures=failures)
 
