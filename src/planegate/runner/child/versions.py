@@ -4,8 +4,8 @@ A check of bindings at checkpoints cannot see a write that is undone in between 
 a one-shot stand-in, a signal handler). CPython (3.6 to 3.13) gives every dict a version tag
 that takes a new value from a global counter on each change of the dict, and a write of the
 object already bound changes nothing. The tags are read all at once from a view of the memory
-that holds them (`reader`): one machine word per namespace, read between every two reports. A namespace whose tag
-moved is compared with its snapshot (every key, every value's identity):
+that holds them (`reader`): one machine word per namespace, read between every two reports.
+A namespace whose tag moved is compared with its snapshot (every key, every value's identity):
 - nothing differs: it was rebound and restored in between: reported, naming the namespace;
 - a test module's binding differs (any value, data included) and the new value's code is not
   main's tests' (a data value: unless the module's own functions assign that name with
