@@ -1,13 +1,16 @@
-"""The result stream closes at its first `end`; one stream per run; a report counts once."""
+"""The result stream closes at its first `end`; one stream per run; a report counts once; the
+pipe's lines come back whole however the writes cut them."""
 
 from __future__ import annotations
 
 import json
+import os
+import threading
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planegate.runner.stream import Fold, Tamper
+from planegate.runner.stream import Fold, Tamper, lines_of
 
 NONCE = "n0nce"
 NODEIDS = st.lists(st.from_regex(r"tests/test_[a-z]{1,6}\.py::test_[a-z]{1,6}", fullmatch=True))
@@ -116,3 +119,33 @@ def test_a_companion_record_counts_once_and_the_first_stands(
     result = fold([*lines[:-1], first, second, lines[-1]])
     assert result.extra == {kind: {"modules": {"a": "a.py"}}}
     assert result.tampering() == (Tamper(f"the stream sent its {kind} record twice"),)
+
+
+@given(
+    lines=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+    cuts=st.lists(st.integers(1, 50), max_size=20),
+    closed=st.booleans(),
+)
+def test_the_pipe_reader_gives_back_every_line_whole(
+    lines: list[bytes], cuts: list[int], closed: bool
+) -> None:
+    data = b"\n".join(lines) + (b"\n" if closed and lines else b"")
+    read_fd, write_fd = os.pipe()
+
+    def write() -> None:  # the child's writes, cut anywhere
+        rest = data
+        for cut in [*cuts, len(data) + 1]:
+            if rest:
+                os.write(write_fd, rest[:cut])
+                rest = rest[cut:]
+        os.close(write_fd)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    got = list(lines_of(read_fd, pause=0.0))
+    writer.join()
+    os.close(read_fd)
+    expected = data.split(b"\n")
+    if expected and expected[-1] == b"":
+        expected.pop()
+    assert got == expected

@@ -39,7 +39,7 @@ from planegate.runner.child.disguise import padding
 from planegate.runner.child.extras import EXTRA_KINDS
 from planegate.runner.child.main import SCRIPT
 from planegate.runner.roots import package_roots
-from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
+from planegate.runner.stream import Fold, Outcome, Tamper, lines_of, outcome_of
 
 __all__ = ["ChildPlugin", "Outcome", "RunResult", "RunSpec", "Tamper", "plugin_modules", "run"]
 MAX_OUTPUT = 200_000
@@ -394,9 +394,9 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int | None, bo
 
 def _read_lines(fd: int, fold: Fold, progress: Progress) -> None:
     done = 0
-    with os.fdopen(fd, "rb") as stream:
-        for raw in stream:
-            text = raw.decode("utf-8", "replace").rstrip("\n")
+    try:
+        for raw in lines_of(fd):
+            text = raw.decode("utf-8", "replace")
             try:
                 fold.feed(text)
             except (KeyError, TypeError, ValueError, AttributeError):  # a record of a bad shape
@@ -404,6 +404,8 @@ def _read_lines(fd: int, fold: Fold, progress: Progress) -> None:
             if '"when":"teardown"' in text:
                 done += 1
                 progress.update(done, len(fold.selected))
+    finally:
+        os.close(fd)
 
 
 def _interpret(

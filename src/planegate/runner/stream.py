@@ -10,8 +10,10 @@ integrity checks sent are kept as they came, whatever follows them.
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,3 +234,23 @@ def outcome_of(nodeid: str, by_when: Mapping[str, Mapping[str, Any]]) -> Outcome
     if call is None or "teardown" not in by_when:
         return Outcome(nodeid, "missing", "", duration)
     return Outcome(nodeid, "xpassed" if call.get("wasxfail") else "passed", "", duration)
+
+
+PAUSE = 0.02  # seconds the reader rests after a read that found little
+_CHUNK, _SHORT = 1 << 20, 1 << 18
+
+
+def lines_of(fd: int, pause: float = PAUSE) -> Iterator[bytes]:
+    """The lines a pipe carries (without their newline), read in chunks until its writers
+    close it. After a read that found little the reader rests a moment: a reader blocked on
+    an empty pipe is woken by every write (the child writes once a test), and each wake-up
+    costs both processes a switch of CPU. The pipe holds what is written meanwhile (1 MiB
+    where Linux allows it: `session._widen`); a writer that fills it waits one pause at most."""
+    pending = b""
+    while chunk := os.read(fd, _CHUNK):
+        *lines, pending = (pending + chunk).split(b"\n")
+        yield from lines
+        if len(chunk) < _SHORT:
+            time.sleep(pause)
+    if pending:
+        yield pending
