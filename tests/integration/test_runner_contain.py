@@ -107,17 +107,17 @@ def test_the_result_stream_pipe_holds_a_megabyte_where_the_kernel_allows() -> No
     the child in its write after a few hundred tests' records."""
     import fcntl
 
-    from planegate.runner import session
+    from planegate.runner import launch
 
     allowed = int(Path("/proc/sys/fs/pipe-max-size").read_text("utf-8"))
     read, write = os.pipe()
     try:
-        session._widen(write)
+        launch.widen(write)
         size = fcntl.fcntl(write, getattr(fcntl, "F_GETPIPE_SZ", 1032))
     finally:
         os.close(read)
         os.close(write)
-    assert size >= min(session.PIPE_SIZE, allowed) > 64 * 1024
+    assert size >= min(launch.PIPE_SIZE, allowed) > 64 * 1024
 
 
 def _direct_answer() -> bool:

@@ -4,6 +4,7 @@ with `--shard K/N` one slice of it, with `--merge` the shards' evidence judged a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -22,6 +23,23 @@ def run(args: argparse.Namespace) -> int:
         from planegate.runner import contain
 
         contain.start_user_check(os.environ)
+    with _ahead(args):
+        report = _gate(args)
+    _print(report, args)
+    return report.exit_code
+
+
+def _ahead(args: argparse.Namespace) -> contextlib.AbstractContextManager[None]:
+    """The head's test child started now, before the gate's imports and git work, for the
+    whole gate of one process (runner/parked.py): its start-up overlaps them."""
+    if args.merge is not None or args.shard is not None or args.evidence is not None:
+        return contextlib.nullcontext()
+    from planegate.runner import parked
+
+    return parked.ahead(root_of(args), os.environ, args.base)
+
+
+def _gate(args: argparse.Namespace) -> Report:
     from planegate.gate import pipeline as gate
     from planegate.gate.context import GateOptions
     from planegate.repo.digest_format import FILE_NAME
@@ -45,8 +63,7 @@ def run(args: argparse.Namespace) -> int:
         report = _shard(options, args, progress_of(args))
     else:
         report = gate.run(options, progress_of(args))
-    _print(report, args)
-    return report.exit_code
+    return report
 
 
 def _shard(options: GateOptions, args: argparse.Namespace, progress: Progress) -> Report:

@@ -24,7 +24,7 @@ from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.digest_format import MainRun
 from planegate.repo.git import GitRepo
 from planegate.report import ShadowResult
-from planegate.runner import overlay, session, startup
+from planegate.runner import overlay, parked, session, startup
 from planegate.runner.rerun import Rerun, rerun
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
@@ -79,6 +79,8 @@ def execute(
             head_run, overlay_notes, probed, answers = _run_head(
                 ctx, base_run, within, progress, head_starts
             )
+        if head_run.ahead:
+            watch.seconds["head child started ahead"] = head_run.ahead
         shadow, claims = _apart(ctx, progress, watch, within is None or within.shadow)
         with watch.time("base collection (alongside)"):
             base_collected = base_collection()
@@ -267,7 +269,8 @@ def _run_head(
 ) -> tuple[session.RunResult, tuple[str, ...], ProbeResult, AnswerProbes]:
     """The head's run, with what the probes ask of it, then every probe after it."""
     deselect = frozenset(ctx.frozen) | (within.elsewhere if within is not None else frozenset())
-    with ctx.repo.worktree(ctx.head.commit) as tree:
+    # the folder a test child started ahead waits for, if one does (runner/parked.py)
+    with ctx.repo.worktree(ctx.head.commit, into=parked.reserved()) as tree:
         applied = _overlay(ctx, tree)
         sessions = Sessions(
             tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept, progress=progress

@@ -32,7 +32,7 @@ from planegate.errors import (
     UnknownRevision,
     UsageError,
 )
-from planegate.repo import export, gitdiff, gitenv
+from planegate.repo import export, gitdiff, gitenv, opened
 from planegate.repo.gitdiff import Change
 
 _CHUNK = 1 << 16
@@ -48,8 +48,6 @@ _UNRESOLVED: tuple[type[Exception], ...] = (
     git.exc.AmbiguousObjectName,
     ValueError,
 )
-# The work tree top and git common dir of every repository this process opened (real paths).
-_OPENED: dict[str, None] = {}
 
 
 @dataclass(frozen=True)
@@ -121,7 +119,7 @@ class GitRepo:
             ),
         )
         self.root = Path(self._repo.working_tree_dir)
-        _OPENED.update(dict.fromkeys(map(os.path.realpath, (self.root, self._repo.common_dir))))
+        opened.add(str(self.root), os.fspath(self._repo.common_dir))
         self._indexes: dict[str, dict[str, tuple[bytes, int]]] = {}
         self._leaves: dict[str, dict[str, tuple[bytes, int, bool]]] = {}
         self._read_cache = _BlobCache(_CACHE_BYTES)
@@ -283,13 +281,14 @@ class GitRepo:
         ]
 
     @contextlib.contextmanager
-    def worktree(self, commit: str) -> Iterator[Path]:
+    def worktree(self, commit: str, into: Path | None = None) -> Iterator[Path]:
         """`commit`'s tree (or a tree itself) exported into a throwaway folder with no link
-        to this repository (no `.git`), removed afterwards whatever happens."""
-        parent = Path(tempfile.mkdtemp())  # a neutral name: the tests run in it
-        path = parent / "tree"
+        to this repository (no `.git`), removed afterwards with its parent whatever happens;
+        `into`: an empty folder made for it ahead (runner/parked.py)."""
+        parent = Path(tempfile.mkdtemp()) if into is None else into.parent  # a neutral name
+        path = parent / "tree" if into is None else into
         try:
-            path.mkdir()
+            path.mkdir(exist_ok=into is not None)
             with _translated(f"exporting the tree of {commit[:12]}"):
                 export.write_tree(path, self._tree_entries(commit))
             yield path
@@ -447,13 +446,6 @@ def _batch_output(stream: IO[bytes], count: int, what: str) -> dict[bytes, bytes
 def _unavailable(what: str, error: git.exc.GitCommandError) -> ServiceUnavailable:
     detail = " ".join(str(error.stderr).split()).removeprefix("stderr: ")
     return ServiceUnavailable(f"{what} failed: {detail}")
-
-
-def opened_folders() -> tuple[str, ...]:
-    """Every repository this process opened that is still there, its work tree top and git
-    common dir: the test child's sandbox hides them (runner/sandbox.py), so no process a test
-    starts reads main's checkout."""
-    return tuple(folder for folder in _OPENED if os.path.isdir(folder))
 
 
 def init_repository(path: Path) -> GitRepo:

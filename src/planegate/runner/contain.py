@@ -117,15 +117,25 @@ def guarded() -> Iterator[frozenset[int]]:
                     _prctl_set(PR_SET_DUMPABLE, dumpable)
 
 
-def launch(start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+def launch(
+    start: Callable[[], subprocess.Popen[bytes]], counted: bool = True
+) -> subprocess.Popen[bytes]:
     """Start a run's child and register it, at once: no other run ending meanwhile takes it
-    for a process its own run left behind."""
+    for a process its own run left behind. `counted`: its run starts now (`launches`); a
+    child started ahead of its run is counted when it gets it (`count_launch`)."""
     with _LOCK:
         proc = start()
         _ACTIVE.add(proc.pid)
+    if counted:
+        count_launch()
+    return proc
+
+
+def count_launch() -> None:
+    """A child's run starts: wake whoever waits for one (`wait_for_launch`)."""
+    with _LOCK:
         _LAUNCHES[0] += 1
         _LAUNCHED.notify_all()
-    return proc
 
 
 def launches() -> int:

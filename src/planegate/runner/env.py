@@ -137,11 +137,19 @@ def ci_settings(tree: Path) -> dict[str, str]:
     `[testenv]` in the tree's `tox.ini`, which the overlay makes the base's): the variables
     the project's own CI runs its tests with. Lines with tox substitutions (`{...}`) or
     files (`file|...`) are left out; forbidden names never reach the child."""
+    try:
+        return ci_settings_of((tree / "tox.ini").read_text("utf-8", "replace"))
+    except OSError:
+        return {}
+
+
+def ci_settings_of(tox_ini: str) -> dict[str, str]:
+    """`ci_settings` of a `tox.ini`'s text."""
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read_string((tree / "tox.ini").read_text("utf-8", "replace"))
+        parser.read_string(tox_ini)
         text = parser.get("testenv", "setenv", fallback="")
-    except (OSError, configparser.Error):
+    except configparser.Error:
         return {}
     found: dict[str, str] = {}
     for line in text.splitlines():

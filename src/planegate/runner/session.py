@@ -11,39 +11,36 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from planegate.progress import QUIET, Progress
-from planegate.repo import git as gitrepo
 from planegate.runner import (
     contain,
     inotify,
+    launch,
+    parked,
     plugins,
     pytest_ini,
-    sandbox,
     subtests,
     traced,
     treescan,
 )
 from planegate.runner import env as child_env
-from planegate.runner.child.disguise import padding
 from planegate.runner.child.extras import EXTRA_KINDS
-from planegate.runner.child.main import SCRIPT
 from planegate.runner.roots import package_roots
 from planegate.runner.stream import Fold, Outcome, Tamper, lines_of, outcome_of
 
 __all__ = ["ChildPlugin", "Outcome", "RunResult", "RunSpec", "Tamper", "plugin_modules", "run"]
 MAX_OUTPUT = 200_000
-PIPE_SIZE = 1 << 20  # the result stream's pipe
 
 
 @dataclass(frozen=True)
@@ -108,6 +105,7 @@ class RunResult:
     reads: Mapping[str, traced.Reads] = field(default_factory=dict)  # traced opens per test
     unsandboxed: bool = False  # the child ran without the sandbox (--no-sandbox)
     opened: inotify.Opens | None = None  # a traced run: the kernel's opens of locked files
+    ahead: float = 0.0  # seconds its child was started before the run (runner/parked.py)
 
     def outcome_of(self, nodeid: str) -> Outcome:
         if nodeid in self.outcomes:
@@ -150,35 +148,34 @@ class _Execution:
     notes: tuple[str, ...]
     tampering: tuple[Tamper, ...]
     unsandboxed: bool = False
+    ahead: float = 0.0
 
 
 def run(
     spec: RunSpec, progress: Progress = QUIET, parent_env: Mapping[str, str] | None = None
 ) -> RunResult:
     parent = parent_env if parent_env is not None else os.environ
-    site = child_env.project_site(parent)
     # a child of another user may leave what this process cannot remove: the container goes
-    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as scratch:
-        scratch_dir = Path(scratch)
+    with _scratch(spec.tree) as scratch_dir:
         canary = _Canary.new()
         args = _arguments(spec, scratch_dir, canary)
-        (scratch_dir / "home").mkdir()
-        home, ci = str(scratch_dir / "home"), child_env.ci_settings(spec.tree)
-        env = child_env.minimal(parent, home, spec.env_allow, str(spec.tree), ci)
-        how = contain.plan_launch(spec.tree, scratch_dir, child_env.child_user(parent))
-        box = _box(spec, scratch_dir, parent, site, how)
+        how = launch.plan(spec.tree, scratch_dir, parent, spec.env_allow, spec.network)
         child_spec = {
             "nonce": secrets.token_hex(16),
             "deselect": sorted(spec.deselect),
             "rootdir": str(spec.tree),
             "args": args,
             "trusted": sorted(spec.trusted),
-            "protect": [*contain.protected_folders(env["PATH"]), *site, *_git_dirs(spec.tree)],
-            "modules": plugin_modules(spec.plugins, site),
-            "site": list(site),
+            "protect": [
+                *contain.protected_folders(how.env["PATH"]),
+                *how.site,
+                *launch.git_dirs(spec.tree),
+            ],
+            "modules": plugin_modules(spec.plugins, how.site),
+            "site": list(how.site),
             "ini": args[1],
-            "hidden_env": child_env.hidden(parent, ci),
-            "drop_caps": how.drop_caps,
+            "hidden_env": child_env.hidden(parent, child_env.ci_settings(spec.tree)),
+            "drop_caps": how.how.drop_caps,
             "roots": package_roots(spec.tree, spec.ini_options),
             "repeat": spec.repeat,
             "nice": spec.nice,
@@ -191,14 +188,30 @@ def run(
         treescan.clear_caches(spec.tree)
         try:
             with inotify.watching(spec.tree, _locked(spec)) as opened:
-                execution = _execute(spec, child_spec, env, scratch_dir, progress, (how, box))
+                started = parked.take(how) or launch.start(how)
+                execution = _execute(spec, child_spec, started, progress)
         finally:
             Path(args[1]).unlink(missing_ok=True)  # the gate-written ini
             treescan.clear_caches(spec.tree)  # what this run wrote is no later run's
     result = _interpret(execution, canary, spec, tuple(committed))
     if spec.trace is not None:
         result = replace(result, opened=opened[0])
-    return _with_fixture_hints(result, site)
+    return _with_fixture_hints(result, how.site)
+
+
+@contextlib.contextmanager
+def _scratch(tree: Path) -> Iterator[Path]:
+    """The run's scratch folder: the one of the child started ahead for `tree`, if one waits
+    (runner/parked.py), else a new one; removed afterwards."""
+    made = parked.scratch_for(tree)
+    if made is None:
+        with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as scratch:
+            yield Path(scratch)
+        return
+    try:
+        yield made
+    finally:
+        shutil.rmtree(made, ignore_errors=True)
 
 
 def _locked(spec: RunSpec) -> list[str]:
@@ -213,47 +226,6 @@ def _traced(spec: RunSpec) -> dict[str, list[str]] | None:
     if spec.trace is None:
         return None
     return {**spec.trace.to_json(), "locked": _locked(spec)}
-
-
-def _box(
-    spec: RunSpec,
-    scratch: Path,
-    parent: Mapping[str, str],
-    site: Iterable[str],
-    how: contain.Launch,
-) -> tuple[str, sandbox.Layout] | None:
-    """The sandbox the child runs in (the bwrap program and its layout); None with
-    `--no-sandbox`. Raises ServiceUnavailable when it cannot start here. The repositories the
-    gate opened are masked like HOME: a program a test starts cannot read main's checkout."""
-    if sandbox.switched_off():
-        return None
-    root = not how.prefix and (os.geteuid() if how.user is None else how.user) == 0
-    other = bool(how.prefix) or how.user is not None  # the child is not this process's user
-    layout = sandbox.Layout(
-        tree=str(spec.tree),
-        scratch=str(scratch),
-        masked=(*sandbox.masked_folders(parent, spec.network), *gitrepo.opened_folders()),
-        keep=sandbox.kept(parent.get("PATH", ""), [*site, *_git_dirs(spec.tree)], other),
-        network=spec.network,
-        root=root,
-        writable=sandbox.writable_folders(parent),
-    )
-    sandbox.require(parent, how.prefix, how.user, layout)
-    return sandbox.program(parent), layout
-
-
-def _command(
-    how: contain.Launch, box: tuple[str, sandbox.Layout] | None
-) -> tuple[list[str], int | None]:
-    """The child's command line, and the descriptor bwrap reads its options from."""
-    python = [sys.executable, "-", padding()]
-    if box is None:
-        return [*how.prefix, *python], None
-    program, layout = box
-    read, write = os.pipe()
-    with os.fdopen(write, "wb") as handle:  # a few KiB: the pipe holds them
-        handle.write(sandbox.encoded(sandbox.arguments(layout)))
-    return [*how.prefix, program, "--args", str(read), *python], read
 
 
 def _arguments(spec: RunSpec, scratch: Path, canary: _Canary) -> list[str]:
@@ -292,95 +264,31 @@ def plugin_modules(names: Iterable[str], site: Iterable[str] = ()) -> list[str]:
     return plugins.modules(names, site)
 
 
-def _git_dirs(tree: Path) -> list[str]:
-    """The repository's git folder, from the worktree's `.git` file: hooks written there would
-    run in the gate's own git commands."""
-    try:
-        text = (tree / ".git").read_text("utf-8")
-    except OSError:
-        return []
-    if not text.startswith("gitdir:"):
-        return []
-    gitdir = Path(text.split(":", 1)[1].strip())
-    try:
-        common = (gitdir / (gitdir / "commondir").read_text("utf-8").strip()).resolve()
-    except OSError:
-        common = gitdir.resolve()
-    return [str(common), str(gitdir.resolve())]
-
-
 def _execute(
-    spec: RunSpec,
-    child_spec: dict[str, Any],
-    env: dict[str, str],
-    scratch: Path,
-    progress: Progress,
-    started: tuple[contain.Launch, tuple[str, sandbox.Layout] | None],
+    spec: RunSpec, child_spec: dict[str, Any], started: launch.Started, progress: Progress
 ) -> _Execution:
-    how, box = started
-    read_fd, write_fd = os.pipe()
-    _widen(write_fd)
-    spec_read, spec_write = os.pipe()
-    child_spec["fd"] = write_fd
+    child_spec["fd"] = started.child_end
     kinds = EXTRA_KINDS.union(*(plugin.records for plugin in spec.child_plugins))
     fold = Fold(str(child_spec["nonce"]), kinds)
-    site = child_spec["site"]
-    before = contain.interpreter_snapshot(env["PATH"], site)
-    command, args_fd = _command(how, box)
-    fds = (write_fd, spec_read) if args_fd is None else (write_fd, spec_read, args_fd)
-    with (scratch / "output.log").open("wb") as log, contain.guarded() as children:
-        proc = contain.launch(
-            lambda: subprocess.Popen(
-                command,
-                cwd=spec.tree,
-                env=env,
-                stdin=subprocess.PIPE,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                pass_fds=fds,
-                start_new_session=True,
-                user=how.user,
-                group=how.user,
-                extra_groups=None if how.user is None else [],
-                umask=how.umask,
-            )
+    proc, how = started.proc, started.plan
+    with started.stack:
+        reader = threading.Thread(
+            target=_read_lines, args=(started.results, fold, progress), daemon=True
         )
-        for fd in fds[1:]:
-            os.close(fd)
-        os.close(write_fd)
-        reader = threading.Thread(target=_read_lines, args=(read_fd, fold, progress), daemon=True)
         reader.start()
-        _send(proc, SCRIPT.format(fd=spec_read), spec_write, child_spec)
+        launch.send_spec(started, json.dumps(child_spec).encode())
         status, timed_out = _wait(proc, spec.timeout)
-        killed = contain.kill_descendants(proc.pid, children)
+        killed = contain.kill_descendants(proc.pid, started.children)
         proc.wait()
         reader.join(timeout=5)
-    output = (scratch / "output.log").read_bytes()[-MAX_OUTPUT:].decode("utf-8", "replace")
-    changed = contain.changed(before, contain.interpreter_snapshot(env["PATH"], site))
+    output = (how.scratch / "output.log").read_bytes()[-MAX_OUTPUT:].decode("utf-8", "replace")
+    changed = contain.changed(
+        started.before, contain.interpreter_snapshot(how.env["PATH"], how.site)
+    )
     notes = (f"killed {killed} processes the run left behind",) if killed else ()
     found = tuple(Tamper(f"the run changed {path}") for path in changed[:10])
-    return _Execution(fold, output, status, timed_out, notes, found, box is None)
-
-
-def _widen(fd: int) -> None:
-    """A pipe of 1 MiB where Linux allows it (64 KiB by default): on a busy machine the
-    parent's reader runs late in bursts, and the child then waits in its write."""
-    import fcntl  # POSIX only, and F_SETPIPE_SZ Linux only: elsewhere the pipe stays as it is
-
-    if hasattr(fcntl, "F_SETPIPE_SZ"):
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
-
-
-def _send(proc: subprocess.Popen[bytes], script: str, spec_fd: int, spec: dict[str, Any]) -> None:
-    assert proc.stdin is not None
-    try:
-        proc.stdin.write(script.encode())
-        proc.stdin.close()
-    except BrokenPipeError:
-        pass
-    with contextlib.suppress(BrokenPipeError), os.fdopen(spec_fd, "wb") as handle:
-        handle.write(json.dumps(spec).encode())
+    unboxed, ahead = how.box is None, round(started.waited, 3) if started.parked else 0.0
+    return _Execution(fold, output, status, timed_out, notes, found, unboxed, ahead)
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int | None, bool]:
@@ -439,6 +347,7 @@ def _interpret(
         extra=fold.extra,
         reads={k: traced.Reads(*v) for k, v in fold.reads.items() if k not in canary_ids},
         unsandboxed=execution.unsandboxed,
+        ahead=execution.ahead,
     )
 
 

@@ -1,0 +1,161 @@
+"""The head's test child, started before the gate knows its run.
+
+A test child spends its first few hundred milliseconds starting its interpreter and importing
+the harness (pytest, pluggy, Hypothesis), none of which depends on what it will run; the gate
+spends as long importing itself and reading git before the head's run is known. `park` starts
+a child at the gate's start, on a thread, for folders made ahead (an empty tree the head's
+worktree is later exported into, a scratch folder), with the environment and sandbox the run
+will most likely want: main's configuration is not read yet, so the configuration's
+defaults (no extra environment variables, no network) stand in for it, with what main's
+`tox.ini` sets (one `git show`; never the patch's files).
+
+When the head's run starts, `session.run` plans its child as always and `take`s the waiting
+one only if that plan is equal in every part (command, sandbox, environment, user, folders):
+a child that started otherwise is killed and a new one started. So the waiting child is one
+the run could have started itself, only earlier; the run's spec (what to run and trust) goes
+to it on its own pipe as to any child. Until then it runs planegate's own code and the
+harness's imports in a tree still empty. `ahead` kills an unused one when the command ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from planegate.config import defaults
+from planegate.repo import gitenv, opened
+from planegate.runner import env as child_env
+from planegate.runner import launch
+
+_LOCK = threading.Lock()
+
+
+@dataclass
+class _Waiting:
+    folder: Path  # made ahead: holds `tree`, the head's tree once exported
+    scratch: Path
+    ready: threading.Event = field(default_factory=threading.Event)  # started, or failed to
+    started: launch.Started | None = None
+
+
+_SLOT: list[_Waiting] = []
+
+
+@contextlib.contextmanager
+def ahead(root: Path, environ: Mapping[str, str], base: str) -> Iterator[None]:
+    """A child parked for the head's run of the gate in `root` against `base` while the block
+    runs; an unused one is killed and its folders removed at the end."""
+    park(root, environ, base)
+    try:
+        yield
+    finally:
+        discard()
+
+
+def park(root: Path, environ: Mapping[str, str], base: str) -> None:
+    """Start the parked child on a thread of its own (the caller goes on importing)."""
+    folder = Path(tempfile.mkdtemp())
+    (folder / "tree").mkdir()
+    waiting = _Waiting(folder, Path(tempfile.mkdtemp()))
+    with _LOCK:
+        _SLOT.append(waiting)
+    threading.Thread(
+        target=_start, args=(waiting, root, dict(environ), base), name="parked", daemon=True
+    ).start()
+
+
+def _start(waiting: _Waiting, root: Path, environ: dict[str, str], base: str) -> None:
+    """Start the child, then stay until its run ends: the sandbox kills its process when the
+    thread that started it ends (bwrap's --die-with-parent is the kernel's parent-death
+    signal, which follows the starting thread)."""
+    ended = threading.Event()
+    try:
+        env = {**environ, **gitenv.hardened(environ)}
+        _name_repository(root, env)
+        tox = None if base.startswith("-") else _git(root, env, "show", f"{base}:tox.ini")
+        ci = child_env.ci_settings_of(tox or "")
+        how = launch.plan(
+            waiting.folder / "tree", waiting.scratch, environ, (), defaults.SANDBOX_NETWORK, ci
+        )
+        waiting.started = launch.start(how)
+        waiting.started.stack.callback(ended.set)
+    except Exception:  # the run starts its own child, and reports what fails
+        waiting.started = None
+        ended.set()
+    finally:
+        waiting.ready.set()
+    ended.wait()
+
+
+def _name_repository(root: Path, env: Mapping[str, str]) -> None:
+    """The repository the gate opens next, named as `repo/git.py` will name it (its work tree
+    top and git common dir): the sandbox hides it from the start."""
+    lines = (_git(root, env, "rev-parse", "--show-toplevel", "--git-common-dir") or "").split("\n")
+    if len(lines) >= 2 and lines[0] and lines[1]:
+        opened.add(lines[0], os.path.join(root, lines[1]))
+
+
+def _git(root: Path, env: Mapping[str, str], *args: str) -> str | None:
+    """git's output, None when it fails (the tree's own git, as the gate runs it: no hooks,
+    no system or global configuration)."""
+    done = subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, check=False, env=dict(env)
+    )
+    return done.stdout if done.returncode == 0 else None
+
+
+def reserved() -> Path | None:
+    """The empty folder the head's tree is to be exported into, while a child waits for it."""
+    with _LOCK:
+        return _SLOT[0].folder / "tree" if _SLOT else None
+
+
+def scratch_for(tree: Path) -> Path | None:
+    """The waiting child's scratch folder when it waits for a run in `tree`."""
+    with _LOCK:
+        waiting = _SLOT[0] if _SLOT and _SLOT[0].folder / "tree" == tree else None
+    if waiting is None:
+        return None
+    waiting.ready.wait()
+    return waiting.scratch if waiting.started is not None else None
+
+
+def take(plan: launch.Plan) -> launch.Started | None:
+    """The waiting child, for a run in its tree, when it was started as `plan` says and is
+    still alive; else None, and a child waiting for that tree is killed (it waits no more)."""
+    with _LOCK:
+        waiting = _SLOT[0] if _SLOT and _SLOT[0].folder / "tree" == plan.tree else None
+        if waiting is not None:
+            _SLOT.clear()
+    if waiting is None:
+        return None
+    waiting.ready.wait()
+    started = waiting.started
+    if started is None:  # none started: the run made a scratch folder of its own
+        shutil.rmtree(waiting.scratch, ignore_errors=True)
+        return None
+    if started.plan == plan and started.alive():
+        started.parked = True
+        return started
+    started.discard()
+    return None
+
+
+def discard() -> None:
+    """Kill a child still waiting and remove its folders."""
+    with _LOCK:
+        waiting = _SLOT.pop() if _SLOT else None
+    if waiting is None:
+        return
+    waiting.ready.wait()
+    if waiting.started is not None:
+        waiting.started.discard()
+    shutil.rmtree(waiting.folder, ignore_errors=True)
+    shutil.rmtree(waiting.scratch, ignore_errors=True)
