@@ -326,3 +326,32 @@ ini = pytest_ini.base_options(read)
 trace = TraceSpec(("tests/test_facts.py",), ("tests",))
 print(spec.Sessions(tree, cfg, ini).run(trace=trace).output)
 """
+
+# The same run by a child started ahead of it (runner/parked.py), as `planegate gate` starts
+# the head's: parked for the repository the project is committed in, the project's files
+# then put into the folder it waits for. Prints the seconds it waited, then the run's output.
+PARKED_DRIVER = """
+import os, shutil, sys, time
+from pathlib import Path
+
+from planegate.config.load import parse
+from planegate.runner import parked, pytest_ini, spec
+from planegate.runner.traced import TraceSpec
+
+project = Path(sys.argv[1])
+cfg = parse(sys.argv[2], "planegate.yml")
+with parked.ahead(project, os.environ, "HEAD"):
+    tree = parked.reserved()
+    time.sleep(1.0)  # the gate's imports and git work
+    shutil.copytree(project, tree, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+
+    def read(name):
+        path = tree / name
+        return path.read_bytes() if path.is_file() else None
+
+    ini = pytest_ini.base_options(read)
+    trace = TraceSpec(("tests/test_facts.py",), ("tests",))
+    result = spec.Sessions(tree, cfg, ini).run(trace=trace)
+print(result.ahead)
+print(result.output)
+"""
