@@ -20,6 +20,7 @@ from planegate.modes.base import exchange_folder, main_digest_folder, phase_of
 from planegate.progress import Progress
 from planegate.repo import digest_format as digest_mod
 from planegate.report import Report
+from planegate.runner import parked
 
 
 class GateMode:
@@ -29,9 +30,13 @@ class GateMode:
     writes_report = True
 
     def run(self, job: Job, folder: Path, environ: Mapping[str, str], progress: Progress) -> int:
-        ctx = gate_context(job, fetched_digest(environ), agent=True)
-        digest = check_digest(ctx)
-        execution = execute(ctx, progress, base_inventory=digest.inventory, main=digest.main_run)
+        # the head's child starts while the context is built (runner/parked.py)
+        with parked.ahead(Path(job.working_directory), environ, job.base or "HEAD"):
+            ctx = gate_context(job, fetched_digest(environ), agent=True)
+            digest = check_digest(ctx)
+            execution = execute(
+                ctx, progress, base_inventory=digest.inventory, main=digest.main_run
+            )
         exchange.write(folder, execution)
         print(f"planegate: run phase done: {len(execution.head_run.collected)} nodeids -> {folder}")
         return exitcodes.PASS
