@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -130,9 +131,9 @@ class Started:
         """Kill it and what it started, and release what it holds (a child never used)."""
         with self.stack:
             with contextlib.suppress(OSError):
-                os.killpg(self.proc.pid, 9)
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()  # reaped first: a dead child is no longer in the process table
             contain.kill_descendants(self.proc.pid, self.children)
-            self.proc.wait()
             for fd in (self.results, self.spec_end):
                 with contextlib.suppress(OSError):
                     os.close(fd)

@@ -1,0 +1,74 @@
+"""The head's child started ahead of its run (runner/parked.py), with real processes: it waits
+for a run in its own tree only, a run that would start it otherwise kills it, and one never
+taken is killed and its folders removed."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from helpers.repo_helper import TestRepo
+from planegate.runner import launch, parked
+
+TOX = "[testenv]\nsetenv =\n    CALC_MODE = main\n"
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as handle:
+        return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def _waiting() -> launch.Started:
+    slot = parked._SLOT[0]
+    slot.ready.wait()
+    assert slot.started is not None, "the child did not start"
+    return slot.started
+
+
+def _repo(tmp_path: Path) -> TestRepo:
+    repo = TestRepo(tmp_path / "repo")
+    repo.commit("main", {"tox.ini": TOX, "README": "x\n"})
+    return repo
+
+
+def test_a_child_never_taken_is_killed_and_its_folders_removed(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    with parked.ahead(repo.root, os.environ, "main"):
+        started = _waiting()
+        tree = parked.reserved()
+        assert tree is not None and tree.is_dir() and not any(tree.iterdir())
+        assert alive(started.proc.pid)
+        assert started.plan.env["CALC_MODE"] == "main"  # main's tox.ini, read from git
+    assert not alive(started.proc.pid)
+    assert not tree.parent.exists() and not started.plan.scratch.exists()
+    assert parked.reserved() is None
+
+
+def test_a_run_in_another_tree_leaves_the_child_waiting(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    with parked.ahead(repo.root, os.environ, "main"):
+        started = _waiting()
+        elsewhere = replace(started.plan, tree=tmp_path / "elsewhere")
+        assert parked.take(elsewhere) is None
+        assert alive(started.proc.pid) and parked.reserved() == started.plan.tree
+        assert parked.take(started.plan) is started  # its own tree, the same plan
+        assert parked.reserved() is None
+        started.discard()
+    assert not alive(started.proc.pid)
+
+
+def test_a_run_that_would_start_its_child_otherwise_kills_the_waiting_one(
+    tmp_path: Path,
+) -> None:
+    repo = _repo(tmp_path)
+    with parked.ahead(repo.root, os.environ, "main"):
+        started = _waiting()
+        other = replace(started.plan, env={**started.plan.env, "CALC_MODE": "patch"})
+        assert parked.take(other) is None
+        assert not alive(started.proc.pid)
+        assert parked.reserved() is None
