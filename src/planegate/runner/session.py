@@ -292,12 +292,25 @@ def _execute(
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int | None, bool]:
+    """The child's exit status, or None and True when it ran out of time (killed then). A
+    blocking wait sees the exit at once (`Popen.wait` with a timeout polls, up to 50 ms
+    apart); a timer kills the child's group when the time is up."""
+    expired = threading.Event()
+
+    def expire() -> None:
+        if proc.poll() is None:
+            expired.set()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+    timer = threading.Timer(timeout, expire)
+    timer.daemon = True
+    timer.start()
     try:
-        return proc.wait(timeout=timeout), False
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        return None, True
+        status = proc.wait()
+    finally:
+        timer.cancel()
+    return (None, True) if expired.is_set() else (status, False)
 
 
 def _read_lines(fd: int, fold: Fold, progress: Progress) -> None:
