@@ -41,7 +41,7 @@ class Plan:
     site: tuple[str, ...]  # the project's site folders
 
 
-def plan(
+def plan_for(
     tree: Path,
     scratch: Path,
     parent: Mapping[str, str],
@@ -139,32 +139,32 @@ class Started:
                     os.close(fd)
 
 
-def start(how: Plan) -> Started:
+def start(plan: Plan) -> Started:
     """The child started and given its script; it imports the harness and waits for its spec."""
     stack = contextlib.ExitStack()
     read_fd, write_fd = os.pipe()
     widen(write_fd)
     spec_read, spec_write = os.pipe()
-    before = contain.interpreter_snapshot(how.env["PATH"], how.site)
-    command, args_fd = _command(how.how, how.box)
+    before = contain.interpreter_snapshot(plan.env["PATH"], plan.site)
+    command, args_fd = _command(plan.how, plan.box)
     fds = (write_fd, spec_read) if args_fd is None else (write_fd, spec_read, args_fd)
     try:
-        log = stack.enter_context((how.scratch / "output.log").open("wb"))
+        log = stack.enter_context((plan.scratch / "output.log").open("wb"))
         children = stack.enter_context(contain.guarded())
         proc = contain.launch(
             lambda: subprocess.Popen(
                 command,
-                cwd=how.tree,
-                env=dict(how.env),
+                cwd=plan.tree,
+                env=dict(plan.env),
                 stdin=subprocess.PIPE,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 pass_fds=fds,
                 start_new_session=True,
-                user=how.how.user,
-                group=how.how.user,
-                extra_groups=None if how.how.user is None else [],
-                umask=how.how.umask,
+                user=plan.how.user,
+                group=plan.how.user,
+                extra_groups=None if plan.how.user is None else [],
+                umask=plan.how.umask,
             ),
             counted=False,
         )
@@ -176,7 +176,7 @@ def start(how: Plan) -> Started:
     for fd in fds:
         os.close(fd)
     _script(proc, SCRIPT.format(fd=spec_read))
-    return Started(how, proc, read_fd, write_fd, spec_write, before, children, log, stack)
+    return Started(plan, proc, read_fd, write_fd, spec_write, before, children, log, stack)
 
 
 def _command(

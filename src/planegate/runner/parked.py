@@ -81,10 +81,10 @@ def _start(waiting: _Waiting, root: Path, environ: dict[str, str], base: str) ->
         _name_repository(root, env)
         tox = None if base.startswith("-") else _git(root, env, "show", f"{base}:tox.ini")
         ci = child_env.ci_settings_of(tox or "")
-        how = launch.plan(
+        plan = launch.plan_for(
             waiting.folder / "tree", waiting.scratch, environ, (), defaults.SANDBOX_NETWORK, ci
         )
-        waiting.started = launch.start(how)
+        waiting.started = launch.start(plan)
         waiting.started.stack.callback(ended.set)
     except Exception:  # the run starts its own child, and reports what fails
         waiting.started = None

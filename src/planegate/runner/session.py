@@ -159,7 +159,7 @@ def run(
     with _scratch(spec.tree) as scratch_dir:
         canary = _Canary.new()
         args = _arguments(spec, scratch_dir, canary)
-        how = launch.plan(spec.tree, scratch_dir, parent, spec.env_allow, spec.network)
+        plan = launch.plan_for(spec.tree, scratch_dir, parent, spec.env_allow, spec.network)
         child_spec = {
             "nonce": secrets.token_hex(16),
             "deselect": sorted(spec.deselect),
@@ -167,15 +167,15 @@ def run(
             "args": args,
             "trusted": sorted(spec.trusted),
             "protect": [
-                *contain.protected_folders(how.env["PATH"]),
-                *how.site,
+                *contain.protected_folders(plan.env["PATH"]),
+                *plan.site,
                 *launch.git_dirs(spec.tree),
             ],
-            "modules": plugin_modules(spec.plugins, how.site),
-            "site": list(how.site),
+            "modules": plugin_modules(spec.plugins, plan.site),
+            "site": list(plan.site),
             "ini": args[1],
             "hidden_env": child_env.hidden(parent, child_env.ci_settings(spec.tree)),
-            "drop_caps": how.how.drop_caps,
+            "drop_caps": plan.how.drop_caps,
             "roots": package_roots(spec.tree, spec.ini_options),
             "repeat": spec.repeat,
             "nice": spec.nice,
@@ -188,7 +188,7 @@ def run(
         treescan.clear_caches(spec.tree)
         try:
             with inotify.watching(spec.tree, _locked(spec)) as opened:
-                started = parked.take(how) or launch.start(how)
+                started = parked.take(plan) or launch.start(plan)
                 execution = _execute(spec, child_spec, started, progress)
         finally:
             Path(args[1]).unlink(missing_ok=True)  # the gate-written ini
@@ -196,7 +196,7 @@ def run(
     result = _interpret(execution, canary, spec, tuple(committed))
     if spec.trace is not None:
         result = replace(result, opened=opened[0])
-    return _with_fixture_hints(result, how.site)
+    return _with_fixture_hints(result, plan.site)
 
 
 @contextlib.contextmanager
@@ -270,7 +270,7 @@ def _execute(
     child_spec["fd"] = started.child_end
     kinds = EXTRA_KINDS.union(*(plugin.records for plugin in spec.child_plugins))
     fold = Fold(str(child_spec["nonce"]), kinds)
-    proc, how = started.proc, started.plan
+    proc, plan = started.proc, started.plan
     with started.stack:
         reader = threading.Thread(
             target=_read_lines, args=(started.results, fold, progress), daemon=True
@@ -281,13 +281,13 @@ def _execute(
         killed = contain.kill_descendants(proc.pid, started.children)
         proc.wait()
         reader.join(timeout=5)
-    output = (how.scratch / "output.log").read_bytes()[-MAX_OUTPUT:].decode("utf-8", "replace")
+    output = (plan.scratch / "output.log").read_bytes()[-MAX_OUTPUT:].decode("utf-8", "replace")
     changed = contain.changed(
-        started.before, contain.interpreter_snapshot(how.env["PATH"], how.site)
+        started.before, contain.interpreter_snapshot(plan.env["PATH"], plan.site)
     )
     notes = (f"killed {killed} processes the run left behind",) if killed else ()
     found = tuple(Tamper(f"the run changed {path}") for path in changed[:10])
-    unboxed, ahead = how.box is None, round(started.waited, 3) if started.parked else 0.0
+    unboxed, ahead = plan.box is None, round(started.waited, 3) if started.parked else 0.0
     return _Execution(fold, output, status, timed_out, notes, found, unboxed, ahead)
 
 
