@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from planegate.analysis.hunks.processes import Workers
 from planegate.gate import context
 from planegate.gate.alongside import Alongside
 from planegate.gate.context import Context, GateOptions
@@ -16,6 +16,9 @@ from planegate.report import Report
 from planegate.steps import hunks
 from planegate.steps.hunks_started import GitOnly, StartedAnalysis
 from planegate.steps.run_facts import Execution
+
+if TYPE_CHECKING:  # its module is imported only for a patch that changes many test files
+    from planegate.analysis.hunks.processes import Workers
 
 
 def run(options: GateOptions, progress: Progress = QUIET) -> Report:
