@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from helpers.hunk_cases import SKIP_CASES
-from planegate.analysis.hunks import analyze_file
+from planegate.analysis.hunks.analyze import analyze_file
 from planegate.analysis.hunks.batch import FileChange, analyze_files
 
 HONEST_HEAD = textwrap.dedent(

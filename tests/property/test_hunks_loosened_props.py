@@ -8,7 +8,7 @@ import textwrap
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planegate.analysis.hunks import analyze_file
+from planegate.analysis.hunks.analyze import analyze_file
 from planegate.findings import Finding
 
 

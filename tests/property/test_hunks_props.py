@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planegate.analysis.hunks import analyze_file, compare_sources
+from planegate.analysis.hunks.analyze import analyze_file, compare_sources
 from planegate.analysis.hunks.placement import Context
 from planegate.findings import Finding
 

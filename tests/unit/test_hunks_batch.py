@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from planegate.analysis.hunks import _split_parse, unchanged
+from planegate.analysis.hunks import unchanged
+from planegate.analysis.hunks.analyze import _split_parse
 from planegate.analysis.hunks.parsed_module import ModuleNames, module_names
 
 # The analysis takes two shortcuts on the blocks around a change; each must give what the

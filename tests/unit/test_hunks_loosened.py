@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from planegate.analysis.hunks import analyze_file
+from planegate.analysis.hunks.analyze import analyze_file
 from planegate.findings import Finding
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from helpers.hunk_cases import BASE_TOTAL, SKIP_CASES
-from planegate.analysis.hunks import analyze_file, is_test_file
+from planegate.analysis.hunks import is_test_file
+from planegate.analysis.hunks.analyze import analyze_file
 from planegate.analysis.hunks.unchanged import blocks, sparsify
 from planegate.findings import Finding, Severity, Step
 from planegate.rules import RULES

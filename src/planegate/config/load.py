@@ -17,6 +17,7 @@ from planegate.config import defaults
 from planegate.config.junit_section import JunitSection, section_of
 from planegate.errors import ConfigError
 from planegate.loading import yamldoc
+from planegate.schemas import accept
 from planegate.vocabulary import PLANES, Plane
 
 CONFIG_NAMES = ("planegate.yml", "planegate.yaml", "planegate.json")
@@ -129,15 +130,23 @@ def key_path_of(parts: list[str | int] | tuple[str | int, ...]) -> str:
 
 
 @functools.cache
-def _validator() -> Any:
-    import jsonschema
+def _schema() -> dict[str, Any]:
+    return schema()
 
-    return jsonschema.Draft202012Validator(schema())
+
+@functools.cache
+def _validator() -> Any:
+    import jsonschema  # only for a document `accept` is not sure of (schemas/accept.py)
+
+    return jsonschema.Draft202012Validator(_schema())
 
 
 def _schema_errors(data: Any) -> list[Any]:
+    short = _short_nodeids(data)
+    if accept.surely_valid(short, _schema()):
+        return []
     return sorted(
-        _validator().iter_errors(_short_nodeids(data)),
+        _validator().iter_errors(short),
         key=lambda e: (len(e.absolute_path), str(e.absolute_path)),
     )
 

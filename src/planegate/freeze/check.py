@@ -94,10 +94,3 @@ def check_file(path: Path, today: date) -> list[LedgerProblem]:
         [*problems, *parsed.problems, *future_dated(parsed, name, today)],
         key=lambda p: p.line or 0,
     )
-
-
-def frozen_nodeids(text: str | None, path: str) -> dict[str, str]:
-    """nodeid -> owner of every nodeid frozen after the fold (invalid lines change nothing)."""
-    if not text:
-        return {}
-    return {nodeid: state.owner for nodeid, state in parse(text, path).state().items()}

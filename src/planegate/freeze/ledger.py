@@ -8,7 +8,7 @@ docs/ledger.md is the reference for the format.
 
 from __future__ import annotations
 
-from planegate.freeze.check import check, check_file, frozen_nodeids
+from planegate.freeze.check import check, check_file
 from planegate.freeze.events import (
     EventErrors,
     FreezeEvent,
@@ -18,6 +18,7 @@ from planegate.freeze.events import (
     thaw_runs_required,
 )
 from planegate.freeze.fold import FreezeState, replays_due
+from planegate.freeze.frozen import frozen_nodeids
 from planegate.freeze.parse import parse
 from planegate.freeze.write import (
     append_event,

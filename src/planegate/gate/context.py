@@ -16,7 +16,7 @@ from planegate.config.from_git import load_config
 from planegate.config.load import Config
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.config.protection import Protection
-from planegate.freeze import ledger
+from planegate.freeze.frozen import frozen_nodeids
 from planegate.repo.git import GitRepo
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot, snapshot
@@ -225,7 +225,7 @@ def build(options: GateOptions, opened: Opened | None = None) -> Context:
     base = opened.base
     cfg = load_config(opened.repo, base.commit, options.config_path, set(base.files))
     ledger_base = base.text(cfg.ledger)
-    frozen = ledger.frozen_nodeids(ledger_base, cfg.ledger)
+    frozen = frozen_nodeids(ledger_base, cfg.ledger)
     return Context(
         options=options,
         opened=opened,

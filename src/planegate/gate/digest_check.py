@@ -11,7 +11,7 @@ from planegate.config.load import Config
 from planegate.config.planemap import PlaneMap
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
-from planegate.freeze import ledger
+from planegate.freeze.frozen import frozen_nodeids
 from planegate.gate import main_run
 from planegate.gate.context import Context, DigestInput, GateOptions, protection_at
 from planegate.gate.execute import collect_inventory
@@ -61,7 +61,7 @@ def compute_digest(
     """The digest of `snap`; `protection` when the caller has worked it out for the same commit
     and configuration (the gate's base evidence at the base tip)."""
     if protection is None:
-        frozen = ledger.frozen_nodeids(snap.text(config.ledger), config.ledger)
+        frozen = frozen_nodeids(snap.text(config.ledger), config.ledger)
         protection, _ = protection_at(snap, config, frozen)
     hashes = protected_hashes(snap, protection)
     return Digest(snap.commit, hashes, {k: tuple(v) for k, v in inventory.items()}, run)
@@ -79,7 +79,7 @@ def build_digest(
     `run_tests` is False (collection only), main's run of its scoring tests."""
     snap = snapshot(repo, commit)
     cfg = load_config(repo, commit, config_path, set(snap.files))
-    frozen = frozenset(ledger.frozen_nodeids(snap.text(cfg.ledger), cfg.ledger))
+    frozen = frozenset(frozen_nodeids(snap.text(cfg.ledger), cfg.ledger))
     plane_map = PlaneMap(cfg, frozen)
     if cfg.runner == "junit":  # main's run by the configured command (gate/junit_main.py)
         from planegate.gate import junit_main  # imported by the runner that uses it alone

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from planegate.analysis.hunks.processes import Workers
 from planegate.gate import context
 from planegate.gate.alongside import Alongside
 from planegate.gate.context import Context, GateOptions
 from planegate.gate.digest_check import check_digest
 from planegate.gate.execute import execute
+from planegate.probes import registry
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.report import Report
 from planegate.steps import hunks
 from planegate.steps.hunks_started import GitOnly, StartedAnalysis
 from planegate.steps.run_facts import Execution
+
+if TYPE_CHECKING:  # its module is imported only for a patch that changes many test files
+    from planegate.analysis.hunks.processes import Workers
 
 
 def run(options: GateOptions, progress: Progress = QUIET) -> Report:
@@ -54,7 +58,12 @@ def start_analysis(ctx: Context, ready: Workers | None = None) -> StartedAnalysi
 
 # what only the gate's end needs (the judge, the base's signs, triage), imported on the thread
 # that works beside the head's test child
-ALONGSIDE = ("planegate.gate.judge", "planegate.signs.on_main", "planegate.freeze.triage")
+ALONGSIDE = (
+    "planegate.gate.judge",
+    "planegate.signs.on_main",
+    "planegate.freeze.triage",
+    *registry.AFTER_THE_RUN,
+)
 
 
 ALONGSIDE_TIMING = "hunks' git-only findings (alongside the head run)"

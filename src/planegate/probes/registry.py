@@ -16,24 +16,28 @@ from typing import Any, Protocol
 
 from planegate.findings import Step
 from planegate.gitfacts import GitFacts
-from planegate.probes.answers import findings as answers_findings
-from planegate.probes.answers import observed as answers_observed
 from planegate.probes.answers import plan as answers_plan
-from planegate.probes.answers import run as answers_run
 from planegate.probes.answers import wire as answers_wire
-from planegate.probes.canaries import findings as canary_findings
 from planegate.probes.canaries import plan as canary_plan
-from planegate.probes.canaries import run as canary_run
 from planegate.probes.canaries import wire as canary_wire
-from planegate.probes.fixture import findings as fixture_findings
-from planegate.probes.fixture import run as fixture_run
 from planegate.probes.fixture import wire as fixture_wire
-from planegate.probes.honest import findings as honest_findings
 from planegate.probes.honest import plan as honest_plan
-from planegate.probes.honest import run as honest_run
 from planegate.probes.honest import wire as honest_wire
-from planegate.probes.in_code import findings as in_code
 from planegate.probes.protocol import Found, HeadRun, Planned, ProbeContext, ProbeRun, Reported
+
+# what the probes do after the head's run and in the steps' reports: imported where called
+# (the gate imports them beside the head's test child: gate/pipeline.py's ALONGSIDE)
+AFTER_THE_RUN = (
+    "planegate.probes.answers.run",
+    "planegate.probes.answers.findings",
+    "planegate.probes.canaries.run",
+    "planegate.probes.canaries.findings",
+    "planegate.probes.honest.run",
+    "planegate.probes.honest.findings",
+    "planegate.probes.fixture.run",
+    "planegate.probes.fixture.findings",
+    "planegate.probes.in_code.findings",
+)
 
 
 class Probe(Protocol):
@@ -73,12 +77,20 @@ class Answers:
     """The tests the patch flips, rerun strictly, plainly, repeated, alone, fresh."""
 
     name = "answer probes"
-    child_modules = (*answers_run.CHILD_MODULES, answers_observed.MODULE)
+
+    @property
+    def child_modules(self) -> tuple[str, ...]:
+        from planegate.probes.answers import observed as answers_observed
+        from planegate.probes.answers import run as answers_run
+
+        return (*answers_run.CHILD_MODULES, answers_observed.MODULE)
 
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         return Planned()  # planned from the head's run and the base's
 
     def run(self, head: HeadRun, found: Found) -> Found:
+        from planegate.probes.answers import run as answers_run
+
         return answers_run.after_head(head, found)
 
     def to_wire(self, found: Found) -> dict[str, Any]:
@@ -90,6 +102,8 @@ class Answers:
     def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
         if step is not Step.PLANES:
             return Reported()
+        from planegate.probes.answers import findings as answers_findings
+
         found = answers_findings.findings(ctx, run.answers)
         return Reported(tuple(found), answers_findings.notes(run.answers))
 
@@ -105,6 +119,8 @@ class Canaries:
         return Planned({"child_plugins": canary_wire.child_plugins(planned.spec)}, planned)
 
     def run(self, head: HeadRun, found: Found) -> Found:
+        from planegate.probes.canaries import run as canary_run
+
         return canary_run.after_head(head, found)
 
     def to_wire(self, found: Found) -> dict[str, Any]:
@@ -116,6 +132,8 @@ class Canaries:
     def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
         if step is not Step.PLANES:
             return Reported()
+        from planegate.probes.canaries import findings as canary_findings
+
         return Reported(tuple(canary_findings.findings(ctx, run.answers)))
 
 
@@ -130,6 +148,8 @@ class Honest:
         return honest_plan.plan(ctx)
 
     def run(self, head: HeadRun, found: Found) -> Found:
+        from planegate.probes.honest import run as honest_run
+
         return honest_run.after_head(head, found)
 
     def to_wire(self, found: Found) -> dict[str, Any]:
@@ -141,6 +161,8 @@ class Honest:
     def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
         if step is not Step.PLANES:
             return Reported()
+        from planegate.probes.honest import findings as honest_findings
+
         return Reported(tuple(honest_findings.findings(ctx, run.answers)))
 
 
@@ -155,6 +177,8 @@ class Fixture:
         return Planned()
 
     def run(self, head: HeadRun, found: Found) -> Found:
+        from planegate.probes.fixture import run as fixture_run
+
         return fixture_run.after_head(head, found)
 
     def to_wire(self, found: Found) -> dict[str, Any]:
@@ -166,6 +190,8 @@ class Fixture:
     def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
         if step is not Step.PLANES or not (run.probed.probed or run.probed.unprobed):
             return Reported()
+        from planegate.probes.fixture import findings as fixture_findings
+
         notes = (f"probed {len(run.probed.probed)} fixture tests with their data perturbed",)
         return Reported(tuple(fixture_findings.unprobed(ctx, run.probed)), notes)
 
@@ -191,6 +217,8 @@ class InCode:
     def report(self, step: Step, ctx: GitFacts, run: ProbeRun) -> Reported:
         if step is not Step.HUNKS:
             return Reported()
+        from planegate.probes.in_code import findings as in_code
+
         found, note = in_code.check(ctx)
         found += in_code.observed_findings(ctx, run.answers)
         return Reported(tuple(found), (note,) if note is not None else ())

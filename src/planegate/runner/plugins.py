@@ -14,12 +14,16 @@ from __future__ import annotations
 import importlib.machinery
 import re
 import sys
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache, partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planegate.errors import UsageError
+
+if TYPE_CHECKING:
+    from importlib.metadata import Distribution
 
 _SEPARATORS = re.compile(r"[-_.]+")
 _MISSING_FIXTURE = re.compile(r"fixture '([A-Za-z_][A-Za-z0-9_]*)' not found")
@@ -30,12 +34,18 @@ MAX_LISTED = 12
 @dataclass(frozen=True)
 class PluginPoint:
     """One `pytest11` entry point: its name, its distribution, the module it loads, and where
-    the distribution's files lie (None when the metadata does not say)."""
+    the distribution's files lie (`located`: read from its metadata when first asked, which
+    only the explanation of a missing fixture or mark does; none when the metadata does not
+    say)."""
 
     name: str
     distribution: str
     module: str
-    files: tuple[Path, ...] = ()
+    located: Callable[[], tuple[Path, ...]] = field(default=tuple, compare=False, repr=False)
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        return self.located()
 
 
 def normal(name: str) -> str:
@@ -72,9 +82,13 @@ def _points(site: tuple[str, ...] | None) -> tuple[PluginPoint, ...]:
         for ep in dist.entry_points:
             if ep.group == "pytest11":
                 module = ep.value.split(":", 1)[0].strip()
-                files = tuple(Path(str(dist.locate_file(f))) for f in dist.files or ())
+                files = cache(partial(_files, dist))
                 found.append(PluginPoint(ep.name, str(dist.name or ""), module, files))
     return tuple(found)
+
+
+def _files(dist: Distribution) -> tuple[Path, ...]:
+    return tuple(Path(str(dist.locate_file(f))) for f in dist.files or ())
 
 
 def _matching(found: Iterable[PluginPoint], name: str) -> list[str]:

@@ -4,12 +4,12 @@ vacuous, no budget cut, no production code that inspects the test harness."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from planegate.analysis.foreign_lines import is_foreign_test
 from planegate.analysis.hunks import is_test_file
 from planegate.analysis.hunks.batch import FileChange
 from planegate.analysis.hunks.batch import ready_workers as ready_workers_for
-from planegate.analysis.hunks.processes import Workers
 from planegate.config.load import Config
 from planegate.config.owners import UNOWNED
 from planegate.config.planemap import data_files
@@ -24,6 +24,9 @@ from planegate.signs import spawned, unseen
 from planegate.steps import hunks_started
 from planegate.steps.hunks_started import GitOnly, OtherFile, StartedAnalysis
 from planegate.steps.run_facts import RunFacts
+
+if TYPE_CHECKING:  # its module is imported only for a patch that changes many test files
+    from planegate.analysis.hunks.processes import Workers
 
 ASYNC_PLUGINS = {"asyncio", "pytest_asyncio", "pytest-asyncio", "anyio", "trio", "pytest_trio"}
 
@@ -81,10 +84,12 @@ def git_only(ctx: GitFacts, started: StartedAnalysis) -> Callable[[], GitOnly]:
     foreign = _foreign_changes(ctx, started)
     owner, base_lint = ctx.cfg.planes["property"].owner, _property_texts(ctx)
     author, max_bytes = ctx.author, ctx.cfg.max_file_bytes
+    _ = ctx.protection  # read from git here: the production-code answers' scan needs it
 
     def work() -> GitOnly:
         # imported here: on the thread beside the test child (gate/alongside.py)
         from planegate.analysis import foreign_tests, lint, prodscan, reach
+        from planegate.probes.in_code import findings as in_code
 
         data_paths = prodscan.DataPaths(*data)
         findings: list[Finding] = []
@@ -109,6 +114,8 @@ def git_only(ctx: GitFacts, started: StartedAnalysis) -> Callable[[], GitOnly]:
         main += [
             finding for path, text in base_lint for finding in lint.base_findings(path, text, owner)
         ]
+        others = [c for c in started.changed if isinstance(c, OtherFile)]
+        in_code.tokens_ahead(ctx, [(c.path, c.base, c.head) for c in others])  # for PG570
         return GitOnly(tuple(findings), tuple(main), data_paths.files)
 
     return work

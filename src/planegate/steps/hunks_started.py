@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from planegate.analysis.hunks.batch import FileChange, start_analysis
-from planegate.analysis.hunks.processes import Workers
 from planegate.findings import Finding
+
+if TYPE_CHECKING:  # its module is imported only for a patch that changes many test files
+    from planegate.analysis.hunks.processes import Workers
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
-from planegate.analysis.hunks import analyze_file, limits, processes
+from planegate.analysis.hunks import limits
 from planegate.findings import Finding
+
+if TYPE_CHECKING:  # imported where a batch is large enough for worker processes
+    from planegate.analysis.hunks import processes
 
 # Below this many files a pool costs more to start than it saves.
 POOL_FROM = 200
@@ -52,6 +56,8 @@ def start_analysis(
     count = workers if workers is not None else available_cpus()
     if count >= 2 and len(changes) >= pool_from:
         if ready is None:
+            from planegate.analysis.hunks import processes
+
             ready = processes.Workers(count, __name__)
         return ready.run(list(changes), _analyze, _size)
     if ready is not None:
@@ -70,6 +76,8 @@ def ready_workers(test_files: int) -> processes.Workers | None:
     count = available_cpus()
     if count < 2 or test_files < POOL_FROM:
         return None
+    from planegate.analysis.hunks import processes
+
     return processes.Workers(count, __name__)
 
 
@@ -82,6 +90,12 @@ def available_cpus() -> int:
 
 def _analyze(changes: list[FileChange]) -> list[Finding]:
     out: list[Finding] = []
+    if not changes:
+        return out
+    # imported by the thread or worker process that analyses (the gate's own thread reads
+    # only which files are test files before the head's test child starts)
+    from planegate.analysis.hunks.analyze import analyze_file
+
     for change in changes:
         big = next(
             (t for t in (change.head, change.base) if limits.oversized(t, change.max_bytes)), None

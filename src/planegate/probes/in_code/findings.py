@@ -7,6 +7,7 @@ the text of a constant the patch adds."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 from planegate import sourcesize, untrusted
 from planegate.analysis.hunks import is_test_file
@@ -83,14 +84,28 @@ def _production_changes(ctx: GitFacts) -> list[tuple[str, str, str]]:
     found = []
     for change in ctx.changes:
         path = change.path
-        if not path.endswith(".py") or is_test_file(path) or ctx.plane_map.is_plane_file(path):
-            continue
-        if ctx.protection.covers(path):
+        if not _production(ctx, path):
             continue
         head = ctx.head.text(path)
         if head is not None and sourcesize.refusal(head, ctx.cfg.max_file_bytes) is None:
             found.append((path, change.old_path or path, head))  # a refused one is PG526
     return found
+
+
+def _production(ctx: GitFacts, path: str) -> bool:
+    if not path.endswith(".py") or is_test_file(path) or ctx.plane_map.is_plane_file(path):
+        return False
+    return not ctx.protection.covers(path)
+
+
+def tokens_ahead(ctx: GitFacts, changed: Iterable[tuple[str, str | None, str | None]]) -> None:
+    """The constants `check` will look for in the changed files (path, base text, head
+    text), worked out ahead (beside the head's test child: steps/hunks.py); reads no git."""
+    for path, base, head in changed:
+        if head is None or not _production(ctx, path):
+            continue
+        if sourcesize.refusal(head, ctx.cfg.max_file_bytes) is None:
+            answers.added_tokens(base, head)
 
 
 def _expectations(ctx: GitFacts, wanted: set[str]) -> Expectations:
