@@ -1,6 +1,7 @@
 """What the gate process imports before the head's test child starts: its own modules and
 what it reads (a configuration, main's digest), never what only the run's end needs (the
-judge, the probes' runs and findings, the hunk analysis, the ledger's parser, jsonschema).
+judge, the probes' runs and findings, the hunk analysis, the ledger's parser). jsonschema,
+which validates the configuration and the digest, is among what it needs.
 Those are imported on the thread beside the child (`pipeline.ALONGSIDE`) or where used."""
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from planegate.gate import pipeline
 # modules the gate needs only after the head's run, or only for input that is not valid or
 # not there (a ledger, many changed test files)
 LATER = (
-    "jsonschema",
     "planegate.gate.judge",
     "planegate.freeze.ledger",
     "planegate.freeze.parse",
