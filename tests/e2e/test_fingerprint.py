@@ -61,9 +61,11 @@ def documented_exceptions() -> dict[str, str]:
     return found
 
 
-def gate_run(tree: Path) -> dict[str, Any]:
+def _driven(driver: str, tree: Path) -> str:
+    """The output of a driver script (tests/helpers/fingerprint_project.py) run on `tree` in
+    a process of its own, from the parent environment a shell in the tree would have."""
     done = subprocess.run(
-        [sys.executable, "-c", fp.GATE_DRIVER, str(tree), CONFIG],
+        [sys.executable, "-c", driver, str(tree), CONFIG],
         cwd=tree.parent,
         env=fp.parent_env(tree),
         stdin=subprocess.DEVNULL,
@@ -73,24 +75,17 @@ def gate_run(tree: Path) -> dict[str, Any]:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return fp.facts_of(done.stdout)
+    return done.stdout
+
+
+def gate_run(tree: Path) -> dict[str, Any]:
+    return fp.facts_of(_driven(fp.GATE_DRIVER, tree))
 
 
 def parked_run(project: Path) -> tuple[float, dict[str, Any]]:
     """The facts of the same run by a child started ahead of it (runner/parked.py), and the
     seconds that child waited for its run."""
-    done = subprocess.run(
-        [sys.executable, "-c", fp.PARKED_DRIVER, str(project), CONFIG],
-        cwd=project.parent,
-        env=fp.parent_env(project),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    ahead, _, output = done.stdout.partition("\n")
+    ahead, _, output = _driven(fp.PARKED_DRIVER, project).partition("\n")
     return float(ahead), fp.facts_of(output)
 
 

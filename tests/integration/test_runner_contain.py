@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.processes import alive
 from planegate.runner import contain
 
 DAEMON = """
@@ -21,15 +22,6 @@ child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
 open(sys.argv[1], "w").write(str(child.pid))
 os._exit(0)  # the daemon is orphaned at once: re-parented to the subreaper
 """
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as handle:
-        return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def test_an_orphan_in_its_own_session_is_killed_and_reaped(tmp_path: Path) -> None:

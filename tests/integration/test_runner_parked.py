@@ -8,19 +8,11 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from helpers.processes import alive
 from helpers.repo_helper import TestRepo
 from planegate.runner import launch, parked
 
 TOX = "[testenv]\nsetenv =\n    CALC_MODE = main\n"
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as handle:
-        return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def _waiting() -> launch.Started:
