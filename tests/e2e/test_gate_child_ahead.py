@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from helpers.attack_helper import BUG, COMMUTES, Shared, errors
-from helpers.project import CONFIG
+from helpers.project import CONFIG, PROJECT
 
 AHEAD = "head child started ahead"
 TOX = "[tox]\nenvlist = py\n\n[testenv]\nsetenv =\n    CALC_MODE = {mode}\n"
@@ -35,7 +35,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
 def test_an_honest_patchs_run_is_the_child_started_ahead(
     shared: Shared, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    shared.patch("honest", {"calc/core.py": "# adds\n" + _core()})
+    shared.patch("honest", {"calc/core.py": "# adds\n" + str(PROJECT["calc/core.py"])})
     capsys.readouterr()
     code, report = shared.gate(capsys)
     assert code == 0, errors(report)
@@ -64,11 +64,7 @@ def test_a_configuration_wanting_more_environment_gets_a_child_of_its_own(
     code, report = own.gate(capsys)
     assert code != 0  # the bug is seen whatever child ran it
     assert AHEAD not in report["timings"]  # the waiting child lacked CALC_MODE: not taken
-    own.patch("honest", {"calc/core.py": "# adds\n" + _core()})
+    own.patch("honest", {"calc/core.py": "# adds\n" + str(PROJECT["calc/core.py"])})
     code, report = own.gate(capsys)
     assert code == 0, errors(report)
     assert AHEAD not in report["timings"]
-
-
-def _core() -> str:
-    return "def add(a, b):\n    return a + b\n\n\ndef label(n):\n    return f'n={n}'\n"

@@ -5,6 +5,8 @@ taken is killed and its folders removed."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -64,3 +66,51 @@ def test_a_run_that_would_start_its_child_otherwise_kills_the_waiting_one(
         assert parked.take(other) is None
         assert not alive(started.proc.pid)
         assert parked.reserved() is None
+
+
+# A child's steps before and after it reads its spec: a distribution with a `hypothesis`
+# entry point (code Hypothesis's import runs) records when it ran, and so does the spec read.
+ORDER = """
+import json, os, sys
+sys.path[:] = [p for p in sys.path if p not in ('', '.')] + [{site!r}]
+main = __import__('planegate.runner.child.main', fromlist=['prepare'])
+log = {log!r}
+read = main._read_spec
+
+def reading(fd):
+    with open(log, 'a') as handle:
+        handle.write('spec read, pytest %s\\n' % ('pytest' in sys.modules))
+    return read(fd)
+
+main._read_spec = reading
+tree = {tree!r}
+spec = {{
+    "nonce": "n", "deselect": [], "rootdir": tree, "args": [], "trusted": [], "protect": [],
+    "fd": os.open(os.devnull, os.O_WRONLY), "modules": [], "site": [], "roots": [tree],
+}}
+r, w = os.pipe()
+os.write(w, json.dumps(spec).encode())
+os.close(w)
+main.prepare(r)
+"""
+HOOK = (
+    "def hook():\n    with open({log!r}, 'a') as handle:\n        handle.write('entry point\\n')\n"
+)
+
+
+def test_the_code_hypothesis_runs_at_import_comes_after_the_spec_and_the_audit_hook(
+    tmp_path: Path,
+) -> None:
+    site, log, tree = tmp_path / "site", tmp_path / "order.log", tmp_path / "tree"
+    (site / "probe-1.0.dist-info").mkdir(parents=True)
+    tree.mkdir()
+    (site / "probe-1.0.dist-info" / "METADATA").write_text("Name: probe\nVersion: 1.0\n")
+    entry = "[hypothesis]\nprobe = probe_hook:hook\n"
+    (site / "probe-1.0.dist-info" / "entry_points.txt").write_text(entry)
+    (site / "probe_hook.py").write_text(HOOK.format(log=str(log)))
+    script = ORDER.format(site=str(site), log=str(log), tree=str(tree))
+    done = subprocess.run(
+        [sys.executable, "-s", "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert log.read_text().splitlines() == ["spec read, pytest True", "entry point"]

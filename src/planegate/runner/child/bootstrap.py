@@ -75,20 +75,29 @@ def _drop_capabilities(libc: Any) -> None:
         raise OSError(ctypes.get_errno(), "capset failed")
 
 
-def import_harness() -> tuple[str, ...]:
-    """Import and so pin the harness before the project's site and the tree are on sys.path:
-    pytest, every plugin module pytest loads by default, pluggy and hypothesis. A later
-    `import pytest` (or of any submodule, found through the package's own __path__) gets
-    these; nothing the project installs or commits can stand in for them. Returns the
-    top-level names to watch."""
+def import_pytest() -> None:
+    """pytest, every plugin module pytest loads by default, and pluggy: importing them runs
+    no code but theirs (pytest reads plugins' entry points only once configured), so a
+    child does it before it knows its run (runner/parked.py)."""
     import _pytest.config
     import pluggy  # noqa: F401
     import pytest  # noqa: F401
 
     builtin = (*_pytest.config.essential_plugins, *_pytest.config.default_plugins)
-    names = [f"_pytest.{name}" for name in builtin] + ["pytest"]
-    names += [name for name in HARNESS if name not in names]
-    for name in names:
+    for name in [f"_pytest.{name}" for name in builtin]:
+        importlib.import_module(name)
+
+
+def import_harness() -> tuple[str, ...]:
+    """Import and so pin the harness before the project's site and the tree are on sys.path:
+    pytest and its default plugins (`import_pytest`, done already in a child), pluggy and
+    hypothesis. Hypothesis's import runs the `hypothesis` entry points of the installed
+    distributions, so it comes after the privilege drop and the audit hook. A later
+    `import pytest` (or of any submodule, found through the package's own __path__) gets
+    these; nothing the project installs or commits can stand in for them. Returns the
+    top-level names to watch."""
+    import_pytest()
+    for name in HARNESS:
         with contextlib.suppress(ImportError):  # hypothesis when it is not installed
             importlib.import_module(name)
     return HARNESS
