@@ -2,7 +2,7 @@
 
 What the child is started with is fixed at its start: its command (the sandbox's options
 among it), environment, folders, user. What it runs (its spec) comes later, on a pipe of its
-own, and the child imports the harness before it reads it (`child/main.py`). So a child can
+own, and the child imports pytest before it reads it (`child/main.py`). So a child can
 be started before its run is known (`runner/parked.py`) and its start-up overlaps the gate's:
 a `Plan` says how a child starts, and a started child serves a run whose plan is equal.
 """
@@ -140,7 +140,7 @@ class Started:
 
 
 def start(plan: Plan) -> Started:
-    """The child started and given its script; it imports the harness and waits for its spec."""
+    """The child started and given its script; it imports pytest and waits for its spec."""
     stack = contextlib.ExitStack()
     read_fd, write_fd = os.pipe()
     widen(write_fd)
