@@ -13,8 +13,9 @@ When the head's run starts, `session.run` plans its child as always and `take`s 
 one only if that plan is equal in every part (command, sandbox, environment, user, folders):
 a child that started otherwise is killed and a new one started. So the waiting child is one
 the run could have started itself, only earlier; the run's spec (what to run and trust) goes
-to it on its own pipe as to any child. Until then it runs planegate's own code and the
-harness's imports in a tree still empty. `ahead` kills an unused one when the command ends.
+to it on its own pipe as to any child. Until then it runs planegate's own code and pytest's
+imports in a tree still empty (Hypothesis's, which run installed entry points, come after).
+`ahead` kills an unused one when the command ends.
 """
 
 from __future__ import annotations
