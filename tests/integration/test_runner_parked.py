@@ -12,7 +12,7 @@ from pathlib import Path
 
 from helpers.processes import alive
 from helpers.repo_helper import TestRepo
-from planegate.runner import launch, parked
+from planegate.runner import launch, parked, session
 
 TOX = "[testenv]\nsetenv =\n    CALC_MODE = main\n"
 
@@ -114,3 +114,46 @@ def test_the_code_hypothesis_runs_at_import_comes_after_the_spec_and_the_audit_h
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert log.read_text().splitlines() == ["spec read, pytest True", "entry point"]
+
+
+def _tree(tmp_path: Path) -> Path:
+    tree = tmp_path / "tree"
+    (tree / "tests").mkdir(parents=True)
+    (tree / "tox.ini").write_text(TOX)
+    (tree / "tests" / "test_mode.py").write_text(
+        "import os\n\n\ndef test_mode():\n    assert os.environ['CALC_MODE'] == 'main'\n"
+    )
+    return tree
+
+
+def test_a_run_that_asks_for_a_spare_leaves_a_child_the_next_run_in_its_tree_takes(
+    tmp_path: Path,
+) -> None:
+    repo, tree = _repo(tmp_path), _tree(tmp_path)
+    spec = session.RunSpec(tree=tree, ini_options={}, plugins=(), timeout=300)
+    with parked.ahead(repo.root, os.environ, "main"):
+        parked.discard()  # the head's child waits for another tree
+        first = session.run(replace(spec, spare=True))
+        spare = _waiting()
+        assert spare.plan.tree == tree and alive(spare.proc.pid)
+        second = session.run(spec)
+        assert not parked._SLOT  # taken: no spare of the spare
+    assert [r.outcome_of("tests/test_mode.py::test_mode").passed for r in (first, second)] == [
+        True,
+        True,
+    ]
+    assert first.ahead == 0.0 and second.ahead > 0.0  # the second ran in the child waiting
+    assert not alive(spare.proc.pid) and not spare.plan.scratch.exists()
+
+
+def test_a_spare_nobody_takes_is_killed_and_none_starts_outside_a_gate(tmp_path: Path) -> None:
+    repo, tree = _repo(tmp_path), _tree(tmp_path)
+    spec = session.RunSpec(tree=tree, ini_options={}, plugins=(), timeout=300, spare=True)
+    session.run(spec)
+    assert not parked._SLOT  # no gate's `ahead` block: nothing would discard it
+    with parked.ahead(repo.root, os.environ, "main"):
+        parked.discard()
+        session.run(spec)
+        spare = _waiting()
+    assert not alive(spare.proc.pid) and not spare.plan.scratch.exists()
+    assert not parked._SLOT

@@ -11,15 +11,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from planegate.config.planemap import PlaneMap, file_of
+from planegate.config.planemap import PlaneMap, data_files, file_of
 from planegate.errors import ConfigError
 from planegate.freeze import sweep_plugin
 from planegate.gate import flipped, merge
 from planegate.gate.context import Context
 from planegate.probes import registry
-from planegate.probes.answers.wire import AnswerProbes
 from planegate.probes.fixture.wire import ProbeResult
-from planegate.probes.protocol import HeadRun
+from planegate.probes.protocol import Found, HeadRun
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.digest_format import MainRun
 from planegate.repo.git import GitRepo
@@ -76,9 +75,7 @@ def execute(
             watch.time("head run"),
             flipped.started(ctx, main, base_inventory, files) as base_run,
         ):
-            head_run, overlay_notes, probed, answers = _run_head(
-                ctx, base_run, within, progress, head_starts
-            )
+            head_run, overlay_notes, found = _run_head(ctx, base_run, within, progress, head_starts)
         if head_run.ahead:
             watch.seconds["head child started ahead"] = head_run.ahead
         shadow, claims = _apart(ctx, progress, watch, within is None or within.shadow)
@@ -95,18 +92,18 @@ def execute(
     with watch.time("triage"):
         labels = _triage(ctx, head_run, progress, on_base)
     with watch.time("base signs"):
-        signs = _base_signs(ctx, head_run, probed, answers, progress, main)
+        signs = _base_signs(ctx, head_run, found, progress, main)
     return Execution(
         ctx.commits,
         head_run,
         base_inventory,
         shadow,
-        probed,
+        found.fixture,
         overlay_notes,
         labels,
         on_base,
         watch.seconds,
-        answers,
+        found.answers,
         signs,
         claims,
     )
@@ -115,8 +112,7 @@ def execute(
 def _base_signs(
     ctx: Context,
     head_run: session.RunResult,
-    probed: ProbeResult,
-    answers: AnswerProbes,
+    found: Found,
     progress: Progress,
     main: MainRun | None,
 ) -> MainsSigns:
@@ -124,8 +120,10 @@ def _base_signs(
     has them."""
     from planegate.signs import on_main as signs_on_main  # imported alongside the head's run
 
+    recorded = None if main is None else main.signs
+    tampering = found.answers.tampering
     return signs_on_main.observe(
-        ctx, head_run, probed, answers.tampering, progress, None if main is None else main.signs
+        ctx, head_run, found.fixture, tampering, progress, recorded, beside=found.beside
     )
 
 
@@ -266,7 +264,7 @@ def _run_head(
     within: Within | None = None,
     progress: Progress = QUIET,
     head_starts: Callable[[], None] | None = None,
-) -> tuple[session.RunResult, tuple[str, ...], ProbeResult, AnswerProbes]:
+) -> tuple[session.RunResult, tuple[str, ...], Found]:
     """The head's run, with what the probes ask of it, then every probe after it."""
     deselect = frozenset(ctx.frozen) | (within.elsewhere if within is not None else frozenset())
     # the folder a test child started ahead waits for, if one does (runner/parked.py)
@@ -279,7 +277,8 @@ def _run_head(
         options = registry.head_run_options(plans)
         if head_starts is not None:
             head_starts()
-        result = sessions.run(deselect=deselect, trace=trace_spec(ctx), **options)
+        spare = _fixture_probe_likely(ctx)  # its session follows in this tree
+        result = sessions.run(deselect=deselect, trace=trace_spec(ctx), spare=spare, **options)
         result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
         base = flipped.base_side(ctx, result, base_run)
         head = HeadRun(ctx, sessions, result, checkout_command(ctx.commits), base, plans)
@@ -295,7 +294,13 @@ def _run_head(
         notes.append(
             f"removed {len(removed)} protected files the head added: " + ", ".join(removed[:5])
         )
-    return result, tuple(notes), found.fixture, found.answers
+    return result, tuple(notes), found
+
+
+def _fixture_probe_likely(ctx: Context) -> bool:
+    """Whether the fixture probe is likely to run a session in the head's tree after its
+    scoring run: main locks data files and the probe is on (runner/parked.py's spare)."""
+    return ctx.cfg.fixture_probe and bool(data_files(ctx.cfg, ctx.base.files))
 
 
 def trace_spec(ctx: Context) -> TraceSpec:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from planegate.analysis.hunks import is_test_file
 from planegate.config.planemap import file_of
@@ -23,6 +23,9 @@ from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
 from planegate.vocabulary import SCORING_PLANES
 
+if TYPE_CHECKING:
+    from planegate.probes.fixture.whole import WholeOnHead
+
 
 class ProbeContext(GitFacts, Protocol):
     """Git's facts, and what a probe needs to start sessions of its own like the gate's."""
@@ -33,6 +36,8 @@ class ProbeContext(GitFacts, Protocol):
     def base_ini(self) -> Mapping[str, Any]: ...  # the base's pytest ini options
     @property
     def environ(self) -> Mapping[str, str] | None: ...  # the environment the children are cut from
+    @property
+    def base_links(self) -> frozenset[str]: ...  # the base's symlinks, for the overlay
 
 
 class ProbeRun(Protocol):
@@ -65,6 +70,14 @@ class BaseSide:
     main: MainRun | None = None  # main's run from the digest, when the gate may use it
 
 
+class Begun(Protocol):
+    """Work a probe started from the head's run alone, going on beside the other probes."""
+
+    def close(self) -> None:
+        """Wait for it to end, and let go of what it holds."""
+        ...
+
+
 @dataclass(frozen=True)
 class HeadRun:
     """The head's scoring run, in its tree (`sessions`), with each probe's plan by name and
@@ -76,6 +89,7 @@ class HeadRun:
     checkout: str
     base: BaseSide
     planned: Mapping[str, Planned] = field(default_factory=dict)
+    begun: Mapping[str, Begun] = field(default_factory=dict)  # what each probe's `begin` started
 
 
 @dataclass(frozen=True)
@@ -85,6 +99,9 @@ class Found:
 
     answers: AnswerProbes = field(default_factory=AnswerProbes)
     fixture: ProbeResult = field(default_factory=ProbeResult)
+    # the head's run with every byte changed, begun beside the fixture probe's own
+    # (probes/fixture/whole.py): the base's signs read it; it never crosses run.json
+    beside: WholeOnHead | None = None
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Every probe, behind one protocol: the gate plans each before the head's run, runs each
 after it (in `PROBES` order: a later probe reads what the earlier ones found, the fixture
 probe the budget the answer probes left), `run.json` carries what each found, and the planes
-and hunks steps report each.
+and hunks steps report each. What a probe can start from the head's run alone (`begin`: the
+sampled canaries' session on main) starts before any probe runs and goes on beside them.
 
 A new probe is a subpackage of `probes/` and one entry in `PROBES`. A probe that runs code in
 the test child names its modules (`child_modules`) and hands the sessions their
@@ -23,7 +24,15 @@ from planegate.probes.canaries import wire as canary_wire
 from planegate.probes.fixture import wire as fixture_wire
 from planegate.probes.honest import plan as honest_plan
 from planegate.probes.honest import wire as honest_wire
-from planegate.probes.protocol import Found, HeadRun, Planned, ProbeContext, ProbeRun, Reported
+from planegate.probes.protocol import (
+    Begun,
+    Found,
+    HeadRun,
+    Planned,
+    ProbeContext,
+    ProbeRun,
+    Reported,
+)
 
 # what the probes do after the head's run and in the steps' reports: imported where called
 # (the gate imports them beside the head's test child: gate/pipeline.py's ALONGSIDE)
@@ -53,6 +62,11 @@ class Probe(Protocol):
 
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         """Before the head's run (`assigned`: a shard's nodeids): what it asks of that run."""
+        ...
+
+    def begin(self, head: HeadRun) -> Begun | None:
+        """Right after the head's run, before any probe's `run`: what needs nothing but that
+        run, started to go on beside the probes (`run` finds it in `head.begun`)."""
         ...
 
     def run(self, head: HeadRun, found: Found) -> Found:
@@ -88,6 +102,9 @@ class Answers:
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         return Planned()  # planned from the head's run and the base's
 
+    def begin(self, head: HeadRun) -> Begun | None:
+        return None
+
     def run(self, head: HeadRun, found: Found) -> Found:
         from planegate.probes.answers import run as answers_run
 
@@ -118,10 +135,17 @@ class Canaries:
         planned = canary_plan.plan(ctx, assigned)
         return Planned({"child_plugins": canary_wire.child_plugins(planned.spec)}, planned)
 
+    def begin(self, head: HeadRun) -> Begun | None:
+        from planegate.probes.canaries import run as canary_run
+
+        return canary_run.begin(head)
+
     def run(self, head: HeadRun, found: Found) -> Found:
         from planegate.probes.canaries import run as canary_run
 
-        return canary_run.after_head(head, found)
+        begun = head.begun.get(self.name)
+        confirming = begun if isinstance(begun, canary_run.Confirming) else canary_run.begin(head)
+        return canary_run.after_head(found, confirming)
 
     def to_wire(self, found: Found) -> dict[str, Any]:
         return {}  # its failures and record are among the answer probes'
@@ -146,6 +170,9 @@ class Honest:
 
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         return honest_plan.plan(ctx)
+
+    def begin(self, head: HeadRun) -> Begun | None:
+        return None
 
     def run(self, head: HeadRun, found: Found) -> Found:
         from planegate.probes.honest import run as honest_run
@@ -176,6 +203,9 @@ class Fixture:
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         return Planned()
 
+    def begin(self, head: HeadRun) -> Begun | None:
+        return None
+
     def run(self, head: HeadRun, found: Found) -> Found:
         from planegate.probes.fixture import run as fixture_run
 
@@ -205,6 +235,9 @@ class InCode:
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         return Planned()
 
+    def begin(self, head: HeadRun) -> Begun | None:
+        return None
+
     def run(self, head: HeadRun, found: Found) -> Found:
         return found
 
@@ -224,7 +257,10 @@ class InCode:
         return Reported(tuple(found), (note,) if note is not None else ())
 
 
-PROBES: tuple[Probe, ...] = (Answers(), Canaries(), Honest(), Fixture(), InCode())
+# the sampled canaries' session on main, begun before any probe runs, is waited for after the
+# fixture probe's: the two go on side by side, and the fixture probe's budget counts only the
+# probes it waited for
+PROBES: tuple[Probe, ...] = (Answers(), Honest(), Fixture(), Canaries(), InCode())
 
 
 def planned(ctx: ProbeContext, assigned: frozenset[str] | None) -> dict[str, Planned]:
@@ -249,11 +285,20 @@ def head_run_options(plans: Mapping[str, Planned]) -> dict[str, Any]:
 
 
 def run_all(head: HeadRun) -> Found:
-    """Each probe after the head's run, in order."""
-    found = Found()
-    for probe in PROBES:
-        found = probe.run(head, found)
-    return found
+    """What each probe can begin from the head's run alone, begun; then each probe, in order."""
+    begun: dict[str, Begun] = {}
+    try:
+        for probe in PROBES:
+            if (started := probe.begin(head)) is not None:
+                begun[probe.name] = started
+        head = replace(head, begun=begun)
+        found = Found()
+        for probe in PROBES:
+            found = probe.run(head, found)
+        return found
+    finally:
+        for started in begun.values():
+            started.close()
 
 
 def to_wire(found: Found) -> dict[str, Any]:

@@ -16,6 +16,10 @@ the run could have started itself, only earlier; the run's spec (what to run and
 to it on its own pipe as to any child. Until then it runs planegate's own code and pytest's
 imports in a tree still empty (Hypothesis's, which run installed entry points, come after).
 `ahead` kills an unused one when the command ends.
+
+A run can ask for a spare (`spare`): once its own child is started, another is started the
+same way for the next run in the same tree (the fixture probe's, after the head's scoring
+run), on the same terms: the next run takes it only if it plans the same child.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,13 +44,15 @@ _LOCK = threading.Lock()
 
 @dataclass
 class _Waiting:
-    folder: Path  # made ahead: holds `tree`, the head's tree once exported
+    tree: Path  # the tree of the run it waits for
+    folder: Path | None  # made ahead, holding `tree` until the head's tree is exported into it
     scratch: Path
     ready: threading.Event = field(default_factory=threading.Event)  # started, or failed to
     started: launch.Started | None = None
 
 
 _SLOT: list[_Waiting] = []
+_OPEN: list[bool] = []  # an `ahead` block runs: a spare started now is discarded at its end
 
 
 @contextlib.contextmanager
@@ -54,9 +60,11 @@ def ahead(root: Path, environ: Mapping[str, str], base: str) -> Iterator[None]:
     """A child parked for the head's run of the gate in `root` against `base` while the block
     runs; an unused one is killed and its folders removed at the end."""
     park(root, environ, base)
+    _OPEN.append(True)
     try:
         yield
     finally:
+        _OPEN.pop()
         discard()
 
 
@@ -64,28 +72,54 @@ def park(root: Path, environ: Mapping[str, str], base: str) -> None:
     """Start the parked child on a thread of its own (the caller goes on importing)."""
     folder = Path(tempfile.mkdtemp())
     (folder / "tree").mkdir()
-    waiting = _Waiting(folder, Path(tempfile.mkdtemp()))
+    waiting = _Waiting(folder / "tree", folder, Path(tempfile.mkdtemp()))
     with _LOCK:
         _SLOT.append(waiting)
-    threading.Thread(
-        target=_start, args=(waiting, root, dict(environ), base), name="parked", daemon=True
-    ).start()
+    environ = dict(environ)
+
+    def plan() -> launch.Plan:
+        env = {**environ, **gitenv.hardened(environ)}
+        _name_repository(root, env)
+        tox = None if base.startswith("-") else _git(root, env, "show", f"{base}:tox.ini")
+        ci = child_env.ci_settings_of(tox or "")
+        return launch.plan_for(
+            waiting.tree, waiting.scratch, environ, (), defaults.SANDBOX_NETWORK, ci
+        )
+
+    threading.Thread(target=_start, args=(waiting, plan), name="parked", daemon=True).start()
 
 
-def _start(waiting: _Waiting, root: Path, environ: dict[str, str], base: str) -> None:
+def spare(
+    tree: Path,
+    parent: Mapping[str, str],
+    allow: Iterable[str],
+    network: bool,
+    ci: Mapping[str, str],
+) -> None:
+    """A child for the next run in `tree`, planned as `session.run` plans one (`ci`: what the
+    tree's tox configuration sets, read by the caller before the tree's opens were watched):
+    started on a thread now, while the caller's run goes on. Only inside an `ahead` block
+    (which discards it if no run takes it), and only when no child waits."""
+    with _LOCK:
+        if not _OPEN or _SLOT:
+            return
+        waiting = _Waiting(tree, None, Path(tempfile.mkdtemp()))
+        _SLOT.append(waiting)
+    parent, allow, ci = dict(parent), tuple(allow), dict(ci)
+
+    def plan() -> launch.Plan:
+        return launch.plan_for(tree, waiting.scratch, parent, allow, network, ci)
+
+    threading.Thread(target=_start, args=(waiting, plan), name="spare", daemon=True).start()
+
+
+def _start(waiting: _Waiting, plan: Callable[[], launch.Plan]) -> None:
     """Start the child, then stay until its run ends: the sandbox kills its process when the
     thread that started it ends (bwrap's --die-with-parent is the kernel's parent-death
     signal, which follows the starting thread)."""
     ended = threading.Event()
     try:
-        env = {**environ, **gitenv.hardened(environ)}
-        _name_repository(root, env)
-        tox = None if base.startswith("-") else _git(root, env, "show", f"{base}:tox.ini")
-        ci = child_env.ci_settings_of(tox or "")
-        plan = launch.plan_for(
-            waiting.folder / "tree", waiting.scratch, environ, (), defaults.SANDBOX_NETWORK, ci
-        )
-        waiting.started = launch.start(plan)
+        waiting.started = launch.start(plan())
         waiting.started.stack.callback(ended.set)
     except Exception:  # the run starts its own child, and reports what fails
         waiting.started = None
@@ -115,13 +149,13 @@ def _git(root: Path, env: Mapping[str, str], *args: str) -> str | None:
 def reserved() -> Path | None:
     """The empty folder the head's tree is to be exported into, while a child waits for it."""
     with _LOCK:
-        return _SLOT[0].folder / "tree" if _SLOT else None
+        return _SLOT[0].tree if _SLOT and _SLOT[0].folder is not None else None
 
 
 def scratch_for(tree: Path) -> Path | None:
     """The waiting child's scratch folder when it waits for a run in `tree`."""
     with _LOCK:
-        waiting = _SLOT[0] if _SLOT and _SLOT[0].folder / "tree" == tree else None
+        waiting = _SLOT[0] if _SLOT and _SLOT[0].tree == tree else None
     if waiting is None:
         return None
     waiting.ready.wait()
@@ -132,7 +166,7 @@ def take(plan: launch.Plan) -> launch.Started | None:
     """The waiting child, for a run in its tree, when it was started as `plan` says and is
     still alive; else None, and a child waiting for that tree is killed (it waits no more)."""
     with _LOCK:
-        waiting = _SLOT[0] if _SLOT and _SLOT[0].folder / "tree" == plan.tree else None
+        waiting = _SLOT[0] if _SLOT and _SLOT[0].tree == plan.tree else None
         if waiting is not None:
             _SLOT.clear()
     if waiting is None:
@@ -158,5 +192,6 @@ def discard() -> None:
     waiting.ready.wait()
     if waiting.started is not None:
         waiting.started.discard()
-    shutil.rmtree(waiting.folder, ignore_errors=True)
+    if waiting.folder is not None:
+        shutil.rmtree(waiting.folder, ignore_errors=True)
     shutil.rmtree(waiting.scratch, ignore_errors=True)

@@ -83,6 +83,7 @@ class RunSpec:
     kinds: bool = False  # which items are Hypothesis tests, which not functions (child/kinds.py)
     child_plugins: tuple[ChildPlugin, ...] = ()  # a capability's plugins, loaded in this order
     network: bool = False  # the sandbox lets the child reach the network (sandbox.network)
+    spare: bool = False  # a child for the next run in this tree starts beside this one's
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,8 @@ def run(
     with _scratch(spec.tree) as scratch_dir:
         canary = _Canary.new()
         args = _arguments(spec, scratch_dir, canary)
-        plan = launch.plan_for(spec.tree, scratch_dir, parent, spec.env_allow, spec.network)
+        ci = child_env.ci_settings(spec.tree)  # read before the tree's opens are watched
+        plan = launch.plan_for(spec.tree, scratch_dir, parent, spec.env_allow, spec.network, ci)
         child_spec = {
             "nonce": secrets.token_hex(16),
             "deselect": sorted(spec.deselect),
@@ -174,7 +176,7 @@ def run(
             "modules": plugin_modules(spec.plugins, plan.site),
             "site": list(plan.site),
             "ini": args[1],
-            "hidden_env": child_env.hidden(parent, child_env.ci_settings(spec.tree)),
+            "hidden_env": child_env.hidden(parent, ci),
             "drop_caps": plan.how.drop_caps,
             "roots": package_roots(spec.tree, spec.ini_options),
             "repeat": spec.repeat,
@@ -189,6 +191,8 @@ def run(
         try:
             with inotify.watching(spec.tree, _locked(spec)) as opened:
                 started = parked.take(plan) or launch.start(plan)
+                if spec.spare:
+                    parked.spare(spec.tree, parent, spec.env_allow, spec.network, ci)
                 execution = _execute(spec, child_spec, started, progress)
         finally:
             Path(args[1]).unlink(missing_ok=True)  # the gate-written ini

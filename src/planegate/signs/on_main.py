@@ -25,17 +25,17 @@ from planegate.config.planemap import data_files
 from planegate.freeze import sweep_plugin
 from planegate.gitfacts import GitFacts
 from planegate.probes.fixture import plan as probe
+from planegate.probes.fixture import whole as whole_probe
+from planegate.probes.fixture.whole import WholeOnHead, passing, write_all
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.progress import QUIET, Progress
 from planegate.repo.digest_format import RecordedSigns
-from planegate.runner import overlay
 from planegate.runner.session import RunResult, Tamper
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import Launch, TraceSpec
 from planegate.signs import compare, spawned
 from planegate.signs.compare import MainsSigns
 from planegate.signs.lines import MainsLines
-from planegate.signs.record import passing, write_all
 
 
 class OnMain(GitFacts, Protocol):
@@ -50,17 +50,20 @@ class OnMain(GitFacts, Protocol):
     def base_links(self) -> frozenset[str]: ...
 
 
-def observe(
+def observe(  # noqa: PLR0913 - the head's run and what the probes found of it
     ctx: OnMain,
     head_run: RunResult,
     probed: ProbeResult,
     tampering: Iterable[Tamper] = (),
     progress: Progress = QUIET,
     main: RecordedSigns | None = None,
+    *,
+    beside: WholeOnHead | None = None,
 ) -> MainsSigns:
     """Run, on the base, what the head's signs need; nothing when there are none (or when the
     head's run cannot be trusted: its own findings stand). With main's signs recorded in the
-    digest (`main`), compare with those instead."""
+    digest (`main`), compare with those instead; `beside`: the head's run with every byte
+    changed that the fixture probe began beside its own (probes/fixture/whole.py), if any."""
     if not head_run.closed or head_run.canary_problem:
         return MainsSigns()
     starts = None
@@ -71,7 +74,7 @@ def observe(
         and all(main.probed.get(nodeid) == files for nodeid, files in probed.survivors)
         and (main.launches is not None or starts is None)
     ):
-        return _recorded(ctx, probed, main, progress)
+        return _recorded(ctx, probed, main, progress, beside)
     signs = [*head_run.tampering, *tampering]
     opened = {path for r in head_run.reads.values() for path in r.prod}
     locked = data_files(ctx.cfg, opened) if opened else []
@@ -98,7 +101,11 @@ def observe(
 
 
 def _recorded(
-    ctx: OnMain, probed: ProbeResult, main: RecordedSigns, progress: Progress
+    ctx: OnMain,
+    probed: ProbeResult,
+    main: RecordedSigns,
+    progress: Progress,
+    beside: WholeOnHead | None,
 ) -> MainsSigns:
     """Main's signs from its run in the digest: nothing runs on the base. A fixture survivor
     main's probe caught is the patch's; one that survived on main too runs once more on the
@@ -123,15 +130,29 @@ def _recorded(
     # one main passes with every byte changed is main's state whatever the head does
     asked = [nodeid for nodeid in both if nodeid not in whole]
     if asked:
-        progress.step("base signs", f"{len(asked)} fixture survivors with every byte changed")
-        wholly = sorted({f for nodeid in asked for f in files[nodeid]})
-        head = _on_head(ctx, asked, wholly)
+        head = _whole_on_head(ctx, asked, files, progress, beside)
         if head is None:
             problem = _why_not("whole-file fixture probe")
             return replace(signs, caught=tuple(files), problems=(problem,))
         both = [nodeid for nodeid in both if nodeid not in head or nodeid in whole]
     caught = tuple(nodeid for nodeid in files if nodeid not in both)
     return replace(signs, survivors=(*signs.survivors, *both), caught=caught)
+
+
+def _whole_on_head(
+    ctx: OnMain,
+    asked: list[str],
+    files: Mapping[str, tuple[str, ...]],
+    progress: Progress,
+    beside: WholeOnHead | None,
+) -> frozenset[str] | None:
+    """Which of `asked` pass on the head with every byte of their files changed: from the run
+    the fixture probe started beside its own when it ran them all, else from a run now."""
+    if beside is not None and beside.ran.issuperset(asked):
+        return None if beside.passed is None else beside.passed & frozenset(asked)
+    progress.step("base signs", f"{len(asked)} fixture survivors with every byte changed")
+    wholly = sorted({f for nodeid in asked for f in files[nodeid]})
+    return whole_probe.on_head(ctx, asked, wholly)
 
 
 def _anchors(harness: list[Tamper], head_run: RunResult) -> tuple[str, ...]:
@@ -177,28 +198,13 @@ def _perturbed(
         wholly = sorted({f for nodeid in both for f in files[nodeid]})
         write_all(ctx.base.read, sessions.tree, wholly)
         base = passing(sessions, both)
-        head = _on_head(ctx, both, wholly)
+        head = whole_probe.on_head(ctx, both, wholly)
         if base is None or head is None:
             problem = _why_not("whole-file fixture probe")
             return replace(found, caught=tuple(files), problems=(*found.problems, problem))
         both = [nodeid for nodeid in both if nodeid not in head or nodeid in base]
     caught = tuple(nodeid for nodeid in files if nodeid not in both)
     return replace(found, survivors=tuple(both), caught=caught)
-
-
-def _on_head(ctx: OnMain, nodeids: list[str], files: list[str]) -> frozenset[str] | None:
-    """The same tests in a new export of the head's tree, overlaid as for its scoring run."""
-    with ctx.repo.worktree(ctx.head.commit) as tree:
-        applied = overlay.apply(
-            tree,
-            ctx.protection.select(ctx.base.files),
-            ctx.protection.select(ctx.head.files),
-            ctx.base.read,
-            ctx.base_links,
-        )
-        write_all(ctx.base.read, tree, files)  # both trees hold main's bytes
-        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept)
-        return passing(sessions, nodeids)
 
 
 def _why_not(what: str) -> str:

@@ -10,15 +10,13 @@ with them and runs nothing on the base for its signs (signs/on_main.py).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from planegate.config.planemap import PlaneMap, data_files, file_of
-from planegate.freeze import sweep_plugin
 from planegate.probes.fixture import plan as probe
+from planegate.probes.fixture.whole import passing, write_all
 from planegate.repo.digest_format import RecordedSigns
-from planegate.repo.snapshot import Reader, Snapshot
+from planegate.repo.snapshot import Snapshot
 from planegate.runner.session import RunResult
-from planegate.runner.spec import Sessions, pytest_args
+from planegate.runner.spec import Sessions
 from planegate.signs import compare, unseen
 
 
@@ -82,29 +80,3 @@ def probe_on_main(
             return None
         whole = again
     return recorded(result, probed, tuple(sorted(survivors)), tuple(sorted(whole)))
-
-
-def passing(sessions: Sessions, nodeids: list[str]) -> frozenset[str] | None:
-    """Which of `nodeids` passed in one session of their files (the rest of each file
-    deselected, as every probe runs them); None when it did not close."""
-    files = sorted({file_of(n) for n in nodeids if (sessions.tree / file_of(n)).is_file()})
-    if not files:
-        return frozenset()
-    result = sessions.run(
-        targets=tuple(files),
-        canaries=False,
-        child_plugins=sweep_plugin.only(nodeids),
-        extra_args=(*pytest_args(sessions.cfg), probe.KEEP_GOING),
-    )
-    if not result.closed:
-        return None
-    return frozenset(n for n in nodeids if result.outcome_of(n).passed)
-
-
-def write_all(read: Reader, tree: Path, files: list[str]) -> None:
-    """Main's bytes of each locked file (`read`) with every byte changed, into `tree`."""
-    for path in files:
-        data = read(path)
-        target = tree / path
-        if data is not None and target.is_file() and not target.is_symlink():
-            target.write_bytes(probe.perturb_all(data))

@@ -10,16 +10,20 @@ lied, or the test does not depend on that function, and the base says which (doc
    tests that passes is traced, and up to `pytest.sampled_canaries` of them run once more with
    a function they called directly broken (`child/sampled.py`). No session of its own.
 3. A test that did not fail with its function broken runs on the base's tree with the same
-   function broken (one small session, only then): failing there, or not calling that function
+   function broken (one small session, only then, started as soon as the head's run is over
+   and running beside the other probes: `begin`): failing there, or not calling that function
    there, the patch's run lied (PG125); passing there too, main's test does not depend on it
    (PG126, a warning). A run that sent no record of its sample is PG127.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure, joined
 from planegate.probes.canaries.child.sampled import MAX_CALLS
@@ -35,18 +39,25 @@ from planegate.probes.canaries.plan import (
 from planegate.probes.canaries.wire import Sampled, SampleSpec, child_plugins, sampled_of
 from planegate.probes.protocol import Found, HeadRun, ProbeContext
 from planegate.report import ProbeRecord
+from planegate.runner.beside import Beside, closed_on_error
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions, pytest_args
 
 
-def after_head(head: HeadRun, found: Found) -> Found:
-    """The head's run's sample judged, joined to what the probes found."""
+def begin(head: HeadRun) -> Confirming:
+    """The head's run's sample judged as far as that run tells, at once; main's confirmation,
+    when one is needed, started in a thread: it runs beside the probes after this one
+    (registry.run_all), and `after_head` takes its result."""
     planned = head.planned.get(SAMPLED)
     plan = planned.plan if planned is not None else None
     if not isinstance(plan, Plan):
         plan = Plan(why="not planned")
-    sampled = check(head.ctx, head.result, plan, head.checkout)
-    return replace(found, answers=joined(found.answers, sampled))
+    return check(head.ctx, head.result, plan, head.checkout)
+
+
+def after_head(found: Found, confirming: Confirming) -> Found:
+    """The sample judged, joined to what the probes found."""
+    return replace(found, answers=joined(found.answers, confirming.result()))
 
 
 @dataclass(frozen=True)
@@ -59,14 +70,53 @@ class Target:
     line: int
 
 
-def check(ctx: ProbeContext, head: RunResult, planned: Plan, checkout: str) -> AnswerProbes:
-    """What the head's run said of its sample, judged; what the confirmation on main cost."""
-    started = time.monotonic()
+Judge = Callable[[RunResult, float], AnswerProbes]
+
+
+class Confirming:
+    """What the head's run said of its sample, judged; when main must confirm it, the session
+    on the base's tree runs beside the caller (`start`) and `result()` judges once it is over."""
+
+    def __init__(self, done: AnswerProbes | None = None) -> None:
+        self._done = done
+        self._session: Beside[tuple[RunResult, float]] | None = None
+        self._judge: Judge | None = None
+
+    def start(self, ctx: ProbeContext, confirm: SampleSpec, judge: Judge) -> Confirming:
+        started = time.monotonic()
+        folders = contextlib.ExitStack()
+        with closed_on_error(folders):
+            sessions = _base_sessions(
+                ctx, folders.enter_context(ctx.repo.worktree(ctx.base.commit))
+            )
+
+        def work() -> tuple[RunResult, float]:
+            return _on_base(ctx, sessions, confirm), time.monotonic() - started
+
+        self._judge = judge
+        self._session = Beside(folders, work, "canaries-on-main")
+        return self
+
+    def result(self) -> AnswerProbes:
+        if self._done is None and self._session is not None and self._judge is not None:
+            self._done = self._judge(*self._session.result())
+        return self._done or AnswerProbes()
+
+    def close(self) -> None:
+        """Wait for the session on the base, if any, and remove its tree."""
+        if self._session is not None:
+            self._session.close()
+
+
+def check(ctx: ProbeContext, head: RunResult, planned: Plan, checkout: str) -> Confirming:
+    """What the head's run said of its sample, judged; main's confirmation started when the
+    run's sample needs one (what it cost goes into the record)."""
     spec = planned.spec
     if spec is None:
-        return _record("not run", 0.0, 0, planned.why)
+        return Confirming(_record("not run", 0.0, 0, planned.why))
     if not head.closed or head.canary_problem:
-        return _record("not run", 0.0, 0, "the head's run did not hold: its own finding stands")
+        why = "the head's run did not hold: its own finding stands"
+        return Confirming(_record("not run", 0.0, 0, why))
     reported = sampled_of(head.extra)
     if reported is None:
         failure = ProbeFailure(
@@ -76,21 +126,30 @@ def check(ctx: ProbeContext, head: RunResult, planned: Plan, checkout: str) -> A
             f"{checkout}, then run the gate again",
         )
         found = _record("fail", 0.0, len(spec.tests), "no record of the sample came")
-        return replace(found, failures=(failure,))
+        return Confirming(replace(found, failures=(failure,)))
     targets = tuple(
         Target(s.nodeid, s.path, s.qualname, s.line)
         for s in reported.values()
         if s.path and head.outcome_of(s.nodeid).passed
     )
     if not targets:
-        return starved(ctx, spec, head, reported, checkout, started)
+        return starved(ctx, spec, head, reported, checkout)
     survivors = tuple(t for t in targets if not reported[t.nodeid].failed)
-    failures = verdicts(ctx, spec, survivors, checkout) if survivors else ()
     detail = "; ".join(f"{t.nodeid} -> {t.qualname} ({t.path}:{t.line})" for t in targets)
     detail += f" ({len(reported)} sampled in the head's run)"
-    outcome = "fail" if any(f.probe != UNTESTED for f in failures) else "pass"
-    found = _record(outcome, time.monotonic() - started, len(targets), detail)
-    return replace(found, failures=failures)
+
+    if not survivors:
+        return Confirming(_record("pass", 0.0, len(targets), detail))
+
+    def judged(on_main: RunResult, seconds: float) -> AnswerProbes:
+        failures = verdicts(ctx, survivors, checkout, on_main)
+        outcome = "fail" if any(f.probe != UNTESTED for f in failures) else "pass"
+        return replace(_record(outcome, seconds, len(targets), detail), failures=failures)
+
+    force = {t.nodeid: (t.path, t.qualname) for t in survivors}
+    nodeids = tuple(force)
+    confirm = replace(spec, tests=nodeids, breaks=len(nodeids), only={}, force=force)
+    return Confirming().start(ctx, confirm, judged)
 
 
 def starved(
@@ -99,8 +158,7 @@ def starved(
     head: RunResult,
     reported: dict[str, Sampled],
     checkout: str,
-    started: float,
-) -> AnswerProbes:
+) -> Confirming:
     """Nothing was broken though sampled tests passed: the same tests on the base, free to
     break what they call there. The base breaks one: the patch left main's tests nothing to
     break (PG140, an error); it breaks none either: main's tests give the sample nothing
@@ -108,26 +166,29 @@ def starved(
     passed = tuple(n for n in reported if head.outcome_of(n).passed)
     why = f"none of the {len(reported)} sampled tests that ran called a function to break"
     if not passed:
-        return _record("not run", 0.0, 0, why)
-    on_main = _on_base(ctx, replace(spec, tests=passed, breaks=len(passed), force={}))
-    held = on_main.closed and not on_main.canary_problem
-    there = sampled_of(on_main.extra) if held else None
-    broken = [e for e in (there or {}).values() if e.path]
-    seconds = time.monotonic() - started
-    if there is not None and not broken:
-        what = "no function main's test calls directly can be broken, on main's code too"
-        failure = _failure(Target(passed[0], "", "", 0), STARVED_ON_MAIN, what, ctx, checkout)
-        return replace(_record("pass", seconds, 0, why), failures=(failure,))
-    if broken:
-        first = broken[0]
-        what = (
-            "the patch leaves nothing of main's sampled tests to break: on main's code "
-            f"{first.qualname} ({first.path}:{first.line}) is broken for {first.nodeid}"
-        )
-    else:
-        what = "nothing could be broken, and main's run of the same tests did not hold"
-    failure = _failure(Target(passed[0], "", "", 0), STARVED, what, ctx, checkout)
-    return replace(_record("fail", seconds, 0, why), failures=(failure,))
+        return Confirming(_record("not run", 0.0, 0, why))
+
+    def judged(on_main: RunResult, seconds: float) -> AnswerProbes:
+        held = on_main.closed and not on_main.canary_problem
+        there = sampled_of(on_main.extra) if held else None
+        broken = [e for e in (there or {}).values() if e.path]
+        if there is not None and not broken:
+            what = "no function main's test calls directly can be broken, on main's code too"
+            failure = _failure(Target(passed[0], "", "", 0), STARVED_ON_MAIN, what, ctx, checkout)
+            return replace(_record("pass", seconds, 0, why), failures=(failure,))
+        if broken:
+            first = broken[0]
+            what = (
+                "the patch leaves nothing of main's sampled tests to break: on main's code "
+                f"{first.qualname} ({first.path}:{first.line}) is broken for {first.nodeid}"
+            )
+        else:
+            what = "nothing could be broken, and main's run of the same tests did not hold"
+        failure = _failure(Target(passed[0], "", "", 0), STARVED, what, ctx, checkout)
+        return replace(_record("fail", seconds, 0, why), failures=(failure,))
+
+    confirm = replace(spec, tests=passed, breaks=len(passed), force={})
+    return Confirming().start(ctx, confirm, judged)
 
 
 def _record(outcome: str, seconds: float, tests: int, detail: str) -> AnswerProbes:
@@ -135,16 +196,14 @@ def _record(outcome: str, seconds: float, tests: int, detail: str) -> AnswerProb
 
 
 def verdicts(
-    ctx: ProbeContext, spec: SampleSpec, survivors: tuple[Target, ...], checkout: str
+    ctx: ProbeContext, survivors: tuple[Target, ...], checkout: str, on_main: RunResult | None
 ) -> tuple[ProbeFailure, ...]:
     """Each test that did not fail with its function broken, judged by the same break on the
-    base: failing there, or not calling the function there, is a lie (PG125); passing there
-    too, a test that does not depend on it (PG126). `{f}` stands for the function's place."""
-    force = {t.nodeid: (t.path, t.qualname) for t in survivors}
-    nodeids = tuple(force)
-    on_main = _on_base(ctx, replace(spec, tests=nodeids, breaks=len(nodeids), only={}, force=force))
-    held = on_main.closed and not on_main.canary_problem
-    there = sampled_of(on_main.extra) if held else None
+    base (`on_main`, the session `check` started): failing there, or not calling the function
+    there, is a lie (PG125); passing there too, a test that does not depend on it (PG126).
+    `{f}` stands for the function's place."""
+    held = on_main is not None and on_main.closed and not on_main.canary_problem
+    there = sampled_of(on_main.extra) if on_main is not None and held else None
     found = []
     for target in survivors:
 
@@ -176,20 +235,21 @@ def verdicts(
     return tuple(found)
 
 
-def _on_base(ctx: ProbeContext, confirm: SampleSpec) -> RunResult:
+def _base_sessions(ctx: ProbeContext, tree: Path) -> Sessions:
+    trusted = frozenset(ctx.protection.select(ctx.base.files))
+    return Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=trusted)
+
+
+def _on_base(ctx: ProbeContext, sessions: Sessions, confirm: SampleSpec) -> RunResult:
     """The sampled tests on the base's tree, each run as usual and again with a function broken
     there (the one the head's run broke, when `force` names it)."""
-    nodeids = confirm.tests
-    with ctx.repo.worktree(ctx.base.commit) as tree:
-        trusted = frozenset(ctx.protection.select(ctx.base.files))
-        sessions = Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=trusted)
-        timeout = min(ctx.cfg.pytest_timeout, ctx.cfg.probe_budget)
-        return sessions.run(
-            targets=nodeids,
-            deselect=frozenset(ctx.frozen),
-            timeout=timeout,
-            child_plugins=child_plugins(confirm),
-        )
+    timeout = min(ctx.cfg.pytest_timeout, ctx.cfg.probe_budget)
+    return sessions.run(
+        targets=confirm.tests,
+        deselect=frozenset(ctx.frozen),
+        timeout=timeout,
+        child_plugins=child_plugins(confirm),
+    )
 
 
 def _failure(
