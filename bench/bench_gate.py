@@ -230,14 +230,33 @@ def make_repo(root: Path, variant: str) -> Path:
 
 def fresh_checkout_env() -> dict[str, str]:
     """Both commands as on a fresh CI checkout: installed packages have their bytecode (pip
-    writes it; planegate's is compiled once below), the checkout's test files do not."""
+    writes it; planegate's is compiled once below), the checkout's test files do not. Plain
+    pytest rewrites the asserts of every module of a distribution with a `pytest11` entry
+    point (Hypothesis: about 90 modules) and caches the result beside the module unless
+    `PYTHONDONTWRITEBYTECODE` is set: one plain run without it, in a scratch folder, caches
+    them, so the plain baseline never pays that rewriting (as on a developer's machine)."""
     import planegate
 
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", str(Path(planegate.__file__).parent)],
         check=True,
     )
+    warm_rewrite_caches()
     return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def warm_rewrite_caches() -> None:
+    """One plain pytest run that writes the assertion-rewrite caches of installed plugins."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    with tempfile.TemporaryDirectory(prefix="planegate-bench-warm-") as scratch:
+        (Path(scratch) / "test_warm.py").write_text("def test_warm():\n    assert True\n")
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", scratch],
+            cwd=scratch,
+            env=env,
+            capture_output=True,
+            check=True,
+        )
 
 
 ENV: dict[str, str] = {}
