@@ -23,6 +23,7 @@ harness._hypothesis_internal_use_seed  # set on a test function, read by Hypothe
 harness._update_current_test_var  # pytest's own function, replaced in the child
 harness.dont_write_bytecode  # interpreter flags set in the child (sys)
 harness.pycache_prefix
+harness.in_initialization  # Hypothesis's own count, raised while its entry points run (child)
 
 codec_test = Whitelist()
 codec_test.maybe  # a field of the codec test's record, read back through its type hint

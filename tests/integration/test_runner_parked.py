@@ -79,7 +79,8 @@ read = main._read_spec
 
 def reading(fd):
     with open(log, 'a') as handle:
-        handle.write('spec read, pytest %s\\n' % ('pytest' in sys.modules))
+        handle.write('spec read, pytest %s, hypothesis %s\\n' % (
+            'pytest' in sys.modules, 'hypothesis' in sys.modules))
     return read(fd)
 
 main._read_spec = reading
@@ -94,7 +95,11 @@ os.close(w)
 main.prepare(r)
 """
 HOOK = (
-    "def hook():\n    with open({log!r}, 'a') as handle:\n        handle.write('entry point\\n')\n"
+    "import os\nimport _hypothesis_globals\n\n\n"
+    "def hook():\n    with open({log!r}, 'a') as handle:\n"
+    "        handle.write('entry point, initialising %s, held back by the environment %s\\n' % (\n"
+    "            _hypothesis_globals.in_initialization,"
+    " 'HYPOTHESIS_NO_PLUGINS' in os.environ))\n"
 )
 
 
@@ -113,7 +118,12 @@ def test_the_code_hypothesis_runs_at_import_comes_after_the_spec_and_the_audit_h
         [sys.executable, "-s", "-c", script], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert log.read_text().splitlines() == ["spec read, pytest True", "entry point"]
+    # Hypothesis's own modules before the spec; its entry points after, run as its import
+    # runs them (while it counts itself initialising), the variable holding them back gone
+    assert log.read_text().splitlines() == [
+        "spec read, pytest True, hypothesis True",
+        "entry point, initialising 1, held back by the environment False",
+    ]
 
 
 def _tree(tmp_path: Path) -> Path:

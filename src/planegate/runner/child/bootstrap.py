@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 HARNESS = ("pytest", "_pytest", "pluggy", "hypothesis")
+NO_PLUGINS = "HYPOTHESIS_NO_PLUGINS"  # Hypothesis's import then runs no entry point
 PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
 PR_SET_SECUREBITS = 28
@@ -75,10 +76,12 @@ def _drop_capabilities(libc: Any) -> None:
         raise OSError(ctypes.get_errno(), "capset failed")
 
 
-def import_pytest() -> None:
-    """pytest, every plugin module pytest loads by default, and pluggy: importing them runs
-    no code but theirs (pytest reads plugins' entry points only once configured), so a
-    child does it before it knows its run (runner/parked.py)."""
+def import_ahead() -> bool:
+    """pytest, every plugin module pytest loads by default, pluggy and Hypothesis: importing
+    them runs no code but theirs (pytest reads plugins' entry points only once configured;
+    Hypothesis's import, which runs the `hypothesis` entry points of installed distributions,
+    holds them back here), so a child does it before it knows its run (runner/parked.py).
+    True when Hypothesis's entry points were held back: `import_harness` runs them."""
     import _pytest.config
     import pluggy  # noqa: F401
     import pytest  # noqa: F401
@@ -86,21 +89,48 @@ def import_pytest() -> None:
     builtin = (*_pytest.config.essential_plugins, *_pytest.config.default_plugins)
     for name in [f"_pytest.{name}" for name in builtin]:
         importlib.import_module(name)
+    if "hypothesis" in sys.modules or os.environ.get(NO_PLUGINS):
+        return False  # imported already, or the project's own setting holds them back
+    os.environ[NO_PLUGINS] = "1"  # for this import only: no test sees it
+    try:
+        import hypothesis  # noqa: F401
+    except ImportError:
+        return False
+    finally:
+        del os.environ[NO_PLUGINS]
+    return True
 
 
-def import_harness() -> tuple[str, ...]:
+def import_harness(held_back: bool) -> tuple[str, ...]:
     """Import and so pin the harness before the project's site and the tree are on sys.path:
-    pytest and its default plugins (`import_pytest`, done already in a child), pluggy and
-    hypothesis. Hypothesis's import runs the `hypothesis` entry points of the installed
-    distributions, so it comes after the privilege drop and the audit hook. A later
-    `import pytest` (or of any submodule, found through the package's own __path__) gets
-    these; nothing the project installs or commits can stand in for them. Returns the
-    top-level names to watch."""
-    import_pytest()
+    pytest and its default plugins, pluggy and Hypothesis (`import_ahead`, done already in
+    a child). Hypothesis's import runs the `hypothesis` entry points of the installed
+    distributions, third-party code, so they run here, after the privilege drop and the
+    audit hook (`held_back`: `import_ahead` held them back), as Hypothesis's own import
+    would have run them. A later `import pytest` (or of any submodule, found through the
+    package's own __path__) gets these; nothing the project installs or commits can stand
+    in for them. Returns the top-level names to watch."""
     for name in HARNESS:
         with contextlib.suppress(ImportError):  # hypothesis when it is not installed
             importlib.import_module(name)
+    if held_back:
+        _run_entry_points()
     return HARNESS
+
+
+def _run_entry_points() -> None:
+    """Hypothesis's `hypothesis` entry points, as the end of its import runs them: while
+    Hypothesis counts itself initialising (its warnings about slow plugin code say so)."""
+    from hypothesis import entry_points
+
+    counter: Any = sys.modules.get("_hypothesis_globals")
+    if counter is not None:
+        counter.in_initialization += 1
+    try:
+        entry_points.run()
+    finally:
+        if counter is not None:
+            counter.in_initialization -= 1
 
 
 def add_site(folders: list[str]) -> None:

@@ -5,15 +5,16 @@ The parent runs `python - <padding>` and writes `SCRIPT` to its stdin; the scrip
 holds no frame of planegate's and `__main__` keeps no reference to it (it binds no name).
 `prepare()`:
 
-1. imports pytest, its default plugin modules and pluggy while neither the project's site
-   nor the tree is on sys.path, before it knows its run: a child started ahead of it
-   (runner/parked.py) does this while it waits, in a tree still empty; importing them runs
-   no code but theirs;
+1. imports pytest, its default plugin modules, pluggy and Hypothesis while neither the
+   project's site nor the tree is on sys.path, before it knows its run: a child started
+   ahead of it (runner/parked.py) does this while it waits, in a tree still empty; importing
+   them runs no code but theirs (Hypothesis's import holds back the `hypothesis` entry points
+   of installed distributions: `HYPOTHESIS_NO_PLUGINS`, set for that import only);
 2. reads the run's spec from its own pipe and closes it;
 3. drops privileges that could read another process (`bootstrap.lock_down`);
 4. opens the result channel and installs the audit hook (with read tracing when the run asks
-   for it), then imports hypothesis, whose import runs the `hypothesis` entry points of
-   installed distributions: no code of anyone else's runs before the hook;
+   for it), then runs those entry points, as Hypothesis's import would have: no code of
+   anyone else's runs before the hook;
 5. adds the project's site folders, if the run has any, at the end of sys.path (their `.pth`
    files run; what they change in the harness is named);
 6. imports the allowed plugins, and checks none of them was found in the tree;
@@ -59,7 +60,7 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
 
     # pytest first: a child started ahead of its run (runner/parked.py) imports it while it
     # waits for its spec, in a tree still empty
-    bootstrap.import_pytest()
+    held_back = bootstrap.import_ahead()
     spec = _read_spec(spec_fd)
     if spec.get("nice"):
         os.nice(int(spec["nice"]))  # a run beside the scoring run yields the CPU to it
@@ -71,7 +72,7 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     reads.install(state, spec.get("reads"))
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=close)
-    roots = bootstrap.import_harness()  # Hypothesis's entry points run here: after the hook
+    roots = bootstrap.import_harness(held_back)  # Hypothesis's entry points: after the hook
     state.pluggy_dir = os.path.dirname(sys.modules["pluggy"].__file__ or "") + "/"
     state.bottom = sys.modules["_pytest.main"].pytest_runtestloop.__code__
     bootstrap.neutralise()
