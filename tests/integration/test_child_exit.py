@@ -1,0 +1,62 @@
+"""The test child ends as `raise SystemExit(code)` would, without the interpreter's teardown
+(runner/child/main.py's SCRIPT): pytest's exit code is the process's, the threads that are
+not daemons end first, and the `atexit` handlers the project registers all run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from planegate.runner import session
+
+CONFTEST = """\
+import atexit, pathlib
+
+atexit.register(lambda: (pathlib.Path(__file__).parent / "atexit.txt").write_text("ran"))
+"""
+TESTS = """\
+import pathlib, threading, time
+
+
+def _late():
+    time.sleep(0.3)
+    (pathlib.Path(__file__).parent / "thread.txt").write_text("ended")
+
+
+def test_starts_a_thread():
+    threading.Thread(target=_late).start()
+
+
+def test_fails_when_asked():
+    assert not (pathlib.Path(__file__).parent / "fail").exists()
+"""
+
+
+def _tree(tmp_path: Path, failing: bool) -> Path:
+    tree = tmp_path / "tree"
+    (tree / "tests").mkdir(parents=True)
+    (tree / "tests" / "conftest.py").write_text(CONFTEST)
+    (tree / "tests" / "test_exit.py").write_text(TESTS)
+    if failing:
+        (tree / "tests" / "fail").write_text("")
+    return tree
+
+
+def _run(tree: Path) -> session.RunResult:
+    spec = session.RunSpec(tree=tree, ini_options={}, plugins=(), timeout=300, canaries=False)
+    return session.run(spec)
+
+
+def test_a_passing_run_exits_0_after_its_thread_and_its_atexit_handler(tmp_path: Path) -> None:
+    tree = _tree(tmp_path, failing=False)
+    result = _run(tree)
+    assert result.closed and result.exit_status == 0
+    assert (tree / "tests" / "thread.txt").read_text() == "ended"
+    assert (tree / "tests" / "atexit.txt").read_text() == "ran"
+
+
+def test_a_failing_run_exits_with_pytest_s_code(tmp_path: Path) -> None:
+    tree = _tree(tmp_path, failing=True)
+    result = _run(tree)
+    assert result.closed and result.exit_status == 1
+    assert not result.outcome_of("tests/test_exit.py::test_fails_when_asked").passed
+    assert (tree / "tests" / "atexit.txt").read_text() == "ran"
