@@ -19,14 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Protocol
 
 from planegate.config.planemap import data_files
 from planegate.freeze import sweep_plugin
-from planegate.gitfacts import GitFacts
 from planegate.probes.fixture import plan as probe
 from planegate.probes.fixture import whole as whole_probe
-from planegate.probes.fixture.whole import WholeOnHead, passing, write_all
+from planegate.probes.fixture.whole import OnHead, WholeOnHead, passing, write_all
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.progress import QUIET, Progress
 from planegate.repo.digest_format import RecordedSigns
@@ -38,16 +37,10 @@ from planegate.signs.compare import MainsSigns
 from planegate.signs.lines import MainsLines
 
 
-class OnMain(GitFacts, Protocol):
+class OnMain(OnHead, Protocol):
     """The gate's context, as far as the base's sessions need it: git's facts, and how the
-    base's tests run (its ini options, the environment, its symlinks for the overlay)."""
-
-    @property
-    def base_ini(self) -> dict[str, Any]: ...
-    @property
-    def environ(self) -> Mapping[str, str] | None: ...
-    @property
-    def base_links(self) -> frozenset[str]: ...
+    base's tests run (its ini options, the environment, its symlinks for the overlay), as
+    the head's every-byte run needs them too."""
 
 
 def observe(  # noqa: PLR0913 - the head's run and what the probes found of it
