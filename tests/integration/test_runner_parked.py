@@ -1,6 +1,7 @@
 """The head's child started ahead of its run (runner/parked.py), with real processes: it waits
 for a run in its own tree only, a run that would start it otherwise kills it, and one never
-taken is killed and its folders removed."""
+taken is killed and its folders removed; a spare for the next run in a tree, and what the
+runs in one tree read of its `tox.ini`."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from pathlib import Path
 
 from helpers.processes import alive
 from helpers.repo_helper import TestRepo
+from planegate.config.load import parse
 from planegate.runner import launch, parked, session
+from planegate.runner.spec import Sessions
 
 TOX = "[testenv]\nsetenv =\n    CALC_MODE = main\n"
 
@@ -167,3 +170,31 @@ def test_a_spare_nobody_takes_is_killed_and_none_starts_outside_a_gate(tmp_path:
         spare = _waiting()
     assert not alive(spare.proc.pid) and not spare.plan.scratch.exists()
     assert not parked._SLOT
+
+
+CONFIG = (
+    'version: 1\nowner: "@org/map"\nplanes:\n  property:\n    paths: ["props/"]\n'
+    '  fixture:\n    paths: ["tests/"]\n'
+)
+REWRITES_TOX = """\
+import os, pathlib
+
+
+def test_mode_then_rewrite_tox():
+    seen = os.environ['CALC_MODE']
+    tox = pathlib.Path(__file__).parent.parent / "tox.ini"
+    tox.write_text("[testenv]\\nsetenv =\\n    CALC_MODE = patch\\n")  # as a patch's code could
+    assert seen == 'main'
+"""
+
+
+def test_a_later_session_in_a_tree_gets_the_tox_settings_its_first_one_read(
+    tmp_path: Path,
+) -> None:
+    tree = _tree(tmp_path)
+    (tree / "tests" / "test_mode.py").write_text(REWRITES_TOX)
+    sessions = Sessions(tree, parse(CONFIG, "planegate.yml"), {})
+    nodeid = "tests/test_mode.py::test_mode_then_rewrite_tox"
+    first, second = sessions.run(), sessions.run()
+    assert "CALC_MODE = patch" in (tree / "tox.ini").read_text()  # the first run rewrote it
+    assert [r.outcome_of(nodeid).passed for r in (first, second)] == [True, True]

@@ -84,6 +84,7 @@ class RunSpec:
     child_plugins: tuple[ChildPlugin, ...] = ()  # a capability's plugins, loaded in this order
     network: bool = False  # the sandbox lets the child reach the network (sandbox.network)
     spare: bool = False  # a child for the next run in this tree starts beside this one's
+    ci: Mapping[str, str] | None = None  # what the tree's tox.ini sets; None: read at the run
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,8 @@ def run(
     with _scratch(spec.tree) as scratch_dir:
         canary = _Canary.new()
         args = _arguments(spec, scratch_dir, canary)
-        ci = child_env.ci_settings(spec.tree)  # read before the tree's opens are watched
+        # read before the tree's opens are watched
+        ci = dict(spec.ci) if spec.ci is not None else child_env.ci_settings(spec.tree)
         plan = launch.plan_for(spec.tree, scratch_dir, parent, spec.env_allow, spec.network, ci)
         child_spec = {
             "nonce": secrets.token_hex(16),

@@ -3,6 +3,7 @@ the configured plugins, arguments, timeout and allowed environment."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 from planegate.config.load import Config
 from planegate.progress import QUIET, Progress
+from planegate.runner import env as child_env
 from planegate.runner import session
 
 
@@ -51,8 +53,16 @@ class Sessions:
     trusted: frozenset[str] = frozenset()
     progress: Progress = field(default=QUIET, hash=False, compare=False)  # tests done of total
 
+    @functools.cached_property
+    def ci(self) -> Mapping[str, str]:
+        """What the tree's tox configuration sets, read once, when its first session starts
+        (the overlay has made the file main's): a later session gets the same, whatever an
+        earlier run's code left in the tree's `tox.ini`."""
+        return child_env.ci_settings(self.tree)
+
     def spec(self, **changes: Any) -> session.RunSpec:
-        return build(self.tree, self.cfg, self.ini_options, **{"trusted": self.trusted, **changes})
+        pinned = {"trusted": self.trusted, "ci": self.ci}
+        return build(self.tree, self.cfg, self.ini_options, **{**pinned, **changes})
 
     def run(self, **changes: Any) -> session.RunResult:
         return session.run(self.spec(**changes), self.progress, parent_env=self.environ)
