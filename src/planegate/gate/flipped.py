@@ -13,7 +13,6 @@ import (data, a compiled module) runs every scoring test file on the base.
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from planegate.probes.protocol import BaseSide, changed_code, scoring_files
 from planegate.pyimports import ImportGraph, touched_tests_permissive
 from planegate.repo.digest_format import MainRun
 from planegate.report import ProbeRecord
+from planegate.runner.beside import Beside
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
 from planegate.vocabulary import SCORING_PLANES
@@ -71,32 +71,26 @@ def _read(tree: Path, path: str) -> str | None:
 
 
 class Pending:
-    """The base's run in a thread; `result()` waits for it."""
+    """The base's run beside the head's (runner/beside.py); `result()` waits for it."""
 
     def __init__(self, done: BaseRun | None = None) -> None:
         self._done = done
-        self._error: BaseException | None = None
-        self._thread: threading.Thread | None = None
+        self._run: Beside[BaseRun] | None = None
 
     def start(self, sessions: Sessions, targets: tuple[str, ...], why: str, ctx: Context) -> None:
-        def work() -> None:
+        def work() -> BaseRun:
             started = time.monotonic()
-            try:
-                result = sessions.run(
-                    targets=targets, deselect=frozenset(ctx.frozen), canaries=False, nice=NICE
-                )
-                self._done = BaseRun(targets, why, result, time.monotonic() - started)
-            except BaseException as error:  # handed to the caller of result()
-                self._error = error
+            result = sessions.run(
+                targets=targets, deselect=frozenset(ctx.frozen), canaries=False, nice=NICE
+            )
+            return BaseRun(targets, why, result, time.monotonic() - started)
 
-        self._thread = threading.Thread(target=work, name="base-run", daemon=True)
-        self._thread.start()
+        # its tree is the caller's (`started`), removed when the caller's block ends
+        self._run = Beside(contextlib.ExitStack(), work, "base-run")
 
     def result(self) -> BaseRun:
-        if self._thread is not None:
-            self._thread.join()
-        if self._error is not None:
-            raise self._error
+        if self._run is not None:
+            return self._run.result()
         return self._done or BaseRun()
 
 

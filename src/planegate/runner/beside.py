@@ -33,6 +33,7 @@ class Beside(Generic[T]):
         self._thread.start()
 
     def result(self) -> T:
+        """What the work returned (it raises what the work raised), once it has ended."""
         self.close()
         if self._error is not None:
             raise self._error
