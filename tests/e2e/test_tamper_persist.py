@@ -83,6 +83,29 @@ def test_a_program_written_on_path_by_a_subprocess_is_found_after_the_run(
     tamper_named(report, f"the run changed {tools}/pytest")
 
 
+def test_a_program_written_in_a_writable_folder_on_path_is_found_in_the_sandbox(
+    shared: Shared,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sandbox keeps the interpreter's folders read-only, so they are compared only when
+    one of them is a folder it lets the child write: here a folder on PATH it was told to."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PLANEGATE_SANDBOX_WRITABLE", str(tools))
+    cheat = (
+        "import subprocess\n\n"
+        "subprocess.run(['sh', '-c', 'printf \"#!/bin/sh\\\\n\" > \"${PATH%%:*}/pytest\"'])\n"
+    )
+    shared.patch("path-program-writable", {"calc/core.py": BUG, "calc/__init__.py": cheat})
+    code, report = shared.gate(capsys)
+    assert (tools / "pytest").exists()  # the mount let it
+    assert code == 5 and "PG563" in errors(report)
+    tamper_named(report, f"the run changed {tools}/pytest")
+
+
 def _bytecode(source: str, target: Path, tmp: Path, **options: object) -> bytes:
     module = tmp / "module.py"
     module.write_text(source, "utf-8")

@@ -94,7 +94,12 @@ def test_the_split_keeps_what_the_assert_says() -> None:
     operands.transform(module, "t.py", frozenset())
     module.body = [s for s in module.body if not _our_import(s)]  # the stand-in below instead
     seen: list[tuple[str, tuple[Any, ...]]] = []
-    rewrite = SimpleNamespace(**{operands.CHECK: lambda ops, _info, *v: seen.append((ops, v))})
+
+    def check(ops: str, _info: object, *values: object) -> tuple[object, ...]:
+        seen.append((ops, values))
+        return values  # what it was given: a comparing method's arguments are what it returns
+
+    rewrite = SimpleNamespace(**{operands.CHECK: check})
     namespace: dict[str, Any] = {operands.ALIAS: rewrite}
     code = compile(module, "t.py", "exec")
     exec(code, namespace)

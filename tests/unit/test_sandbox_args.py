@@ -3,7 +3,7 @@ credentials."""
 
 from __future__ import annotations
 
-from planegate.runner.sandbox import Layout, arguments, secret_names
+from planegate.runner.sandbox import Layout, arguments, overlaps, secret_names
 
 
 def pairs(args: list[str], option: str) -> list[str]:
@@ -96,3 +96,13 @@ def test_names_that_look_like_credentials() -> None:
         "NPM_TOKEN",
         "OPENAI_API_KEY",
     ]
+
+
+def test_a_folder_overlaps_the_sandbox_where_the_child_may_write_in_or_around_it() -> None:
+    layout = Layout(tree="/w/tree", scratch="/s", masked=(), writable=("/extra/out",))
+    assert overlaps("/w/tree/.venv/bin", layout)  # inside the tree
+    assert overlaps("/extra", layout)  # holds a writable folder
+    assert overlaps("/s", layout)
+    assert overlaps("bin", layout)  # relative: the child resolves it in its tree
+    assert not overlaps("/usr/lib/python3/site-packages", layout)
+    assert not overlaps("/w/tree-other", layout)  # a prefix of the name is not a folder

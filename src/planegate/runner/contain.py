@@ -392,23 +392,28 @@ Snapshot = dict[str, tuple[int, int, int]]
 
 
 def interpreter_snapshot(path_env: str, site: Iterable[str] = ()) -> Snapshot:
-    """Files whose change would outlive the run: site-packages' top level (`.pth`, modules,
-    new packages) and the project's site folders', the harness packages' sources, the standard
-    library's top level, and the programs on PATH and in the interpreter's bin folder.
-    Bytecode caches are left out."""
+    """Files whose change would outlive the run (`interpreter_folders`). Bytecode caches are
+    left out."""
     found: Snapshot = {}
-    for folder in site:
-        _scan(folder, found, recursive=False)
-    for folder in _site_folders():
-        _scan(folder, found, recursive=False)
-        for package in HARNESS_PACKAGES:
-            _scan(os.path.join(folder, package), found, recursive=True)
-    stdlib = sysconfig.get_paths()["stdlib"]
-    _scan(stdlib, found, recursive=False)
-    for folder in {os.path.join(sys.prefix, "bin"), *path_env.split(os.pathsep)}:
-        if folder and os.path.realpath(folder) not in SYSTEM_BIN:
-            _scan(folder, found, recursive=False)
+    for folder, recursive in interpreter_folders(path_env, site):
+        _scan(folder, found, recursive)
     return found
+
+
+def interpreter_folders(path_env: str, site: Iterable[str] = ()) -> list[tuple[str, bool]]:
+    """The folders the snapshot reads, each with whether it reads below it: site-packages' top
+    level (`.pth`, modules, new packages) and the project's site folders', the harness
+    packages' sources, the standard library's top level, and the programs on PATH and in the
+    interpreter's bin folder."""
+    folders = [(folder, False) for folder in site]
+    for folder in _site_folders():
+        folders.append((folder, False))
+        folders += [(os.path.join(folder, package), True) for package in HARNESS_PACKAGES]
+    folders.append((sysconfig.get_paths()["stdlib"], False))
+    for folder in sorted({os.path.join(sys.prefix, "bin"), *path_env.split(os.pathsep)}):
+        if folder and os.path.realpath(folder) not in SYSTEM_BIN:
+            folders.append((folder, False))
+    return folders
 
 
 def changed(before: Snapshot, after: Snapshot) -> list[str]:

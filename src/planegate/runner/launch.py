@@ -116,7 +116,7 @@ class Started:
     results: int  # the parent's end of the result stream
     child_end: int  # the result stream's descriptor in the child
     spec_end: int  # the parent's end of the spec pipe
-    before: contain.Snapshot  # the interpreter's folders before the child started
+    before: contain.Snapshot | None  # the interpreter's folders before it (None: not compared)
     children: frozenset[int]  # this process's children before it
     log: BinaryIO
     stack: contextlib.ExitStack
@@ -145,7 +145,7 @@ def start(plan: Plan) -> Started:
     read_fd, write_fd = os.pipe()
     widen(write_fd)
     spec_read, spec_write = os.pipe()
-    before = contain.interpreter_snapshot(plan.env["PATH"], plan.site)
+    before = interpreter_snapshot(plan)
     command, args_fd = _command(plan.how, plan.box)
     fds = (write_fd, spec_read) if args_fd is None else (write_fd, spec_read, args_fd)
     try:
@@ -177,6 +177,19 @@ def start(plan: Plan) -> Started:
         os.close(fd)
     _script(proc, SCRIPT.format(fd=spec_read))
     return Started(plan, proc, read_fd, write_fd, spec_write, before, children, log, stack)
+
+
+def interpreter_snapshot(plan: Plan) -> contain.Snapshot | None:
+    """The interpreter's folders as a child of `plan` could change them (compared after its
+    run); None when it cannot: the sandbox mounts them read-only unless one of them lies in,
+    or holds, a folder it lets the child write (its tree, its scratch folder, those named in
+    PLANEGATE_SANDBOX_WRITABLE)."""
+    folders = contain.interpreter_folders(plan.env["PATH"], plan.site)
+    if plan.box is not None and not any(
+        sandbox.overlaps(folder, plan.box[1]) for folder, _ in folders
+    ):
+        return None
+    return contain.interpreter_snapshot(plan.env["PATH"], plan.site)
 
 
 def _command(

@@ -116,6 +116,19 @@ def _kept(keep: Iterable[str], masked: Iterable[str], writable: Iterable[str]) -
         yield path
 
 
+def overlaps(folder: str, layout: Layout) -> bool:
+    """`folder` (relative: as the child's folder would resolve it) lies in, or holds, a folder
+    the child may write."""
+    if not os.path.isabs(folder):
+        return True
+    real = os.path.realpath(folder)
+    writable = (layout.tree, layout.scratch, *layout.writable)
+    return any(
+        _within(real, w) or _within(w, real)
+        for w in {*writable, *(os.path.realpath(w) for w in writable)}
+    )
+
+
 def _within(path: str, folder: str) -> bool:
     """`path` is `folder` or lies below it."""
     folder = folder.rstrip("/")

@@ -288,8 +288,12 @@ def _execute(
         proc.wait()
         reader.join(timeout=5)
     output = (plan.scratch / "output.log").read_bytes()[-MAX_OUTPUT:].decode("utf-8", "replace")
-    changed = contain.changed(
-        started.before, contain.interpreter_snapshot(plan.env["PATH"], plan.site)
+    changed = (
+        []
+        if started.before is None  # the sandbox kept them read-only
+        else contain.changed(
+            started.before, contain.interpreter_snapshot(plan.env["PATH"], plan.site)
+        )
     )
     notes = (f"killed {killed} processes the run left behind",) if killed else ()
     found = tuple(Tamper(f"the run changed {path}") for path in changed[:10])

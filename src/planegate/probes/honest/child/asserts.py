@@ -76,7 +76,7 @@ def packages_of(roots: tuple[str, ...] | list[str] | Any) -> frozenset[str]:
 
 
 def _install(
-    context: PluginContext, check: Callable[..., None], packages: frozenset[str]
+    context: PluginContext, check: Callable[..., tuple[Any, ...]], packages: frozenset[str]
 ) -> Callable[..., None]:
     import pytest
 
@@ -136,7 +136,7 @@ def _finish(emit: frames.Emit, audit: SimpleNamespace, state: SimpleNamespace) -
     return pytest_sessionfinish
 
 
-def _check(state: SimpleNamespace) -> Callable[..., None]:
+def _check(state: SimpleNamespace) -> Callable[..., tuple[Any, ...]]:
     def check(
         ops: str,
         info: tuple[Any, ...],
@@ -144,14 +144,15 @@ def _check(state: SimpleNamespace) -> Callable[..., None]:
         _s: SimpleNamespace = state,
         _plain: Callable[[tuple[Any, ...]], bool] = values.all_plain,
         _slow: Callable[..., None] = _examine,
-    ) -> None:
+    ) -> tuple[Any, ...]:
         _s.checked += 1
         if _plain(compared):
-            return
+            return compared
         try:
             _slow(_s, ops, info, compared)
         except Exception:  # the check's own failure never changes what the test does
-            return
+            return compared
+        return compared
 
     return check
 

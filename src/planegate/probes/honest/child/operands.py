@@ -2,7 +2,8 @@
 
 Before pytest rewrites a test module's asserts (main's test files are trusted), each
 comparison is split: its operands are evaluated once into hidden names, handed to the check,
-then compared as before (pytest's explanation still shows them). Split are `assert`
+then compared as before (pytest's explanation still shows them); a comparing method's first
+two arguments are the check's own return value (it returns what it was given). Split are `assert`
 statements whose test is a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`, `in`, `not in`,
 chains too), the comparing `unittest` assert methods (`assertEqual`, `assertIn`,
 `assertLess`, ... called on anything), and a comparison handed to `assertTrue`/`assertFalse`.
@@ -221,9 +222,13 @@ class _Splitter:
         if any(isinstance(a, ast.Starred) for a in call.args):
             return [node]
         if method in METHODS and len(call.args) >= 2:
-            statements, loads = self._split(node, METHODS[method], call.args[:2])
-            args = [*loads, *call.args[2:]]
-        elif method in TRUTH and call.args and _comparison(call.args[0]):
+            # the method's first two arguments are what the check returns: no statement and
+            # no name of its own, so the values live as long as the call, as they did
+            at = _at(node)
+            checked = self._check(node, METHODS[method], call.args[:2])
+            args = [ast.Starred(checked, ast.Load(), **at), *call.args[2:]]
+            return [ast.Expr(ast.Call(call.func, args, call.keywords, **at), **at)]
+        if method in TRUTH and call.args and _comparison(call.args[0]):
             test = call.args[0]
             assert isinstance(test, ast.Compare)
             ops = ",".join(OPS[type(op)] for op in test.ops)
@@ -241,6 +246,27 @@ class _Splitter:
     ) -> tuple[list[ast.stmt], list[ast.expr]]:
         names = [f"@honest{self.names + index}" for index in range(len(operands))]
         self.names += len(operands)
+        at = _at(node)
+        statements: list[ast.stmt] = []
+        kept: list[ast.expr] = []
+        for name, operand in zip(names, operands, strict=True):
+            value = self._kept_arguments(operand, statements, kept, at) if keep else operand
+            target = ast.Name(name, ast.Store(), **at)
+            statements.append(ast.Assign(targets=[target], value=value, **at))
+        loads: list[ast.expr] = [ast.Name(name, ast.Load(), **at) for name in names]
+        statements.append(ast.Expr(self._check(node, ops, operands, loads), **at))
+        self.kept = kept
+        return statements, loads
+
+    def _check(
+        self,
+        node: ast.stmt,
+        ops: str,
+        operands: list[ast.expr],
+        values: list[ast.expr] | None = None,
+    ) -> ast.Call:
+        """The check's call on `values` (by default the operands themselves), with what the
+        test's source tells of each operand; it returns the values it was given."""
         self.count += 1
         scope = self.scope()
         info = (
@@ -250,19 +276,10 @@ class _Splitter:
             tuple(scope.made(operand) for operand in operands),
         )
         at = _at(node)
-        statements: list[ast.stmt] = []
-        kept: list[ast.expr] = []
-        for name, operand in zip(names, operands, strict=True):
-            value = self._kept_arguments(operand, statements, kept, at) if keep else operand
-            target = ast.Name(name, ast.Store(), **at)
-            statements.append(ast.Assign(targets=[target], value=value, **at))
-        loads: list[ast.expr] = [ast.Name(name, ast.Load(), **at) for name in names]
         check = ast.Attribute(ast.Name(ALIAS, ast.Load(), **at), CHECK, ast.Load(), **at)
         constant = ast.Constant(info, **at)  # type: ignore[arg-type]  # a tuple of constants
-        call = ast.Call(check, [ast.Constant(ops, **at), constant, *loads], [], **at)
-        statements.append(ast.Expr(call, **at))
-        self.kept = kept
-        return statements, loads
+        given = operands if values is None else values
+        return ast.Call(check, [ast.Constant(ops, **at), constant, *given], [], **at)
 
     def _kept_arguments(
         self,
