@@ -17,6 +17,7 @@ from planegate.freeze import sweep_plugin
 from planegate.gate import flipped, merge
 from planegate.gate.context import Context
 from planegate.probes import registry
+from planegate.probes.fixture import plan as fixture_plan
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.probes.protocol import Found, HeadRun
 from planegate.progress import QUIET, Progress, Stopwatch
@@ -277,7 +278,7 @@ def _run_head(
         options = registry.head_run_options(plans)
         if head_starts is not None:
             head_starts()
-        spare = _fixture_probe_likely(ctx)  # its session follows in this tree
+        spare = _fixture_probe_likely(ctx, base_run.main)  # its session follows in this tree
         result = sessions.run(deselect=deselect, trace=trace_spec(ctx), spare=spare, **options)
         result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
         base = flipped.base_side(ctx, result, base_run)
@@ -297,10 +298,18 @@ def _run_head(
     return result, tuple(notes), found
 
 
-def _fixture_probe_likely(ctx: Context) -> bool:
+def _fixture_probe_likely(ctx: Context, main: MainRun | None) -> bool:
     """Whether the fixture probe is likely to run a session in the head's tree after its
-    scoring run: main locks data files and the probe is on (runner/parked.py's spare)."""
-    return ctx.cfg.fixture_probe and bool(data_files(ctx.cfg, ctx.base.files))
+    scoring run (runner/parked.py's spare): main locks data files, the probe is on and, with
+    main's probe in the digest, it left something to run (`plan.session_likely`). A spare
+    nobody takes costs the scoring run a CPU while it starts."""
+    if not (ctx.cfg.fixture_probe and data_files(ctx.cfg, ctx.base.files)):
+        return False
+    signs = None if main is None else main.signs
+    failed = main is not None and any(
+        ctx.plane_map.plane_of(nodeid) == "fixture" for nodeid in main.not_passed
+    )
+    return fixture_plan.session_likely(signs, failed)
 
 
 def trace_spec(ctx: Context) -> TraceSpec:

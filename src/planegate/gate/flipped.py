@@ -88,6 +88,11 @@ class Pending:
         # its tree is the caller's (`started`), removed when the caller's block ends
         self._run = Beside(contextlib.ExitStack(), work, "base-run")
 
+    @property
+    def main(self) -> MainRun | None:
+        """Main's run from the digest, when the base's outcomes come from it."""
+        return None if self._done is None else self._done.main
+
     def result(self) -> BaseRun:
         if self._run is not None:
             return self._run.result()
