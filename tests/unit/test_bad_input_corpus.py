@@ -87,5 +87,6 @@ def test_result_records_of_a_bad_shape_are_stray_lines() -> None:
     os.write(write, b'{"nonce": "n", "kind": "collected"}\n{"nonce": "n", "kind": "end"}\n')
     os.close(write)
     fold = stream.Fold("n")
-    session._read_lines(read, fold, QUIET)  # the reader thread's loop: it must not die
-    assert (fold.stray, fold.ended) == (1, True)
+    ends: list[bool] = []
+    session._read_lines(read, fold, QUIET, lambda: ends.append(True))  # it must not die
+    assert (fold.stray, fold.ended, ends) == (1, True, [True])

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -277,9 +277,18 @@ def _execute(
     kinds = EXTRA_KINDS.union(*(plugin.records for plugin in spec.child_plugins))
     fold = Fold(str(child_spec["nonce"]), kinds)
     proc, plan = started.proc, started.plan
+    ended = threading.Event()
+
+    def end() -> None:
+        # the session's records are all in: what the child runs from here on (pytest's
+        # clean-up, the project's exit handlers) can change none of them, so it stops now
+        ended.set()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
     with started.stack:
         reader = threading.Thread(
-            target=_read_lines, args=(started.results, fold, progress), daemon=True
+            target=_read_lines, args=(started.results, fold, progress, end), daemon=True
         )
         reader.start()
         launch.send_spec(started, json.dumps(child_spec).encode())
@@ -287,6 +296,8 @@ def _execute(
         killed = contain.kill_descendants(proc.pid, started.children)
         proc.wait()
         reader.join(timeout=5)
+    if ended.is_set() and not timed_out:
+        status = fold.exitstatus  # pytest's own code, sent with the closing record
     output = (plan.scratch / "output.log").read_bytes()[-MAX_OUTPUT:].decode("utf-8", "replace")
     changed = (
         []
@@ -323,8 +334,9 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int | None, bo
     return (None, True) if expired.is_set() else (status, False)
 
 
-def _read_lines(fd: int, fold: Fold, progress: Progress) -> None:
-    done = 0
+def _read_lines(fd: int, fold: Fold, progress: Progress, end: Callable[[], None]) -> None:
+    """Every record into `fold`; `end` once the closing record is in."""
+    done, told = 0, False
     try:
         for raw in lines_of(fd):
             text = raw.decode("utf-8", "replace")
@@ -332,7 +344,10 @@ def _read_lines(fd: int, fold: Fold, progress: Progress) -> None:
                 fold.feed(text)
             except (KeyError, TypeError, ValueError, AttributeError):  # a record of a bad shape
                 fold.stray += 1
-            if '"when":"teardown"' in text:
+            if fold.ended and not told:
+                told = True
+                end()
+            elif '"when":"teardown"' in text:
                 done += 1
                 progress.update(done, len(fold.selected))
     finally:

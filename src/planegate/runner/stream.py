@@ -63,6 +63,7 @@ class Fold:
         # production started, production reads' callers
         self.reads: dict[str, Traced] = {}
         self.ended = self.seen_selected = self.seen_collected = False
+        self.exitstatus: int | None = None  # pytest's, as the closing record gives it
         self.stray = self.starts = self.after_end = 0
         self.tamper: list[Tamper] = []
         self.extra: dict[str, dict[str, Any]] = {}
@@ -95,6 +96,8 @@ class Fold:
             self._report(record)
         elif kind == "end":
             self.ended = True
+            status = record.get("exitstatus")
+            self.exitstatus = status if type(status) is int else None
         else:
             self._data(kind, record)
 
