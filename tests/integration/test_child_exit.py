@@ -64,3 +64,11 @@ def test_a_failing_run_exits_with_pytest_s_code(tmp_path: Path) -> None:
     assert result.closed and result.exit_status == 1
     assert not result.outcome_of("tests/test_exit.py::test_fails_when_asked").passed
     assert not (tree / "tests" / "atexit.txt").exists()
+
+
+def test_the_cpu_a_stopped_child_reports_is_counted_for_the_gate(tmp_path: Path) -> None:
+    """Stopped at its closing record, the child is reaped by its sandbox, not by this process:
+    its CPU is what it reported (the JSON report's timing of it, `bench/`'s CPU column)."""
+    before = session.children_cpu()
+    result = _run(_tree(tmp_path, failing=False))
+    assert result.closed and session.children_cpu() > before

@@ -14,6 +14,7 @@ from planegate.gate.execute import execute
 from planegate.probes import registry
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.report import Report
+from planegate.runner import session
 from planegate.steps import hunks
 from planegate.steps.hunks_started import GitOnly, StartedAnalysis
 from planegate.steps.run_facts import Execution
@@ -24,13 +25,17 @@ if TYPE_CHECKING:  # its module is imported only for a patch that changes many t
 
 def run(options: GateOptions, progress: Progress = QUIET) -> Report:
     """The whole gate in one process: execute, then judge."""
-    start = time.perf_counter()
+    start, spent = time.perf_counter(), session.children_cpu()
     ctx, ready = build_context(options)
     built = round(time.perf_counter() - start, 3)
     report = execute_and_judge(ctx, progress, ready)[1]
     timings = {"context": built, **report.timings}
     timings["total"] = round(time.perf_counter() - start, 3)
+    timings[CHILDREN_CPU] = round(session.children_cpu() - spent, 3)
     return replace(report, timings=timings)
+
+
+CHILDREN_CPU = "test children's CPU (as each reported it)"
 
 
 def build_context(options: GateOptions) -> tuple[Context, Workers | None]:

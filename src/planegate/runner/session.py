@@ -298,6 +298,9 @@ def _execute(
         reader.join(timeout=5)
     if ended.is_set() and not timed_out:
         status = fold.exitstatus  # pytest's own code, sent with the closing record
+    if ended.is_set() and plan.box is not None:  # else the kernel counts it (reaped here)
+        with _SPENT_LOCK:
+            _SPENT[0] += fold.cpu
     output = (plan.scratch / "output.log").read_bytes()[-MAX_OUTPUT:].decode("utf-8", "replace")
     changed = (
         []
@@ -310,6 +313,18 @@ def _execute(
     found = tuple(Tamper(f"the run changed {path}") for path in changed[:10])
     unboxed, ahead = plan.box is None, round(started.waited, 3) if started.parked else 0.0
     return _Execution(fold, output, status, timed_out, notes, found, unboxed, ahead)
+
+
+_SPENT = [0.0]  # the CPU seconds this process's test children reported at their end
+_SPENT_LOCK = threading.Lock()
+
+
+def children_cpu() -> float:
+    """The CPU seconds the sandboxed test children of this process reported with their
+    closing record (their own and their subprocesses'): a child stopped at that record is
+    not reaped by this process, so the kernel's count of its children leaves it out."""
+    with _SPENT_LOCK:
+        return _SPENT[0]
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int | None, bool]:

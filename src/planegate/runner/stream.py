@@ -64,6 +64,7 @@ class Fold:
         self.reads: dict[str, Traced] = {}
         self.ended = self.seen_selected = self.seen_collected = False
         self.exitstatus: int | None = None  # pytest's, as the closing record gives it
+        self.cpu = 0.0  # the child's CPU seconds (and its children's), as that record gives them
         self.stray = self.starts = self.after_end = 0
         self.tamper: list[Tamper] = []
         self.extra: dict[str, dict[str, Any]] = {}
@@ -96,8 +97,9 @@ class Fold:
             self._report(record)
         elif kind == "end":
             self.ended = True
-            status = record.get("exitstatus")
+            status, cpu = record.get("exitstatus"), record.get("cpu")
             self.exitstatus = status if type(status) is int else None
+            self.cpu = float(cpu) if isinstance(cpu, int | float) else 0.0
         else:
             self._data(kind, record)
 

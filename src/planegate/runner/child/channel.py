@@ -259,6 +259,7 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
         _check: Any = check,
         _all: Any = versions.check_all,
         _flush: Any = reads.flush_all,
+        _times: Any = os.times,
     ) -> None:
         if not _g(_a, "pytest_sessionfinish"):
             return
@@ -266,6 +267,8 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
         _all(_c.versions, "at the end of the session")
         _flush(_a, _e)
         fields = {"exitstatus": int(exitstatus), "testscollected": session.testscollected}
+        spent = _times()  # the gate stops the child at this record: its CPU goes with it
+        fields["cpu"] = round(spent[0] + spent[1] + spent[2] + spent[3], 3)
         _e("end", fields)
 
     return _hooks(locals())
