@@ -254,3 +254,23 @@ def test_a_sandbox_that_cannot_start_stops_the_gate_with_exit_69(
     assert captured.err.count("\n") == 1
     assert "sandbox cannot start: no bubblewrap at /nonexistent/bwrap" in captured.err
     assert "--no-sandbox" in captured.err
+
+
+def test_a_sandbox_that_fails_as_it_starts_stops_the_gate_with_exit_69(
+    shared: Shared,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """A bubblewrap that is there but refuses (no user namespaces, say) stops the gate with its
+    own words, the child started ahead included, before any test runs."""
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PLANEGATE_BWRAP", str(fake))
+    shared.patch("bwrap-refuses", {"calc/core.py": "def add(a, b):\n    return a - b\n" + LABEL})
+    argv = ["-C", str(shared.repo.root), "gate", "--base", "main", "--digest", str(shared.digest)]
+    assert main([*argv, "-q"]) == 69
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1
+    assert "exited 1: bwrap: No permissions to create new namespace" in captured.err
