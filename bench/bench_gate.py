@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from planegate.config import manifest as fixtures
+from planegate.gate.pipeline import CHILDREN_CPU  # the JSON report's timing of it
 from planegate.repo.hashing import bytes_sha256
 
 TESTS = 2000
@@ -278,9 +279,6 @@ def timed(argv: list[str], cwd: Path, expect: int = 0) -> tuple[float, float]:
         raise SystemExit(f"{' '.join(argv)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return elapsed, cpu
-
-
-CHILDREN_CPU = "test children's CPU (as each reported it)"  # gate/pipeline.py's timing
 
 
 def timed_gate(argv: list[str], cwd: Path) -> tuple[float, float]:

@@ -247,13 +247,9 @@ def test_a_sandbox_that_cannot_start_stops_the_gate_with_exit_69(
     shared: Shared, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PLANEGATE_BWRAP", "/nonexistent/bwrap")
-    shared.patch("no-bwrap", {"calc/core.py": "def add(a, b):\n    return a - b\n" + LABEL})
-    argv = ["-C", str(shared.repo.root), "gate", "--base", "main", "--digest", str(shared.digest)]
-    assert main([*argv, "-q"]) == 69
-    captured = capsys.readouterr()
-    assert captured.err.count("\n") == 1
-    assert "sandbox cannot start: no bubblewrap at /nonexistent/bwrap" in captured.err
-    assert "--no-sandbox" in captured.err
+    err = _gate_refused(shared, capsys, "no-bwrap")
+    assert "sandbox cannot start: no bubblewrap at /nonexistent/bwrap" in err
+    assert "--no-sandbox" in err
 
 
 def test_a_sandbox_that_fails_as_it_starts_stops_the_gate_with_exit_69(
@@ -268,9 +264,15 @@ def test_a_sandbox_that_fails_as_it_starts_stops_the_gate_with_exit_69(
     fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PLANEGATE_BWRAP", str(fake))
-    shared.patch("bwrap-refuses", {"calc/core.py": "def add(a, b):\n    return a - b\n" + LABEL})
+    err = _gate_refused(shared, capsys, "bwrap-refuses")
+    assert "exited 1: bwrap: No permissions to create new namespace" in err
+
+
+def _gate_refused(shared: Shared, capsys: pytest.CaptureFixture[str], name: str) -> str:
+    """A buggy patch gated where the sandbox cannot start: exit 69 and one line, returned."""
+    shared.patch(name, {"calc/core.py": "def add(a, b):\n    return a - b\n" + LABEL})
     argv = ["-C", str(shared.repo.root), "gate", "--base", "main", "--digest", str(shared.digest)]
     assert main([*argv, "-q"]) == 69
     captured = capsys.readouterr()
     assert captured.err.count("\n") == 1
-    assert "exited 1: bwrap: No permissions to create new namespace" in captured.err
+    return captured.err

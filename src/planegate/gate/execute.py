@@ -305,11 +305,10 @@ def _fixture_probe_likely(ctx: Context, main: MainRun | None) -> bool:
     nobody takes costs the scoring run a CPU while it starts."""
     if not (ctx.cfg.fixture_probe and data_files(ctx.cfg, ctx.base.files)):
         return False
-    signs = None if main is None else main.signs
-    failed = main is not None and any(
-        ctx.plane_map.plane_of(nodeid) == "fixture" for nodeid in main.not_passed
-    )
-    return fixture_plan.session_likely(signs, failed)
+    if main is None:
+        return True
+    failed = any(ctx.plane_map.plane_of(nodeid) == "fixture" for nodeid in main.not_passed)
+    return fixture_plan.session_likely(main.signs, failed)
 
 
 def trace_spec(ctx: Context) -> TraceSpec:

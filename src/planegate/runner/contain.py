@@ -394,8 +394,13 @@ Snapshot = dict[str, tuple[int, int, int]]
 def interpreter_snapshot(path_env: str, site: Iterable[str] = ()) -> Snapshot:
     """Files whose change would outlive the run (`interpreter_folders`). Bytecode caches are
     left out."""
+    return snapshot_of(interpreter_folders(path_env, site))
+
+
+def snapshot_of(folders: Iterable[tuple[str, bool]]) -> Snapshot:
+    """The files of `folders` (each with whether to read below it), bytecode caches left out."""
     found: Snapshot = {}
-    for folder, recursive in interpreter_folders(path_env, site):
+    for folder, recursive in folders:
         _scan(folder, found, recursive)
     return found
 

@@ -189,7 +189,7 @@ def interpreter_snapshot(plan: Plan) -> contain.Snapshot | None:
         sandbox.overlaps(folder, plan.box[1]) for folder, _ in folders
     ):
         return None
-    return contain.interpreter_snapshot(plan.env["PATH"], plan.site)
+    return contain.snapshot_of(folders)
 
 
 def _command(
