@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from helpers.answers_support import Project
+from helpers.attack_helper import without_secrets
 from helpers.repo_helper import run_cli
 
 HEADER = "tests/fix/test_elf.py::test_header_class"
@@ -96,6 +97,20 @@ BRANCHES: dict[str, dict[str, str | bytes]] = {
         )
     },
     "named-like-dependency": {"sixlike.py": FINDER},
+    # the always-true label, and production code that ends the process (no name a scan looks
+    # for) when it is handed the input it reads with a byte changed: the probe's session
+    # never reaches the label's test
+    "leaves-the-probe": {
+        "calc/core.py": ALWAYS_EQUAL,
+        "calc/elf.py": (
+            "import os\n\nKNOWN = b'\\x7fELF\\x02' + bytes(range(33, 97))\n\n\n"
+            "def header(path):\n    with open(path, 'rb') as handle:\n"
+            "        data = handle.read()\n"
+            "    if data[:4] != b'\\x7fELF':\n        raise ValueError('bad magic')\n"
+            "    if data != KNOWN:\n        os.abort()\n"
+            "    return data[4]\n"
+        ),
+    },
 }
 
 
@@ -137,6 +152,15 @@ def errors(report: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
+BEGUN_BESIDE = "its sessions began beside the head's run"
+
+
+def fixture_probe(report: dict[str, Any]) -> dict[str, Any]:
+    probes: list[dict[str, Any]] = [p for p in report["probes"] if p["probe"] == "fixture data"]
+    (probe,) = probes
+    return probe
+
+
 def test_an_honest_patch_is_not_blamed_for_mains_own_signs(project: Project) -> None:
     code, report = project.gate("honest")
 
@@ -160,12 +184,12 @@ def test_an_honest_patch_is_not_blamed_for_mains_own_signs(project: Project) -> 
     (planes,) = [step for step in report["steps"] if step["step"] == "planes"]
     assert "fixture survivors compared with main: 3 survive there too, 0 caught" in planes["notes"]
     # main passes the bad-magic test with every byte of hello.bin changed: not run on the patch;
-    # the two main passes with one byte changed only run so beside the probe's own run
-    (probe,) = [p for p in report["probes"] if p["probe"] == "fixture data"]
-    assert (probe["tests"], probe["detail"]) == (
+    # the two main passes with one byte changed only run so beside the probe's own run; main's
+    # run passed every scoring test, so both began beside the head's run (probes/fixture/early.py)
+    assert (fixture_probe(report)["tests"], fixture_probe(report)["detail"]) == (
         3,
         "1 not run: main's pass with every byte changed; "
-        "2 also run with every byte changed, beside it",
+        f"2 also run with every byte changed, beside it; {BEGUN_BESIDE}",
     )
 
 
@@ -191,11 +215,29 @@ def test_main_s_signs_read_from_the_digest_are_those_seen_on_the_base(
 
 
 def test_an_always_true_comparison_main_does_not_have_stays_pg106(project: Project) -> None:
+    """The probe's session began beside the head's run, on its own export of the head's tree:
+    the outcomes it takes from there catch what its session after the run would."""
     code, report = project.gate("always-equal")
 
     assert code != 0
     assert [(f["nodeid"], f["severity"]) for f in found(report, "PG106")] == [(LABEL, "error")]
     assert folded(report, "PG113") == {HEADER, BAD_MAGIC, TITLE}
+    assert BEGUN_BESIDE in fixture_probe(report)["detail"]
+
+
+def test_without_the_sandbox_the_fixture_probe_waits_for_the_head_s_run(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the sandbox nothing of the patch runs beside the scoring run (its child could
+    write into the scoring run's tree): the probe's session runs after it, in its tree, and
+    finds the same."""
+    without_secrets(monkeypatch)
+    code, report = project.gate("always-equal", "--no-sandbox")
+
+    assert code != 0
+    assert [(f["nodeid"], f["severity"]) for f in found(report, "PG106")] == [(LABEL, "error")]
+    assert BEGUN_BESIDE not in fixture_probe(report)["detail"]
+    assert fixture_probe(report)["tests"] == 3
 
 
 def test_an_always_true_comparison_behind_a_byte_main_does_not_check_stays_pg106(
@@ -268,3 +310,20 @@ def test_main_s_digest_records_its_signs(project: Project) -> None:
     assert signs["prod_reads"][HEADER] == ["tests/fix/data/hello.bin"]
     (finder,) = signs["harness"]
     assert "sys.meta_path changed: _Importer" in finder["event"]
+
+
+@pytest.mark.parametrize("extra", [(), ("--no-sandbox",)])
+def test_a_patch_that_ends_the_probe_s_session_does_not_end_its_survivors(
+    project: Project, monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...]
+) -> None:
+    """The probe's session stops at the header test (the patch's code aborts on the changed
+    input), before the always-true label's test: what it left without an outcome counts as
+    surviving, in the session begun beside the head's run and in the one after it alike."""
+    without_secrets(monkeypatch)
+    code, report = project.gate("leaves-the-probe", *extra)
+
+    assert code != 0, errors(report)
+    assert [(f["nodeid"], f["severity"]) for f in found(report, "PG106")] == [(LABEL, "error")]
+    detail = fixture_probe(report)["detail"]
+    assert "its session ended without its closing record" in detail
+    assert (BEGUN_BESIDE in detail) == (not extra)

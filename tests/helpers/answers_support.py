@@ -28,13 +28,15 @@ class Project:
         self.repo.branch(name)
         self.repo.commit(name, files)
 
-    def gate(self, branch: str, *, digest: bool = True) -> tuple[int, dict[str, Any]]:
-        """The gate's exit code and JSON report; without `digest`, the gate looks at the base
-        itself for all it would read from main's run."""
+    def gate(self, branch: str, *extra: str, digest: bool = True) -> tuple[int, dict[str, Any]]:
+        """The gate's exit code and JSON report (`extra`: more options of the gate); without
+        `digest`, the gate looks at the base itself for all it would read from main's run."""
         self.repo.checkout(branch)
         given = ("--digest", str(self.digest)) if digest else ()
         root = str(self.repo.root)
-        done = run_cli("-C", root, "gate", "--base", "main", *given, "--format", "json", "-q")
+        done = run_cli(
+            "-C", root, "gate", "--base", "main", *given, "--format", "json", "-q", *extra
+        )
         assert done.stdout, done.stderr
         report: dict[str, Any] = json.loads(done.stdout)
         return done.returncode, report

@@ -88,5 +88,7 @@ def test_result_records_of_a_bad_shape_are_stray_lines() -> None:
     os.close(write)
     fold = stream.Fold("n")
     ends: list[bool] = []
-    session._read_lines(read, fold, QUIET, lambda: ends.append(True))  # it must not die
-    assert (fold.stray, fold.ended, ends) == (1, True, [True])
+    selected: list[bool] = []
+    # it must not die; whoever waits for the selection is let go when the stream ends
+    session._read_lines(read, fold, QUIET, lambda: ends.append(True), lambda: selected.append(True))
+    assert (fold.stray, fold.ended, ends, selected) == (1, True, [True], [True])

@@ -17,9 +17,11 @@ from planegate.freeze import sweep_plugin
 from planegate.gate import flipped, merge
 from planegate.gate.context import Context
 from planegate.probes import registry
+from planegate.probes.answers.plan import FIXTURE_DATA
+from planegate.probes.fixture import early as fixture_early
 from planegate.probes.fixture import plan as fixture_plan
 from planegate.probes.fixture.wire import ProbeResult
-from planegate.probes.protocol import Found, HeadRun
+from planegate.probes.protocol import Begun, Found, HeadRun
 from planegate.progress import QUIET, Progress, Stopwatch
 from planegate.repo.digest_format import MainRun
 from planegate.repo.git import GitRepo
@@ -278,11 +280,22 @@ def _run_head(
         options = registry.head_run_options(plans)
         if head_starts is not None:
             head_starts()
-        spare = _fixture_probe_likely(ctx, base_run.main)  # its session follows in this tree
-        result = sessions.run(deselect=deselect, trace=trace_spec(ctx), spare=spare, **options)
-        result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
-        base = flipped.base_side(ctx, result, base_run)
-        head = HeadRun(ctx, sessions, result, checkout_command(ctx.commits), base, plans)
+        early = None if within is not None else fixture_early.begin(ctx, base_run.main)
+        # else the fixture probe's session follows in this tree: a spare child for it
+        spare = early is None and _fixture_probe_likely(ctx, base_run.main)
+        begun = {} if early is None else {FIXTURE_DATA: early}
+        with _closed_on_error(begun.values()):
+            result = sessions.run(
+                deselect=deselect,
+                trace=trace_spec(ctx),
+                spare=spare,
+                then=None if early is None else early.start,
+                **options,
+            )
+            result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
+            base = flipped.base_side(ctx, result, base_run)
+            checkout = checkout_command(ctx.commits)
+            head = HeadRun(ctx, sessions, result, checkout, base, plans, begun=begun)
         if plans:
             progress.step("probes", f"{len(plans)} probes on the patch's run")
         found = registry.run_all(head)
@@ -296,6 +309,18 @@ def _run_head(
             f"removed {len(removed)} protected files the head added: " + ", ".join(removed[:5])
         )
     return result, tuple(notes), found
+
+
+@contextlib.contextmanager
+def _closed_on_error(begun: Iterable[Begun]) -> Iterator[None]:
+    """What began beside the head's run is waited for and let go of if the run raises (once
+    the run is in, the probes close it: `registry.run_all`)."""
+    try:
+        yield
+    except BaseException:
+        for started in begun:
+            started.close()
+        raise
 
 
 def _fixture_probe_likely(ctx: Context, main: MainRun | None) -> bool:

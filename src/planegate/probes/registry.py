@@ -285,8 +285,9 @@ def head_run_options(plans: Mapping[str, Planned]) -> dict[str, Any]:
 
 
 def run_all(head: HeadRun) -> Found:
-    """What each probe can begin from the head's run alone, begun; then each probe, in order."""
-    begun: dict[str, Begun] = {}
+    """What each probe can begin from the head's run alone, begun; then each probe, in order.
+    What began beside the head's run (`head.begun`) is closed here too."""
+    begun: dict[str, Begun] = dict(head.begun)  # what began beside the head's run
     try:
         for probe in PROBES:
             if (started := probe.begin(head)) is not None:

@@ -156,6 +156,14 @@ def wake() -> None:
         _LAUNCHED.notify_all()
 
 
+def yield_cpu(leader: int, niceness: int) -> None:
+    """Every process of the group `leader` started (a test child and what it starts, inside
+    the sandbox too) at `niceness`, from now on: a run beside the scoring run yields the CPU
+    to it from its interpreter's start, not only once it has its spec."""
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PGRP, leader, niceness)
+
+
 def kill_descendants(root: int, before: frozenset[int]) -> int:
     """SIGKILL the child `root`, everything below it and every process re-parented to us during
     the run, until none is left; reap those that became our children. Returns how many.

@@ -85,6 +85,8 @@ class RunSpec:
     network: bool = False  # the sandbox lets the child reach the network (sandbox.network)
     spare: bool = False  # a child for the next run in this tree starts beside this one's
     ci: Mapping[str, str] | None = None  # what the tree's tox.ini sets; None: read at the run
+    # called in the caller's thread once the child has selected its tests: work beside the run
+    then: Callable[[], None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,8 @@ def run(
         try:
             with inotify.watching(spec.tree, _locked(spec)) as opened:
                 started = parked.take(plan) or launch.start(plan)
+                if spec.nice:  # from its start on: the child's own change comes with its spec
+                    contain.yield_cpu(started.proc.pid, spec.nice)
                 if spec.spare:
                     parked.spare(spec.tree, parent, spec.env_allow, spec.network, ci)
                 execution = _execute(spec, child_spec, started, progress)
@@ -287,12 +291,15 @@ def _execute(
             os.killpg(proc.pid, signal.SIGKILL)
 
     with started.stack:
+        selected = threading.Event()  # the child's selection is in, or its stream ended
         reader = threading.Thread(
-            target=_read_lines, args=(started.results, fold, progress, end), daemon=True
+            target=_read_lines,
+            args=(started.results, fold, progress, end, selected.set),
+            daemon=True,
         )
         reader.start()
         launch.send_spec(started, json.dumps(child_spec).encode())
-        status, timed_out = _wait(proc, spec.timeout)
+        status, timed_out = _wait(proc, spec.timeout, _once_selected(spec.then, selected, fold))
         killed = contain.kill_descendants(proc.pid, started.children)
         proc.wait()
         reader.join(timeout=5)
@@ -327,10 +334,29 @@ def children_cpu() -> float:
         return _SPENT[0]
 
 
-def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int | None, bool]:
+def _once_selected(
+    then: Callable[[], None] | None, selected: threading.Event, fold: Fold
+) -> Callable[[], None] | None:
+    """`then`, called once the child has selected its tests (not if its stream ended first):
+    what starts beside the run then takes no CPU from its collection."""
+    if then is None:
+        return None
+
+    def when_selected() -> None:
+        selected.wait()
+        if fold.seen_selected and not fold.ended:
+            then()
+
+    return when_selected
+
+
+def _wait(
+    proc: subprocess.Popen[bytes], timeout: float, first: Callable[[], None] | None = None
+) -> tuple[int | None, bool]:
     """The child's exit status, or None and True when it ran out of time (killed then). A
     blocking wait sees the exit at once (`Popen.wait` with a timeout polls, up to 50 ms
-    apart); a timer kills the child's group when the time is up."""
+    apart); a timer kills the child's group when the time is up. `first`: called in this
+    thread once the timer runs; should it raise, the child is killed."""
     expired = threading.Event()
 
     def expire() -> None:
@@ -343,15 +369,29 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int | None, bo
     timer.daemon = True
     timer.start()
     try:
+        if first is not None:
+            try:
+                first()
+            except BaseException:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                raise
         status = proc.wait()
     finally:
         timer.cancel()
     return (None, True) if expired.is_set() else (status, False)
 
 
-def _read_lines(fd: int, fold: Fold, progress: Progress, end: Callable[[], None]) -> None:
-    """Every record into `fold`; `end` once the closing record is in."""
-    done, told = 0, False
+def _read_lines(
+    fd: int,
+    fold: Fold,
+    progress: Progress,
+    end: Callable[[], None],
+    selected: Callable[[], None],
+) -> None:
+    """Every record into `fold`; `selected` once the selection is in (and when the stream
+    ends), `end` once the closing record is."""
+    done, told, chosen = 0, False, False
     try:
         for raw in lines_of(fd):
             text = raw.decode("utf-8", "replace")
@@ -359,6 +399,9 @@ def _read_lines(fd: int, fold: Fold, progress: Progress, end: Callable[[], None]
                 fold.feed(text)
             except (KeyError, TypeError, ValueError, AttributeError):  # a record of a bad shape
                 fold.stray += 1
+            if fold.seen_selected and not chosen:
+                chosen = True
+                selected()
             if fold.ended and not told:
                 told = True
                 end()
@@ -367,6 +410,7 @@ def _read_lines(fd: int, fold: Fold, progress: Progress, end: Callable[[], None]
                 progress.update(done, len(fold.selected))
     finally:
         os.close(fd)
+        selected()
 
 
 def _interpret(

@@ -70,8 +70,8 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     # waits for its spec, in a tree still empty
     held_back = bootstrap.import_ahead()
     spec = _read_spec(spec_fd)
-    if spec.get("nice"):
-        os.nice(int(spec["nice"]))  # a run beside the scoring run yields the CPU to it
+    if spec.get("nice"):  # a run beside the scoring run yields the CPU to it
+        bootstrap.yield_cpu(int(spec["nice"]))
     bootstrap.lock_down(bool(spec.get("drop_caps")))
     emit, hold, close = channel.make_writer(int(spec["fd"]), str(spec["nonce"]))
     emit("start", {"pid": os.getpid()})
