@@ -293,6 +293,9 @@ def _run_head(
                 **options,
             )
             result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
+            if reran and early is not None:  # the probe's session after the run sees main's
+                early.close()  # bytes of those files, as it would without a digest
+                begun = {}
             base = flipped.base_side(ctx, result, base_run)
             checkout = checkout_command(ctx.commits)
             head = HeadRun(ctx, sessions, result, checkout, base, plans, begun=begun)
