@@ -64,6 +64,9 @@ class ChildPlugin:
         }
 
 
+Hook = Callable[[], None]
+
+
 @dataclass(frozen=True)
 class RunSpec:
     tree: Path
@@ -86,7 +89,7 @@ class RunSpec:
     spare: bool = False  # a child for the next run in this tree starts beside this one's
     ci: Mapping[str, str] | None = None  # what the tree's tox.ini sets; None: read at the run
     # called in the caller's thread once the child has selected its tests: work beside the run
-    then: Callable[[], None] | None = field(default=None, compare=False)
+    then: Hook | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -287,8 +290,7 @@ def _execute(
         # the session's records are all in: what the child runs from here on (pytest's
         # clean-up, the project's exit handlers) can change none of them, so it stops now
         ended.set()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        _kill_group(proc)
 
     with started.stack:
         selected = threading.Event()  # the child's selection is in, or its stream ended
@@ -334,9 +336,7 @@ def children_cpu() -> float:
         return _SPENT[0]
 
 
-def _once_selected(
-    then: Callable[[], None] | None, selected: threading.Event, fold: Fold
-) -> Callable[[], None] | None:
+def _once_selected(then: Hook | None, selected: threading.Event, fold: Fold) -> Hook | None:
     """`then`, called once the child has selected its tests (not if its stream ended first):
     what starts beside the run then takes no CPU from its collection."""
     if then is None:
@@ -351,7 +351,7 @@ def _once_selected(
 
 
 def _wait(
-    proc: subprocess.Popen[bytes], timeout: float, first: Callable[[], None] | None = None
+    proc: subprocess.Popen[bytes], timeout: float, first: Hook | None = None
 ) -> tuple[int | None, bool]:
     """The child's exit status, or None and True when it ran out of time (killed then). A
     blocking wait sees the exit at once (`Popen.wait` with a timeout polls, up to 50 ms
@@ -362,8 +362,7 @@ def _wait(
     def expire() -> None:
         if proc.poll() is None:
             expired.set()
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            _kill_group(proc)
 
     timer = threading.Timer(timeout, expire)
     timer.daemon = True
@@ -373,8 +372,7 @@ def _wait(
             try:
                 first()
             except BaseException:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
+                _kill_group(proc)
                 raise
         status = proc.wait()
     finally:
@@ -382,13 +380,13 @@ def _wait(
     return (None, True) if expired.is_set() else (status, False)
 
 
-def _read_lines(
-    fd: int,
-    fold: Fold,
-    progress: Progress,
-    end: Callable[[], None],
-    selected: Callable[[], None],
-) -> None:
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the child's process group (it leads a session of its own), if it is still there."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _read_lines(fd: int, fold: Fold, progress: Progress, end: Hook, selected: Hook) -> None:
     """Every record into `fold`; `selected` once the selection is in (and when the stream
     ends), `end` once the closing record is."""
     done, told, chosen = 0, False, False
