@@ -171,7 +171,7 @@ def kill_descendants(root: int, before: frozenset[int]) -> int:
     our children in our own session (git, say): a run's processes can never join it."""
     me, killed = os.getpid(), set()
     try:
-        for _ in range(200):
+        for attempt in range(200):
             with _LOCK:
                 table = _parents()
                 others = _ACTIVE - {root}
@@ -187,11 +187,17 @@ def kill_descendants(root: int, before: frozenset[int]) -> int:
                 if pid != root and table.get(pid) == me:
                     with contextlib.suppress(ChildProcessError):
                         os.waitpid(pid, os.WNOHANG)
-            time.sleep(0.01)
+            time.sleep(_pause(attempt))
     finally:
         with _LOCK:
             _ACTIVE.discard(root)
     return len(killed)
+
+
+def _pause(attempt: int) -> float:
+    """Seconds to wait before looking again: a killed process is usually gone within a
+    millisecond, so the first looks come soon; later ones 10 ms apart."""
+    return min(0.01, 0.001 * (1 << min(attempt, 4)))
 
 
 def _ours(pid: int) -> bool:

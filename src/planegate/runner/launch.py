@@ -41,24 +41,38 @@ class Plan:
     site: tuple[str, ...]  # the project's site folders
 
 
-def plan_for(
+def plan_for(  # noqa: PLR0913 - a child's start, and whether its sandbox is probed now
     tree: Path,
     scratch: Path,
     parent: Mapping[str, str],
     allow: Iterable[str],
     network: bool,
     ci: Mapping[str, str] | None = None,
+    *,
+    probe: bool = True,
 ) -> Plan:
     """How a child for `tree` starts: the environment cut from `parent` (with `allow`, and
     `ci`, by default what the tree's tox configuration sets), its user, its sandbox. Raises
-    ServiceUnavailable when the sandbox cannot start here."""
+    ServiceUnavailable when the sandbox cannot start here; with `probe` False that is asked
+    later (`require_sandbox`), as the child started ahead of its run does (runner/parked.py)."""
     site = child_env.project_site(parent)
     home = scratch / "home"
     home.mkdir(exist_ok=True)
     ci = child_env.ci_settings(tree) if ci is None else ci
     env = child_env.minimal(parent, str(home), allow, str(tree), ci)
     how = contain.plan_launch(tree, scratch, child_env.child_user(parent))
-    return Plan(tree, scratch, env, how, _box(tree, scratch, parent, site, network, how), site)
+    box = _box(tree, scratch, parent, site, network, how)
+    plan = Plan(tree, scratch, env, how, box, site)
+    if probe:
+        require_sandbox(plan, parent)
+    return plan
+
+
+def require_sandbox(plan: Plan, parent: Mapping[str, str]) -> None:
+    """Raise ServiceUnavailable when the plan's sandbox cannot start here (probed once per way
+    of starting it: runner/sandbox.py)."""
+    if plan.box is not None:
+        sandbox.require(parent, plan.how.prefix, plan.how.user, plan.box[1])
 
 
 def _box(
@@ -70,8 +84,8 @@ def _box(
     how: contain.Launch,
 ) -> tuple[str, sandbox.Layout] | None:
     """The sandbox the child runs in (the bwrap program and its layout); None with
-    `--no-sandbox`. Raises ServiceUnavailable when it cannot start here. The repositories the
-    gate opened are masked like HOME: a program a test starts cannot read main's checkout."""
+    `--no-sandbox`. The repositories the gate opened are masked like HOME: a program a test
+    starts cannot read main's checkout."""
     if sandbox.switched_off():
         return None
     root = not how.prefix and (os.geteuid() if how.user is None else how.user) == 0
@@ -85,7 +99,6 @@ def _box(
         root=root,
         writable=sandbox.writable_folders(parent),
     )
-    sandbox.require(parent, how.prefix, how.user, layout)
     return sandbox.program(parent), layout
 
 

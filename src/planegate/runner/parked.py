@@ -83,10 +83,13 @@ def park(root: Path, environ: Mapping[str, str], base: str) -> None:
         tox = None if base.startswith("-") else _git(root, env, "show", f"{base}:tox.ini")
         ci = child_env.ci_settings_of(tox or "")
         return launch.plan_for(
-            waiting.tree, waiting.scratch, environ, (), defaults.SANDBOX_NETWORK, ci
+            waiting.tree, waiting.scratch, environ, (), defaults.SANDBOX_NETWORK, ci, probe=False
         )
 
-    threading.Thread(target=_start, args=(waiting, plan), name="parked", daemon=True).start()
+    def probe(planned: launch.Plan) -> None:
+        launch.require_sandbox(planned, environ)
+
+    threading.Thread(target=_start, args=(waiting, plan, probe), name="parked", daemon=True).start()
 
 
 def spare(
@@ -113,15 +116,26 @@ def spare(
     threading.Thread(target=_start, args=(waiting, plan), name="spare", daemon=True).start()
 
 
-def _start(waiting: _Waiting, plan: Callable[[], launch.Plan]) -> None:
+def _start(
+    waiting: _Waiting,
+    plan: Callable[[], launch.Plan],
+    probe: Callable[[launch.Plan], None] | None = None,
+) -> None:
     """Start the child, then stay until its run ends: the sandbox kills its process when the
     thread that started it ends (bwrap's --die-with-parent is the kernel's parent-death
-    signal, which follows the starting thread)."""
+    signal, which follows the starting thread). `probe`: whether the sandbox can start here,
+    asked once the child is started, while it starts (a sandbox that cannot start leaves
+    nothing running: bwrap exits before the interpreter)."""
     ended = threading.Event()
     try:
-        waiting.started = launch.start(plan())
+        planned = plan()
+        waiting.started = launch.start(planned)
         waiting.started.stack.callback(ended.set)
+        if probe is not None:
+            probe(planned)
     except Exception:  # the run starts its own child, and reports what fails
+        if waiting.started is not None:
+            waiting.started.discard()
         waiting.started = None
         ended.set()
     finally:
