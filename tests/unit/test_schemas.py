@@ -24,7 +24,7 @@ FORMATS = {
 
 @pytest.mark.parametrize("name", sorted(FORMATS))
 def test_each_schema_is_valid_and_accepts_what_planegate_writes(name: str) -> None:
-    jsonschema.Draft202012Validator.check_schema(schemas._validator(name).schema)
+    jsonschema.Draft202012Validator.check_schema(schemas.validator(name).schema)
     assert schemas.problem(json.loads(SEEDS[FORMATS[name]]), name) is None
 
 
@@ -37,7 +37,7 @@ def test_every_schema_is_one_format_of_the_codec() -> None:
 
 @pytest.mark.parametrize("output", wire.OUTPUTS, ids=lambda output: output.schema)
 def test_each_output_schema_is_valid(output: wire.Format) -> None:
-    jsonschema.Draft202012Validator.check_schema(schemas._validator(output.schema).schema)
+    jsonschema.Draft202012Validator.check_schema(schemas.validator(output.schema).schema)
 
 
 def test_a_problem_names_the_key_path_and_quotes_data_keys() -> None:

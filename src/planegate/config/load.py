@@ -129,7 +129,8 @@ def key_path_of(parts: list[str | int] | tuple[str | int, ...]) -> str:
 
 
 @functools.cache
-def _validator() -> Any:
+def validator() -> Any:
+    """The configuration's JSON Schema validator (built once)."""
     import jsonschema
 
     return jsonschema.Draft202012Validator(schema())
@@ -137,7 +138,7 @@ def _validator() -> Any:
 
 def _schema_errors(data: Any) -> list[Any]:
     return sorted(
-        _validator().iter_errors(_short_nodeids(data)),
+        validator().iter_errors(_short_nodeids(data)),
         key=lambda e: (len(e.absolute_path), str(e.absolute_path)),
     )
 

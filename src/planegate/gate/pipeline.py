@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -41,6 +42,7 @@ CHILDREN_CPU = "test children's CPU (as each reported it)"
 def build_context(options: GateOptions) -> tuple[Context, Workers | None]:
     """The gate's Context and, for a patch that changes many test files, the hunk analysis's
     worker processes, started before the configuration is read so they start up meanwhile."""
+    threading.Thread(target=_ahead_of_use, name="ahead", daemon=True).start()
     opened = context.open_commits(options)
     ready = None if opened.commits.conflicts else hunks.ready_workers(opened.changes)
     try:
@@ -49,6 +51,19 @@ def build_context(options: GateOptions) -> tuple[Context, Workers | None]:
         if ready is not None:
             ready.close()
         raise
+
+
+def _ahead_of_use() -> None:
+    """What the gate builds the same way every time before the head's run starts, built on a
+    thread of its own while this thread waits on git: the validators of the configuration
+    and of main's digest, and the list of installed pytest plugins (each kept once built)."""
+    from planegate.config import load
+    from planegate.runner import plugins
+    from planegate.schemas import validator
+
+    load.validator()
+    validator("digest")
+    plugins.points(None)
 
 
 def start_analysis(ctx: Context, ready: Workers | None = None) -> StartedAnalysis | None:

@@ -13,7 +13,8 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 @functools.cache
-def _validator(name: str) -> Any:
+def validator(name: str) -> Any:
+    """The JSON Schema validator of `name` (built once)."""
     import jsonschema
 
     text = resources.files("planegate.schemas").joinpath(f"{name}.schema.json").read_text("utf-8")
@@ -23,7 +24,7 @@ def _validator(name: str) -> Any:
 def problem(value: Any, name: str) -> str | None:
     """The first way `value` breaks the schema `name`, as `key.path: what is wrong`, or None
     when it conforms."""
-    error = next(iter(_validator(name).iter_errors(value)), None)
+    error = next(iter(validator(name).iter_errors(value)), None)
     if error is None:
         return None
     where = _json_path(list(error.absolute_path), list(error.absolute_schema_path))
