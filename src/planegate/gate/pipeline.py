@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from dataclasses import replace
@@ -56,14 +57,16 @@ def build_context(options: GateOptions) -> tuple[Context, Workers | None]:
 def _ahead_of_use() -> None:
     """What the gate builds the same way every time before the head's run starts, built on a
     thread of its own while this thread waits on git: the validators of the configuration
-    and of main's digest, and the list of installed pytest plugins (each kept once built)."""
+    and of main's digest, and the list of installed pytest plugins (each kept once built).
+    What fails here fails again where the main thread asks for it, and is reported there."""
     from planegate.config import load
     from planegate.runner import plugins
     from planegate.schemas import validator
 
-    load.validator()
-    validator("digest")
-    plugins.points(None)
+    with contextlib.suppress(Exception):
+        load.validator()
+        validator("digest")
+        plugins.points(None)
 
 
 def start_analysis(ctx: Context, ready: Workers | None = None) -> StartedAnalysis | None:
