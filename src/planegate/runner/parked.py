@@ -76,12 +76,17 @@ def park(root: Path, environ: Mapping[str, str], base: str) -> None:
     with _LOCK:
         _SLOT.append(waiting)
     environ = dict(environ)
+    # asked here, both at once, before the caller's imports hold the interpreter lock: on the
+    # thread they waited for it after each step of each git process
+    env = {**environ, **gitenv.hardened(environ)}
+    commands: list[tuple[str, ...]] = [("rev-parse", "--show-toplevel", "--git-common-dir")]
+    if not base.startswith("-"):
+        commands.append(("show", f"{base}:tox.ini"))
+    named, *shown = _gits(root, env, commands)
+    _name_repository(root, named)
+    ci = child_env.ci_settings_of((shown[0] if shown else None) or "")
 
     def plan() -> launch.Plan:
-        env = {**environ, **gitenv.hardened(environ)}
-        _name_repository(root, env)
-        tox = None if base.startswith("-") else _git(root, env, "show", f"{base}:tox.ini")
-        ci = child_env.ci_settings_of(tox or "")
         return launch.plan_for(
             waiting.tree, waiting.scratch, environ, (), defaults.SANDBOX_NETWORK, ci, probe=False
         )
@@ -143,21 +148,41 @@ def _start(
     ended.wait()
 
 
-def _name_repository(root: Path, env: Mapping[str, str]) -> None:
+def _name_repository(root: Path, named: str | None) -> None:
     """The repository the gate opens next, named as `repo/git.py` will name it (its work tree
-    top and git common dir): the sandbox hides it from the start."""
-    lines = (_git(root, env, "rev-parse", "--show-toplevel", "--git-common-dir") or "").split("\n")
+    top and git common dir, `named`: `git rev-parse`'s lines): the sandbox hides it from the
+    start."""
+    lines = (named or "").split("\n")
     if len(lines) >= 2 and lines[0] and lines[1]:
         opened.add(lines[0], os.path.join(root, lines[1]))
 
 
-def _git(root: Path, env: Mapping[str, str], *args: str) -> str | None:
-    """git's output, None when it fails (the tree's own git, as the gate runs it: no hooks,
-    no system or global configuration)."""
-    done = subprocess.run(
-        ["git", *args], cwd=root, capture_output=True, text=True, check=False, env=dict(env)
-    )
-    return done.stdout if done.returncode == 0 else None
+def _gits(root: Path, env: Mapping[str, str], commands: list[tuple[str, ...]]) -> list[str | None]:
+    """Each git command's output, None where it fails, the commands run at once (the tree's own
+    git, as the gate runs it: no hooks, no system or global configuration)."""
+    running: list[subprocess.Popen[str] | None] = []
+    for args in commands:
+        try:
+            running.append(
+                subprocess.Popen(
+                    ["git", *args],
+                    cwd=root,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    text=True,
+                    env=dict(env),
+                )
+            )
+        except OSError:
+            running.append(None)
+    found: list[str | None] = []
+    for process in running:
+        if process is None:
+            found.append(None)
+            continue
+        out, _ = process.communicate()
+        found.append(out if process.returncode == 0 else None)
+    return found
 
 
 def reserved() -> Path | None:
