@@ -338,6 +338,18 @@ def start_user_check(environ: Mapping[str, str]) -> None:
         _EARLY["nobody"] = _nobody_check()
 
 
+def user_check_done(environ: Mapping[str, str]) -> bool:
+    """Whether `child_user` answers at once: no check is needed, or its answer is in (the
+    check started ahead has ended)."""
+    if not linux() or os.geteuid() != 0 or environ.get(USER_VARIABLE, "").strip():
+        return True
+    with _LOCK:
+        if _nobody_runs_python.cache_info().currsize:
+            return True
+        early = _EARLY.get("nobody")
+    return early is None or early.poll() is not None
+
+
 def _nobody_check() -> subprocess.Popen[bytes] | None:
     try:
         return subprocess.Popen(

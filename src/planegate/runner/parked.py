@@ -36,8 +36,8 @@ from pathlib import Path
 
 from planegate.config import defaults
 from planegate.repo import gitenv, opened
+from planegate.runner import contain, launch
 from planegate.runner import env as child_env
-from planegate.runner import launch
 
 _LOCK = threading.Lock()
 
@@ -48,6 +48,7 @@ class _Waiting:
     folder: Path | None  # made ahead, holding `tree` until the head's tree is exported into it
     scratch: Path
     ready: threading.Event = field(default_factory=threading.Event)  # started, or failed to
+    launched: threading.Event = field(default_factory=threading.Event)  # its process exists
     started: launch.Started | None = None
 
 
@@ -95,6 +96,11 @@ def park(root: Path, environ: Mapping[str, str], base: str) -> None:
         launch.require_sandbox(planned, environ)
 
     threading.Thread(target=_start, args=(waiting, plan, probe), name="parked", daemon=True).start()
+    if contain.user_check_done(environ):
+        # a few ms alone; beside the caller's imports, which hold the interpreter lock, the
+        # start waited for the lock after each of its steps (unless it waits for the check
+        # whether the unprivileged user can run the interpreter: the caller goes on then)
+        waiting.launched.wait()
 
 
 def spare(
@@ -136,6 +142,7 @@ def _start(
         planned = plan()
         waiting.started = launch.start(planned)
         waiting.started.stack.callback(ended.set)
+        waiting.launched.set()
         if probe is not None:
             probe(planned)
     except Exception:  # the run starts its own child, and reports what fails
@@ -144,6 +151,7 @@ def _start(
         waiting.started = None
         ended.set()
     finally:
+        waiting.launched.set()
         waiting.ready.set()
     ended.wait()
 
