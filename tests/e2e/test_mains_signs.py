@@ -111,6 +111,19 @@ BRANCHES: dict[str, dict[str, str | bytes]] = {
             "    return data[4]\n"
         ),
     },
+    # the same, but the session is interrupted as at Ctrl-C (pytest still runs its session's
+    # end, and the channel's closing record with it)
+    "interrupts-the-probe": {
+        "calc/core.py": ALWAYS_EQUAL,
+        "calc/elf.py": (
+            "KNOWN = b'\\x7fELF\\x02' + bytes(range(33, 97))\n\n\n"
+            "def header(path):\n    with open(path, 'rb') as handle:\n"
+            "        data = handle.read()\n"
+            "    if data[:4] != b'\\x7fELF':\n        raise ValueError('bad magic')\n"
+            "    if data != KNOWN:\n        raise KeyboardInterrupt\n"
+            "    return data[4]\n"
+        ),
+    },
 }
 
 
@@ -313,14 +326,16 @@ def test_main_s_digest_records_its_signs(project: Project) -> None:
 
 
 @pytest.mark.parametrize("extra", [(), ("--no-sandbox",)])
+@pytest.mark.parametrize("branch", ["leaves-the-probe", "interrupts-the-probe"])
 def test_a_patch_that_ends_the_probe_s_session_does_not_end_its_survivors(
-    project: Project, monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...]
+    project: Project, monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...], branch: str
 ) -> None:
-    """The probe's session stops at the header test (the patch's code aborts on the changed
-    input), before the always-true label's test: what it left without an outcome counts as
-    surviving, in the session begun beside the head's run and in the one after it alike."""
+    """The probe's session stops at the header test (the patch's code aborts, or interrupts
+    the session, on the changed input), before the always-true label's test: what it left
+    without an outcome counts as surviving, in the session begun beside the head's run and in
+    the one after it alike."""
     without_secrets(monkeypatch)
-    code, report = project.gate("leaves-the-probe", *extra)
+    code, report = project.gate(branch, *extra)
 
     assert code != 0, errors(report)
     assert [(f["nodeid"], f["severity"]) for f in found(report, "PG106")] == [(LABEL, "error")]
