@@ -7,9 +7,11 @@ findings or the signs' findings can read the gate's facts without importing the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from typing import Protocol
 
+from planegate.collectable import TestFunction
 from planegate.config.classify import Classification
 from planegate.config.default_evidence import DefaultEvidence
 from planegate.config.load import Config
@@ -40,6 +42,7 @@ class GitFacts(Protocol):
     def protection(self) -> Protection: ...
     @property
     def evidence(self) -> DefaultEvidence: ...  # the base's evidence beyond the patterns
+    def test_functions(self, path: str) -> Sequence[TestFunction]: ...  # main's, in a file
     @property
     def changes(self) -> tuple[Change, ...]: ...  # git's diff from the base to the head
     @property

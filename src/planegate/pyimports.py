@@ -39,7 +39,7 @@ class Imported:
 class _Trees:
     """The syntax trees of the files parsed last, up to `budget` characters of their source:
     the sampled canaries read main's test files right after the evidence by default has
-    (probes/canaries/plan.py), and a text parsed once is not parsed again. A tree handed out
+    (collectable.py), and a text parsed once is not parsed again. A tree handed out
     is shared: its readers never change it."""
 
     def __init__(self, budget: int) -> None:

@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "urls": 0,
     "gitfacts": 1,
     "pyimports": 0,
+    "collectable": 0,
     "repo": 1,
     "config": 1,
     "report": 1,
@@ -186,6 +187,8 @@ SAME_LAYER_EDGES: set[tuple[str, str]] = {
     ("wire", "errors"),
     ("wire", "loading"),
     ("wire", "schemas"),
+    ("collectable", "pyimports"),  # the test functions, through the trees already parsed
+    ("collectable", "sourcesize"),
     ("config", "repo"),  # the configuration is read from a commit
     ("gitfacts", "config"),
     ("gitfacts", "repo"),

@@ -10,7 +10,7 @@ from typing import Any
 
 from _pytest import outcomes as pytest_outcomes
 
-from planegate.probes.canaries import plan
+from planegate import collectable
 from planegate.runner.child import outcomes, versions
 
 
@@ -186,7 +186,7 @@ class Helper:
 
 
 def test_every_kind_of_test_main_has_can_be_sampled() -> None:
-    assert plan._test_functions(KINDS_SOURCE) == [
+    assert collectable.test_functions(KINDS_SOURCE) == [
         ("test_plain", "function"),
         ("test_cases", "parametrized"),
         ("test_property", "hypothesis"),

@@ -81,6 +81,17 @@ def plane_test_files(cfg: Config, files: Iterable[str], frozen_files: Iterable[s
 
 
 @dataclass(frozen=True)
+class Parsed:
+    """What the evidence by default reads from a commit's Python source (the rest it takes
+    from file names): the modules under the test roots its tests import, transitively
+    (`__init__.py` files on the way too), and its shipped assertion helpers, before
+    `evidence.exclude`. Main's digest carries them (gate/source_facts.py)."""
+
+    imported: tuple[str, ...] = ()
+    shipped: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class DefaultEvidence:
     """A commit's evidence beyond the configured patterns, by why each file is evidence."""
 
@@ -91,6 +102,7 @@ class DefaultEvidence:
     tests: tuple[str, ...] = ()  # every plane test file: the test side, with the helpers
     roots: tuple[str, ...] = ()  # test roots
     production: production_mod.Production = NO_PRODUCTION  # config/production.py
+    parsed: Parsed = Parsed()  # what of it was read from the source
 
     @cached_property
     def why(self) -> dict[str, str]:
@@ -111,7 +123,7 @@ class DefaultEvidence:
         return tuple(sorted({*self.tests, *self.helpers, *self.shipped, *self.inits}))
 
 
-def collect(
+def collect(  # noqa: PLR0913 (keywords past the first three)
     cfg: Config,
     files: Iterable[str],
     read: Reader,
@@ -119,17 +131,21 @@ def collect(
     frozen_files: Iterable[str] = (),
     pythonpath: Iterable[str] = (),
     read_many: BatchReader | None = None,
+    parsed: Parsed | None = None,
 ) -> DefaultEvidence:
     """The default evidence of a commit whose files are `files` (bytes from `read`, or from
-    `read_many`, many files at once, when given)."""
+    `read_many`, many files at once, when given); `parsed`: what its source says, when known
+    already (its Python files are then not read)."""
     layout = Layout.of(files)
     tests = plane_test_files(cfg, layout.files, frozen_files)
     roots = sorted({root for path in tests if (root := test_root(path)) is not None})
     excluded = exclusion(cfg)
-    batch = read_many or (lambda paths: {p: d for p in paths if (d := read(p)) is not None})
-    imported, production = _helpers(tests, roots, layout, batch, tuple(pythonpath))
+    if parsed is None:
+        batch = read_many or (lambda paths: {p: d for p in paths if (d := read(p)) is not None})
+        imported, production = _helpers(tests, roots, layout, batch, tuple(pythonpath))
+        parsed = Parsed(tuple(imported), tuple(_shipped_helpers(production, batch)))
+    imported, shipped = list(parsed.imported), list(parsed.shipped)
     helpers = [path for path in imported if not path.endswith("/__init__.py")]
-    shipped = _shipped_helpers(production, batch)
     inits = sorted({*_inits(tests, layout), *(set(imported) - set(helpers))})
     return DefaultEvidence(
         listed=tuple(listed_files(cfg, layout.files)),
@@ -139,6 +155,7 @@ def collect(
         tests=tuple(tests),
         roots=tuple(roots),
         production=production_mod.of(layout, [*tests, *imported, *shipped], pythonpath),
+        parsed=parsed,
     )
 
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from planegate import collectable
+from planegate.collectable import TestFunction
 from planegate.config import default_evidence, owners
 from planegate.config.classify import Classification, head_rows
 from planegate.config.from_git import load_config
@@ -17,6 +19,7 @@ from planegate.config.load import Config
 from planegate.config.planemap import PlaneMap, file_of
 from planegate.config.protection import Protection
 from planegate.freeze.frozen import frozen_nodeids
+from planegate.repo.digest_format import MainSource
 from planegate.repo.git import GitRepo
 from planegate.repo.gitdiff import Change
 from planegate.repo.snapshot import Snapshot, snapshot
@@ -119,6 +122,9 @@ class Context:
     def evidence(self) -> default_evidence.DefaultEvidence:
         return self.protected.found[1]
 
+    def test_functions(self, path: str) -> Sequence[TestFunction]:
+        return self.protected.test_functions(path)
+
     @cached_property
     def base_ini(self) -> dict[str, Any]:
         """The ini options pytest would pick at the base: every run of the gate uses them."""
@@ -163,22 +169,47 @@ class Context:
 
 
 class BaseEvidence:
-    """What the base protects, worked out when first asked (the hunk analysis starts before
-    it); held by reference, so a Context copied by `with_agent` shares it."""
+    """What the base protects and the test functions of its files, worked out when first asked
+    (the hunk analysis starts before it); held by reference, so a Context copied by
+    `with_agent` shares it. Main's digest of the base tip may tell what the base's source
+    says first (`claim`): its files are then not parsed before the run."""
 
     def __init__(self, snap: Snapshot, cfg: Config, frozen: Mapping[str, str]) -> None:
         self._inputs = (snap, cfg, frozen)
+        self._claimed: MainSource | None = None
+
+    def claim(self, source: MainSource) -> bool:
+        """Take the digest's word for what the base's source says, unless the base's evidence
+        was worked out already; True when taken (it must then be checked against git's)."""
+        if "found" in vars(self):
+            return False
+        self._claimed = source
+        return True
 
     @cached_property
     def found(self) -> tuple[Protection, default_evidence.DefaultEvidence]:
-        return protection_at(*self._inputs)
+        claimed = self._claimed
+        parsed = (
+            None if claimed is None else default_evidence.Parsed(claimed.imported, claimed.shipped)
+        )
+        return protection_at(*self._inputs, parsed=parsed)
+
+    def test_functions(self, path: str) -> Sequence[TestFunction]:
+        """The test functions of one of the base's files (kinds: `collectable.py`)."""
+        if self._claimed is not None:
+            return self._claimed.tests.get(path, ())
+        return collectable.test_functions(self._inputs[0].text(path) or "")
 
 
 def protection_at(
-    snap: Snapshot, cfg: Config, frozen: Mapping[str, str]
+    snap: Snapshot,
+    cfg: Config,
+    frozen: Mapping[str, str],
+    parsed: default_evidence.Parsed | None = None,
 ) -> tuple[Protection, default_evidence.DefaultEvidence]:
     """What is protected in one commit: the configured patterns, the frozen nodeids' files and
-    the default evidence (listed nodeids' files, test helpers, `__init__.py` files)."""
+    the default evidence (listed nodeids' files, test helpers, `__init__.py` files); `parsed`:
+    what the commit's source says, when known already."""
     frozen_files = sorted({file_of(n) for n in frozen})
     found = default_evidence.collect(
         cfg,
@@ -187,6 +218,7 @@ def protection_at(
         frozen_files=frozen_files,
         pythonpath=pytest_ini.pythonpath(pytest_ini.base_options(snap.read)),
         read_many=snap.read_many,
+        parsed=parsed,
     )
     return Protection(cfg, tuple(sorted({*frozen_files, *found.paths}))), found
 

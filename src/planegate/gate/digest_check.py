@@ -12,12 +12,13 @@ from planegate.config.planemap import PlaneMap
 from planegate.errors import InputDataError
 from planegate.findings import Finding, Severity, Step
 from planegate.freeze.frozen import frozen_nodeids
-from planegate.gate import main_run
+from planegate.gate import main_run, source_facts
+from planegate.gate.alongside import Alongside
 from planegate.gate.context import Context, DigestInput, GateOptions, protection_at
 from planegate.gate.execute import collect_inventory
 from planegate.progress import QUIET, Progress
 from planegate.repo import digest_format
-from planegate.repo.digest_format import Digest, MainRun
+from planegate.repo.digest_format import Digest, MainRun, MainSource
 from planegate.repo.git import GitRepo
 from planegate.repo.hashing import bytes_sha256
 from planegate.repo.snapshot import Snapshot, snapshot
@@ -27,13 +28,22 @@ from planegate.runner import pytest_ini
 @dataclass(frozen=True)
 class DigestCheck:
     """The digest's findings, the base inventory it vouches for (None: collect it), the words
-    the report uses for where the digest came from, and main's run of its scoring tests when
-    the gate may use it (None: the gate runs the base itself; `source` says why)."""
+    the report uses for where the digest came from, main's run of its scoring tests when
+    the gate may use it (None: the gate runs the base itself; `source` says why), and the check
+    of what it said of main's source against git's, under way beside the test child."""
 
-    findings: tuple[Finding, ...]
+    checked: tuple[Finding, ...]
     inventory: dict[str, list[str]] | None
     source: str
     main_run: MainRun | None = None
+    source_check: Alongside[tuple[Finding, ...]] | None = None
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """Every finding of the digest's: the check of main's source waited for."""
+        if self.source_check is None:
+            return self.checked
+        return self.checked + self.source_check.result()
 
 
 def protected_hashes(snap: Snapshot, protection: protect.Protection) -> dict[str, str]:
@@ -57,6 +67,7 @@ def compute_digest(
     inventory: Mapping[str, Iterable[str]],
     run: MainRun | None = None,
     protection: protect.Protection | None = None,
+    source: MainSource | None = None,
 ) -> Digest:
     """The digest of `snap`; `protection` when the caller has worked it out for the same commit
     and configuration (the gate's base evidence at the base tip)."""
@@ -64,7 +75,7 @@ def compute_digest(
         frozen = frozen_nodeids(snap.text(config.ledger), config.ledger)
         protection, _ = protection_at(snap, config, frozen)
     hashes = protected_hashes(snap, protection)
-    return Digest(snap.commit, hashes, {k: tuple(v) for k, v in inventory.items()}, run)
+    return Digest(snap.commit, hashes, {k: tuple(v) for k, v in inventory.items()}, run, source)
 
 
 def build_digest(
@@ -81,6 +92,8 @@ def build_digest(
     cfg = load_config(repo, commit, config_path, set(snap.files))
     frozen = frozenset(frozen_nodeids(snap.text(cfg.ledger), cfg.ledger))
     plane_map = PlaneMap(cfg, frozen)
+    _, evidence = protection_at(snap, cfg, dict.fromkeys(frozen, ""))
+    source = source_facts.of(snap, cfg, plane_map, evidence)
     if cfg.runner == "junit":  # main's run by the configured command (gate/junit_main.py)
         from planegate.gate import junit_main  # imported by the runner that uses it alone
 
@@ -88,13 +101,13 @@ def build_digest(
     elif not run_tests:
         base_ini = pytest_ini.base_options(snap.read)
         inventory = collect_inventory(repo, commit, base_ini, plane_map, progress)
-        return compute_digest(snap, cfg, inventory)
+        return compute_digest(snap, cfg, inventory, source=source)
     else:
         base_ini = pytest_ini.base_options(snap.read)
         ran = main_run.run_main(repo, snap, base_ini, plane_map, frozen, progress)
     if ran.why_not:
         progress.step("main's run", ran.why_not)
-    return compute_digest(snap, cfg, ran.inventory, ran.run)
+    return compute_digest(snap, cfg, ran.inventory, ran.run, source=source)
 
 
 def digest_input(options: GateOptions) -> DigestInput | None:
@@ -159,13 +172,22 @@ def check_digest(ctx: Context) -> DigestCheck:
             owner=owner,
         )
         return DigestCheck((finding,), None, source + "; refused, recomputed at the base tip")
+    source_check = None
+    if commit == base.commit and artifact.source is not None:
+        source_check = source_facts.claim(ctx, artifact.source)
     if commit == base.commit:  # the base evidence the gate has worked out already
         recomputed = compute_digest(base, ctx.cfg, artifact.inventory, protection=ctx.protection)
     else:
         recomputed = compute_digest(snapshot(ctx.repo, commit), ctx.cfg, artifact.inventory)
     findings = digest_format.compare(artifact, recomputed, owner)
     if findings:
-        return DigestCheck(tuple(findings), None, source + "; inventory recomputed at the base tip")
+        return DigestCheck(
+            tuple(findings),
+            None,
+            source + "; inventory recomputed at the base tip",
+            None,
+            source_check,
+        )
     if commit != base.commit:
         return DigestCheck(
             (),
@@ -178,4 +200,4 @@ def check_digest(ctx: Context) -> DigestCheck:
     source += "; matches git at the base tip"
     if why_not:
         source += f"; {why_not}: the base's outcomes are run here"
-    return DigestCheck((), inventory, source, run)
+    return DigestCheck((), inventory, source, run, source_check)

@@ -120,10 +120,10 @@ def execute_and_judge(
     watch = Stopwatch()
     with watch.time("hunk analysis started"):
         analysis = start_analysis(ctx, ready)
+    with watch.time("digest"):  # first: the digest may say what main's source does
+        digest = check_digest(ctx)
     with watch.time("base evidence"):
         _ = ctx.protection  # a refusal of the base's configuration stops the gate here
-    with watch.time("digest"):
-        digest = check_digest(ctx)
     if ctx.options.digest is None and ctx.options.digest_file is None:
         progress.step("digest", NO_DIGEST)
     with watch.time("hunks' git-only inputs"):

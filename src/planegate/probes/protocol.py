@@ -7,12 +7,13 @@ before it; `Found` is what the probes found so far, each probe's run adding to i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from planegate.analysis.hunks import is_test_file
-from planegate.config.planemap import file_of
+from planegate.config.load import Config
+from planegate.config.planemap import PlaneMap, file_of
 from planegate.findings import Finding
 from planegate.gitfacts import GitFacts
 from planegate.probes.answers.wire import AnswerProbes
@@ -120,11 +121,16 @@ def changed_code(ctx: GitFacts) -> tuple[str, ...]:
 
 def scoring_files(ctx: GitFacts) -> list[str]:
     """Main's test files of the scoring planes (conftest files apart)."""
-    listed = {file_of(n) for p in SCORING_PLANES for n in ctx.cfg.planes[p].nodeids}
+    return scoring_files_of(ctx.cfg, ctx.plane_map, ctx.base.files)
+
+
+def scoring_files_of(cfg: Config, plane_map: PlaneMap, files: Iterable[str]) -> list[str]:
+    """The test files of the scoring planes among a commit's `files` (conftest files apart)."""
+    listed = {file_of(n) for p in SCORING_PLANES for n in cfg.planes[p].nodeids}
     return sorted(
         path
-        for path in ctx.base.files
+        for path in files
         if is_test_file(path)
         and not path.endswith("conftest.py")
-        and (ctx.plane_map.plane_of_file(path) is not None or path in listed)
+        and (plane_map.plane_of_file(path) is not None or path in listed)
     )

@@ -59,11 +59,26 @@ class RecordedSigns:
 
 
 @dataclass(frozen=True)
+class MainSource:
+    """What the gate reads of main's Python source before its run, read once by `digest`: the
+    evidence by default's parse (`config.default_evidence.Parsed`: the modules under the test
+    roots main's tests import, and main's shipped assertion helpers) and the test functions
+    of each scoring file (`collectable.test_functions`). A gate takes them from the digest of
+    its base tip instead of parsing main's tests first, and checks them against git's once
+    its run has started (gate/source_facts.py)."""
+
+    imported: tuple[str, ...] = ()
+    shipped: tuple[str, ...] = ()
+    tests: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Digest:
     commit: str
     files: Mapping[str, str]
     inventory: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     run: MainRun | None = None
+    source: MainSource | None = None  # None: an older digest
 
     @property
     def root(self) -> str:
@@ -102,7 +117,33 @@ def to_json(digest: Digest) -> str:
                 dict(zip(LIE_FIELDS, key, strict=True)) for key in sorted(digest.run.lies)
             ]
         data["run"] = run
+    if digest.source is not None:
+        data["source"] = _source_json(digest.source)
     return wire.DIGEST.dump(data)
+
+
+def _source_json(source: MainSource) -> dict[str, Any]:
+    return {
+        "imported": sorted(source.imported),
+        "shipped": sorted(source.shipped),
+        "tests": {
+            path: [list(function) for function in functions]
+            for path, functions in sorted(source.tests.items())
+        },
+    }
+
+
+def _source_of(data: Mapping[str, Any] | None) -> MainSource | None:
+    if data is None:
+        return None
+    return MainSource(
+        imported=tuple(data["imported"]),
+        shipped=tuple(data["shipped"]),
+        tests={
+            path: tuple((name, kind) for name, kind in functions)
+            for path, functions in data["tests"].items()
+        },
+    )
 
 
 def _signs_json(signs: RecordedSigns) -> dict[str, Any]:
@@ -174,6 +215,7 @@ def from_json(text: str | bytes, source: str) -> Digest:
         files=dict(data["files"]),
         inventory={plane: tuple(ids) for plane, ids in data.get("inventory", {}).items()},
         run=_run_of(data.get("run")),
+        source=_source_of(data.get("source")),
     )
     if digest.root != data["root"]:
         raise InputDataError(f"{source}: root hash does not match its files (the file was edited)")

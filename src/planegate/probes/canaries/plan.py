@@ -7,12 +7,11 @@ fail main's test just as main's would.
 
 from __future__ import annotations
 
-import ast
 import os
 import random
 from dataclasses import dataclass
 
-from planegate import pyimports, sourcesize
+from planegate.collectable import KINDS_OF_TESTS
 from planegate.config.planemap import file_of
 from planegate.probes.answers.wire import ProbeFailure
 from planegate.probes.canaries.wire import SampleSpec
@@ -78,7 +77,7 @@ def candidates(
             break
         found = [
             (f"{path}::{name}", kind)
-            for name, kind in _test_functions(ctx.base.text(path) or "")
+            for name, kind in ctx.test_functions(path)
             if f"{path}::{name}" not in ctx.frozen and (keys is None or f"{path}::{name}" in keys)
         ]
         read += bool(found)
@@ -94,59 +93,6 @@ def candidates(
         if len(picked) >= count:
             break
     return tuple(picked[:count])
-
-
-KINDS_OF_TESTS = ("function", "parametrized", "hypothesis", "class", "unittest")
-
-
-def _test_functions(source: str) -> list[tuple[str, str]]:
-    """(name, kind) of each test function of a module, as pytest collects them."""
-    module = _parsed(source)
-    if module is None:
-        return []
-    found = []
-    for node in module.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found += [(node.name, _kind(node, "function"))] if node.name.startswith("test") else []
-        elif isinstance(node, ast.ClassDef) and (node.name.startswith("Test") or node.bases):
-            kind = "unittest" if node.bases and _is_unittest(node) else "class"
-            if kind == "class" and not node.name.startswith("Test"):
-                continue
-            found += [
-                (f"{node.name}::{item.name}", _kind(item, kind))
-                for item in node.body
-                if isinstance(item, ast.FunctionDef) and item.name.startswith("test")
-            ]
-    return found
-
-
-def _parsed(source: str) -> ast.Module | None:
-    """`sourcesize.parse`, through the trees the evidence by default has just parsed (the same
-    files of main's, most of them: pyimports keeps the last ones parsed)."""
-    if sourcesize.refusal(source) is not None:
-        return None
-    try:
-        return pyimports.parsed(source)
-    except (RecursionError, MemoryError):
-        return None
-
-
-def _is_unittest(node: ast.ClassDef) -> bool:
-    """A class pytest collects whatever its name: a `TestCase` subclass, or one of a base
-    class of the project's (any base but `object`, when it is not named `Test*`)."""
-    names = [ast.unparse(base).rsplit(".", 1)[-1] for base in node.bases]
-    return any(name.endswith("TestCase") for name in names) or (
-        not node.name.startswith("Test") and names != ["object"]
-    )
-
-
-def _kind(node: ast.FunctionDef | ast.AsyncFunctionDef, kind: str) -> str:
-    decorators = " ".join(ast.unparse(d) for d in node.decorator_list)
-    if "given(" in decorators:
-        return "hypothesis"
-    if "parametrize" in decorators:
-        return "parametrized"
-    return kind
 
 
 def described(failure: ProbeFailure) -> tuple[str, str, int]:
