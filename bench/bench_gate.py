@@ -296,6 +296,9 @@ def timings(root: Path, gate_cmd: list[str]) -> dict[str, float]:
     done = subprocess.run(
         [*gate_cmd, "--format", "json"], cwd=root, capture_output=True, text=True, env=ENV or None
     )
+    if not done.stdout.strip():
+        tail = done.stderr[-2000:]
+        raise SystemExit(f"the gate exited {done.returncode} without a report: {tail}")
     report = json.loads(done.stdout)
     return {str(k): float(v) for k, v in report.get("timings", {}).items()}
 

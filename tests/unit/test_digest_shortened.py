@@ -11,7 +11,7 @@ import pytest
 from planegate import schemas, wire
 from planegate.errors import InputDataError
 from planegate.repo import digest_format
-from planegate.repo.digest_format import Digest, MainRun, RecordedSigns
+from planegate.repo.digest_format import Digest, MainRun, MainSource, RecordedSigns
 
 SHA = "a" * 40
 NODEIDS = tuple(f"tests/test_m.py::test_{n}" for n in range(50))
@@ -24,7 +24,12 @@ def _digest() -> dict[str, Any]:
         survivors=(NODEIDS[1],),
     )
     run = MainRun({"python": "3.11"}, {NODEIDS[2]: ("failed", "boom")}, {}, signs)
-    digest = Digest(SHA, {"tests/conftest.py": "b" * 64}, {"fixture": NODEIDS}, run)
+    source = MainSource(
+        ("tests/__init__.py", "tests/helpers.py"),
+        ("shop/testing.py",),
+        {"tests/test_m.py": tuple((f"test_{n}", "function") for n in range(50))},
+    )
+    digest = Digest(SHA, {"tests/conftest.py": "b" * 64}, {"fixture": NODEIDS}, run, source)
     value: dict[str, Any] = json.loads(digest_format.to_json(digest))
     return value
 
@@ -44,6 +49,7 @@ def test_an_honest_digest_loads_whole() -> None:
     assert loaded.inventory == {"fixture": NODEIDS}
     assert loaded.run is not None and loaded.run.signs is not None
     assert loaded.run.signs.prod_reads == {NODEIDS[0]: ("data/a.json", "data/b.json")}
+    assert loaded.source is not None and len(loaded.source.tests["tests/test_m.py"]) == 50
 
 
 def _with(value: dict[str, Any], *path: Any, to: Any) -> dict[str, Any]:
@@ -65,6 +71,14 @@ def _with(value: dict[str, Any], *path: Any, to: Any) -> dict[str, Any]:
         (("run", "signs", "survivors", 0), 3),
         (("inventory",), ["fixture"]),
         (("run", "signs", "prod_reads"), []),
+        (("source", "imported", 1), 1),
+        (("source", "shipped"), "shop/testing.py"),
+        (("source", "tests", "tests/test_m.py", 3, 1), "doctest"),
+        (("source", "tests", "tests/test_m.py", 4), ["test_4"]),
+        (("source", "tests", "tests/test_m.py", 5), ["test_5", "function", "again"]),
+        (("source", "tests", "tests/test_m.py", 6, 0), 6),
+        (("source", "tests"), [["test_0", "function"]]),
+        (("source",), {"imported": [], "shipped": []}),
     ],
 )
 def test_a_bad_item_is_named_as_the_full_schema_names_it(path: tuple[Any, ...], bad: Any) -> None:

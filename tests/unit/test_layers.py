@@ -187,6 +187,7 @@ SAME_LAYER_EDGES: set[tuple[str, str]] = {
     ("wire", "errors"),
     ("wire", "loading"),
     ("wire", "schemas"),
+    ("wire", "collectable"),  # the digest's test functions, checked without the validator
     ("collectable", "pyimports"),  # the test functions, through the trees already parsed
     ("collectable", "sourcesize"),
     ("config", "repo"),  # the configuration is read from a commit

@@ -90,6 +90,7 @@ ALONGSIDE = (
 
 
 ALONGSIDE_TIMING = "hunks' git-only findings (alongside the head run)"
+SOURCE_TIMING = "main's source from the digest, checked (alongside the head run)"
 
 
 def alongside_the_child(
@@ -140,4 +141,6 @@ def execute_and_judge(
     report = judge(ctx, execution, digest, analysis)
     if beside is not None:  # its own time, spent while the head's test child ran
         watch.seconds[ALONGSIDE_TIMING] = beside.seconds
+    if digest.source_check is not None:  # waited for by the judge (`DigestCheck.findings`)
+        watch.seconds[SOURCE_TIMING] = digest.source_check.seconds
     return execution, replace(report, timings={**watch.seconds, **report.timings})

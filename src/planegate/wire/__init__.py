@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planegate import loading, schemas
+from planegate.collectable import KINDS_OF_TESTS
 from planegate.errors import InputDataError
 
 
@@ -86,7 +87,9 @@ def _emptied(lists: Any) -> Any:
 
 def _digest_shortened(value: Any) -> Any:
     """The digest with the per-nodeid lists emptied (the inventory's planes, main's run's reads
-    and probed files): the schema asks of their items to be strings, nothing more."""
+    and probed files, main's source's paths): the schema asks of their items to be strings,
+    nothing more; and main's source's test functions, once each is seen to be a pair the
+    schema allows."""
     if not isinstance(value, dict):
         return value
     short = dict(value)
@@ -99,7 +102,33 @@ def _digest_shortened(value: Any) -> Any:
             key: _emptied(signs.get(key)) for key in ("prod_reads", "probed") if key in signs
         }
         short["run"] = {**run, "signs": {**signs, **emptied}}
+    source = value.get("source")
+    if isinstance(source, dict):
+        lists = {key: source[key] for key in ("imported", "shipped") if key in source}
+        short["source"] = {**source, **_emptied(lists)}
+        if "tests" in source:
+            short["source"]["tests"] = _functions_emptied(source["tests"])
     return short
+
+
+def _functions_emptied(tests: Any) -> Any:
+    """Each file's test functions emptied when each is a [name, kind] pair of the schema's."""
+    if not isinstance(tests, dict):
+        return tests
+    return {
+        path: [] if isinstance(functions, list) and all(map(_is_function, functions)) else functions
+        for path, functions in tests.items()
+    }
+
+
+def _is_function(item: Any) -> bool:
+    return (
+        type(item) is list
+        and len(item) == 2
+        and type(item[0]) is str
+        and type(item[1]) is str
+        and item[1] in KINDS_OF_TESTS
+    )
 
 
 DIGEST = Format(
