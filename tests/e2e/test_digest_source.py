@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from helpers.repo_helper import TestRepo, run_cli
-from helpers.seed_project import CORE, HELPERS, findings, gate_json, seed_project
+from helpers.seed_project import (
+    CORE,
+    RENDER_BUG_HELPER_LOOSENED,
+    findings,
+    gate_json,
+    seed_project,
+)
 from planegate.repo.digest_format import root_hash
 
 
@@ -45,6 +51,20 @@ def test_mains_digest_says_what_mains_source_does_and_an_honest_patch_passes_wit
     assert str(report["digest_source"]).endswith("matches git at the base tip")
 
 
+def refused(
+    repo: TestRepo, out: Path, digest: dict[str, Any], files: dict[str, str | bytes]
+) -> dict[str, object]:
+    """The gate of a patch (`files` committed on a branch) with `digest` as main's: exit 3,
+    and the one PG303 finding, returned."""
+    out.write_text(json.dumps(digest), "utf-8")
+    repo.branch("patch")
+    repo.commit("the patch", files)
+    code, report = gate_json(repo.root, "--digest", str(out))
+    assert code == 3, findings(report)
+    (disagree,) = findings(report, "PG303")
+    return disagree
+
+
 def test_a_digest_that_hides_a_helper_of_mains_tests_fails_the_gate(tmp_path: Path) -> None:
     """The attack: a digest whose every hash is git's, that leaves the helper out of what
     main's tests import (and so out of its protected files). Taken at its word, the helper is
@@ -53,20 +73,7 @@ def test_a_digest_that_hides_a_helper_of_mains_tests_fails_the_gate(tmp_path: Pa
     digest["source"]["imported"].remove("tests/helpers.py")
     del digest["files"]["tests/helpers.py"]
     digest["root"] = root_hash(digest["files"])
-    out.write_text(json.dumps(digest), "utf-8")
-    repo.branch("weaken")
-    repo.commit(
-        "render bug, helper loosened",
-        {
-            "calc/core.py": CORE.replace("f'{k}: {v}'", "f'{k}={v}'"),
-            "tests/helpers.py": HELPERS.replace(
-                "actual.strip() == expected.strip()", "bool(actual)"
-            ),
-        },
-    )
-    code, report = gate_json(repo.root, "--digest", str(out))
-    assert code == 3
-    (disagree,) = findings(report, "PG303")
+    disagree = refused(repo, out, digest, RENDER_BUG_HELPER_LOOSENED)
     assert disagree["path"] == "tests/helpers.py"
     assert "the modules main's tests import (in git only: tests/helpers.py)" in str(
         disagree["message"]
@@ -78,12 +85,7 @@ def test_a_digest_that_names_other_test_functions_fails_the_gate(tmp_path: Path)
     others (here: none of a file's) is refused the same way, on an honest patch too."""
     repo, out, digest = digested(tmp_path)
     digest["source"]["tests"]["tests/test_golden.py"] = []
-    out.write_text(json.dumps(digest), "utf-8")
-    repo.branch("honest")
-    repo.commit("a comment", {"calc/core.py": "# the core\n" + CORE})
-    code, report = gate_json(repo.root, "--digest", str(out))
-    assert code == 3
-    (disagree,) = findings(report, "PG303")
+    disagree = refused(repo, out, digest, {"calc/core.py": "# the core\n" + CORE})
     assert disagree["path"] == "tests/test_golden.py"
     assert "the test functions of main's scoring files (in tests/test_golden.py)" in str(
         disagree["message"]

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers.seed_project import CORE, GOLDEN_TEST, HELPERS, findings, gate_json, seed_project
+from helpers.seed_project import (
+    CORE,
+    GOLDEN_TEST,
+    RENDER_BUG_HELPER_LOOSENED,
+    findings,
+    gate_json,
+    seed_project,
+)
 
 
 def test_a_deleted_assert_in_a_listed_test_file_fails_evidence_and_mains_test_runs(
@@ -35,15 +42,7 @@ def test_a_deleted_assert_in_a_listed_test_file_fails_evidence_and_mains_test_ru
 def test_a_weakened_comparison_helper_fails_evidence(tmp_path: Path) -> None:
     repo = seed_project(tmp_path / "seed")
     repo.branch("weaken")
-    repo.commit(
-        "render bug, helper loosened",
-        {
-            "calc/core.py": CORE.replace("f'{k}: {v}'", "f'{k}={v}'"),
-            "tests/helpers.py": HELPERS.replace(
-                "actual.strip() == expected.strip()", "bool(actual)"
-            ),
-        },
-    )
+    repo.commit("render bug, helper loosened", RENDER_BUG_HELPER_LOOSENED)
     code, report = gate_json(repo.root)
     assert code == 3
     (changed,) = findings(report, "PG301")
