@@ -5,6 +5,7 @@ PG303, though the run it shaped passed."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -90,3 +91,23 @@ def test_a_digest_that_names_other_test_functions_fails_the_gate(tmp_path: Path)
     assert "the test functions of main's scoring files (in tests/test_golden.py)" in str(
         disagree["message"]
     )
+
+
+def test_a_digest_that_claims_production_code_as_a_helper_fails_the_gate(tmp_path: Path) -> None:
+    """The other way round: a digest that names a production module among what main's tests
+    import makes it main's evidence. The run then uses main's copy, not the patch's bug, and
+    the patch's change to it reads as a change to evidence; PG303 names the digest as why."""
+    repo, out, digest = digested(tmp_path)
+    digest["source"]["imported"] = sorted([*digest["source"]["imported"], "calc/core.py"])
+    digest["files"]["calc/core.py"] = _sha256(repo.root / "calc/core.py")
+    digest["root"] = root_hash(digest["files"])
+    bug: dict[str, str | bytes] = {"calc/core.py": CORE.replace("f'n={n}'", "f'N={n}'")}
+    disagree = refused(repo, out, digest, bug)
+    assert disagree["path"] == "calc/core.py"
+    assert "the modules main's tests import (in the digest only: calc/core.py)" in str(
+        disagree["message"]
+    )
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
