@@ -92,7 +92,7 @@ def build_digest(
     cfg = load_config(repo, commit, config_path, set(snap.files))
     frozen = frozenset(frozen_nodeids(snap.text(cfg.ledger), cfg.ledger))
     plane_map = PlaneMap(cfg, frozen)
-    _, evidence = protection_at(snap, cfg, dict.fromkeys(frozen, ""))
+    protection, evidence = protection_at(snap, cfg, dict.fromkeys(frozen, ""))
     source = source_facts.of(snap, cfg, plane_map, evidence)
     if cfg.runner == "junit":  # main's run by the configured command (gate/junit_main.py)
         from planegate.gate import junit_main  # imported by the runner that uses it alone
@@ -101,13 +101,13 @@ def build_digest(
     elif not run_tests:
         base_ini = pytest_ini.base_options(snap.read)
         inventory = collect_inventory(repo, commit, base_ini, plane_map, progress)
-        return compute_digest(snap, cfg, inventory, source=source)
+        return compute_digest(snap, cfg, inventory, protection=protection, source=source)
     else:
         base_ini = pytest_ini.base_options(snap.read)
         ran = main_run.run_main(repo, snap, base_ini, plane_map, frozen, progress)
     if ran.why_not:
         progress.step("main's run", ran.why_not)
-    return compute_digest(snap, cfg, ran.inventory, ran.run, source=source)
+    return compute_digest(snap, cfg, ran.inventory, ran.run, protection, source)
 
 
 def digest_input(options: GateOptions) -> DigestInput | None:
@@ -185,8 +185,7 @@ def check_digest(ctx: Context) -> DigestCheck:
             tuple(findings),
             None,
             source + "; inventory recomputed at the base tip",
-            None,
-            source_check,
+            source_check=source_check,
         )
     if commit != base.commit:
         return DigestCheck(
@@ -200,4 +199,4 @@ def check_digest(ctx: Context) -> DigestCheck:
     source += "; matches git at the base tip"
     if why_not:
         source += f"; {why_not}: the base's outcomes are run here"
-    return DigestCheck((), inventory, source, run, source_check)
+    return DigestCheck((), inventory, source, run, source_check=source_check)
