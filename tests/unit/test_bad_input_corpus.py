@@ -13,7 +13,7 @@ from helpers.bad_input_cases import EXITS, SEEDS, cases, one_safe_line, outcome
 from planegate.analysis import prodscan
 from planegate.config import protection
 from planegate.progress import QUIET
-from planegate.runner import session, stream
+from planegate.runner import reading, stream
 
 CASES = cases()
 BY_NAME = {(target, name): data for target, name, data in CASES}
@@ -88,7 +88,8 @@ def test_result_records_of_a_bad_shape_are_stray_lines() -> None:
     os.close(write)
     fold = stream.Fold("n")
     ends: list[bool] = []
-    selected: list[bool] = []
-    # it must not die; whoever waits for the selection is let go when the stream ends
-    session._read_lines(read, fold, QUIET, lambda: ends.append(True), lambda: selected.append(True))
-    assert (fold.stray, fold.ended, ends, selected) == (1, True, [True], [True])
+    signals = reading.Signals()
+    # it must not die; whoever waits for the selection or a record is let go when it ends
+    reading.read_lines(read, fold, QUIET, lambda: ends.append(True), signals)
+    assert (fold.stray, fold.ended, ends) == (1, True, [True])
+    assert signals.selected.is_set() and signals.extra.is_set() and signals.over.is_set()

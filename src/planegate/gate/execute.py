@@ -283,7 +283,9 @@ def _run_head(
         early = None if within is not None else fixture_early.begin(ctx, base_run.main)
         # else the fixture probe's session follows in this tree: a spare child for it
         spare = early is None and _fixture_probe_likely(ctx, base_run.main)
-        begun = {} if early is None else {FIXTURE_DATA: early}
+        begun = registry.beside_the_run(plans)
+        if early is not None:
+            begun[FIXTURE_DATA] = early
         with _closed_on_error(begun.values()):
             result = sessions.run(
                 deselect=deselect,
@@ -295,7 +297,7 @@ def _run_head(
             result, reran = with_mains_bytes(ctx, sessions, result, applied.kept)
             if reran and early is not None:  # the probe's session after the run sees main's
                 early.close()  # bytes of those files, as it would without a digest
-                begun = {}
+                del begun[FIXTURE_DATA]
             base = flipped.base_side(ctx, result, base_run)
             checkout = checkout_command(ctx.commits)
             head = HeadRun(ctx, sessions, result, checkout, base, plans, begun=begun)

@@ -26,12 +26,11 @@ from planegate.pyimports import ImportGraph, touched_tests_permissive
 from planegate.repo.digest_format import MainRun
 from planegate.report import ProbeRecord
 from planegate.runner.beside import Beside
-from planegate.runner.session import RunResult
+from planegate.runner.session import BESIDE, RunResult
 from planegate.runner.spec import Sessions
 from planegate.vocabulary import SCORING_PLANES
 
 INERT = (".md", ".rst", ".adoc")
-NICE = 10  # the base's run yields the CPU to the head's scoring run it runs beside
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ class Pending:
         def work() -> BaseRun:
             started = time.monotonic()
             result = sessions.run(
-                targets=targets, deselect=frozenset(ctx.frozen), canaries=False, nice=NICE
+                targets=targets, deselect=frozenset(ctx.frozen), canaries=False, nice=BESIDE
             )
             return BaseRun(targets, why, result, time.monotonic() - started)
 

@@ -21,6 +21,7 @@ from planegate.probes.answers import plan as answers_plan
 from planegate.probes.answers import wire as answers_wire
 from planegate.probes.canaries import plan as canary_plan
 from planegate.probes.canaries import wire as canary_wire
+from planegate.probes.canaries.child.sampled import SETTLED
 from planegate.probes.fixture import wire as fixture_wire
 from planegate.probes.honest import plan as honest_plan
 from planegate.probes.honest import wire as honest_wire
@@ -33,6 +34,7 @@ from planegate.probes.protocol import (
     ProbeRun,
     Reported,
 )
+from planegate.runner import sandbox
 
 # what the probes do after the head's run and in the steps' reports: imported where called
 # (the gate imports them beside the head's test child: gate/pipeline.py's ALONGSIDE)
@@ -133,7 +135,14 @@ class Canaries:
 
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
         planned = canary_plan.plan(ctx, assigned)
-        return Planned({"child_plugins": canary_wire.child_plugins(planned.spec)}, planned)
+        options: dict[str, Any] = {"child_plugins": canary_wire.child_plugins(planned.spec)}
+        if planned.spec is None or sandbox.switched_off():
+            return Planned(options, planned)  # unsandboxed, nothing runs beside the patch's run
+        from planegate.probes.canaries import run as canary_run
+
+        early = canary_run.Early(ctx, planned.spec)
+        options["heard"] = {SETTLED: early.heard}
+        return Planned(options, replace(planned, early=early))
 
     def begin(self, head: HeadRun) -> Begun | None:
         from planegate.probes.canaries import run as canary_run
@@ -271,6 +280,19 @@ def planned(ctx: ProbeContext, assigned: frozenset[str] | None) -> dict[str, Pla
 def child_modules() -> tuple[str, ...]:
     """Every module a probe may have the test child load by name, in `PROBES` order."""
     return tuple(module for probe in PROBES for module in probe.child_modules)
+
+
+def beside_the_run(plans: Mapping[str, Planned]) -> dict[str, Begun]:
+    """What the probes' plans start while the head's run goes on (the sampled canaries' early
+    confirmation on main), by probe: closed as what `begin` starts is."""
+    planned = plans.get(canary_plan.SAMPLED)
+    plan = None if planned is None else planned.plan
+    early = plan.early if isinstance(plan, canary_plan.Plan) else None
+    if early is None:
+        return {}
+    from planegate.probes.canaries import run as canary_run
+
+    return {canary_plan.SAMPLED: early} if isinstance(early, canary_run.Early) else {}
 
 
 def head_run_options(plans: Mapping[str, Planned]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -30,14 +30,16 @@ from planegate.runner import (
     parked,
     plugins,
     pytest_ini,
+    reading,
     subtests,
     traced,
     treescan,
 )
 from planegate.runner import env as child_env
 from planegate.runner.child.extras import EXTRA_KINDS
+from planegate.runner.reading import Heard, Hook
 from planegate.runner.roots import package_roots
-from planegate.runner.stream import Fold, Outcome, Tamper, lines_of, outcome_of
+from planegate.runner.stream import Fold, Outcome, Tamper, outcome_of
 
 __all__ = ["ChildPlugin", "Outcome", "RunResult", "RunSpec", "Tamper", "plugin_modules", "run"]
 MAX_OUTPUT = 200_000
@@ -64,7 +66,7 @@ class ChildPlugin:
         }
 
 
-Hook = Callable[[], None]
+BESIDE = 10  # the niceness of a run of main's code beside the head's scoring run: it yields
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,9 @@ class RunSpec:
     ci: Mapping[str, str] | None = None  # what the tree's tox.ini sets; None: read at the run
     # called in the caller's thread once the child has selected its tests: work beside the run
     then: Hook | None = field(default=None, compare=False)
+    # called in the caller's thread, after `then`, with a record of these kinds once it is in
+    # (while the run goes on): work that a record of the run can start before the run ends
+    heard: Mapping[str, Heard] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -293,15 +298,16 @@ def _execute(
         _kill_group(proc)
 
     with started.stack:
-        selected = threading.Event()  # the child's selection is in, or its stream ended
+        signals = reading.Signals()
         reader = threading.Thread(
-            target=_read_lines,
-            args=(started.results, fold, progress, end, selected.set),
+            target=reading.read_lines,
+            args=(started.results, fold, progress, end, signals),
             daemon=True,
         )
         reader.start()
         launch.send_spec(started, json.dumps(child_spec).encode())
-        status, timed_out = _wait(proc, spec.timeout, _once_selected(spec.then, selected, fold))
+        beside = reading.beside_the_run(spec.then, spec.heard, signals, fold)
+        status, timed_out = _wait(proc, spec.timeout, beside)
         killed = contain.kill_descendants(proc.pid, started.children)
         proc.wait()
         reader.join(timeout=5)
@@ -334,20 +340,6 @@ def children_cpu() -> float:
     not reaped by this process, so the kernel's count of its children leaves it out."""
     with _SPENT_LOCK:
         return _SPENT[0]
-
-
-def _once_selected(then: Hook | None, selected: threading.Event, fold: Fold) -> Hook | None:
-    """`then`, called once the child has selected its tests (not if its stream ended first):
-    what starts beside the run then takes no CPU from its collection."""
-    if then is None:
-        return None
-
-    def when_selected() -> None:
-        selected.wait()
-        if fold.seen_selected and not fold.ended:
-            then()
-
-    return when_selected
 
 
 def _wait(
@@ -384,31 +376,6 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGKILL the child's process group (it leads a session of its own), if it is still there."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _read_lines(fd: int, fold: Fold, progress: Progress, end: Hook, selected: Hook) -> None:
-    """Every record into `fold`; `selected` once the selection is in (and when the stream
-    ends), `end` once the closing record is."""
-    done, told, chosen = 0, False, False
-    try:
-        for raw in lines_of(fd):
-            text = raw.decode("utf-8", "replace")
-            try:
-                fold.feed(text)
-            except (KeyError, TypeError, ValueError, AttributeError):  # a record of a bad shape
-                fold.stray += 1
-            if fold.seen_selected and not chosen:
-                chosen = True
-                selected()
-            if fold.ended and not told:
-                told = True
-                end()
-            elif '"when":"teardown"' in text:
-                done += 1
-                progress.update(done, len(fold.selected))
-    finally:
-        os.close(fd)
-        selected()
 
 
 def _interpret(

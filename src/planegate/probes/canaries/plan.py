@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from planegate.collectable import KINDS_OF_TESTS
 from planegate.config.planemap import file_of
@@ -30,10 +30,12 @@ FACTOR = 2  # tests sampled per break: a sampled test may fail or call nothing t
 
 @dataclass(frozen=True)
 class Plan:
-    """The sample asked of the head's run (None when nothing is sampled, `why` says why)."""
+    """The sample asked of the head's run (None when nothing is sampled, `why` says why);
+    `early`: what starts main's confirmation while that run goes on (run.py's `Early`)."""
 
     spec: SampleSpec | None = None
     why: str = ""
+    early: object = field(default=None, compare=False)
 
 
 def plan(ctx: ProbeContext, assigned: frozenset[str] | None = None) -> Plan:

@@ -21,12 +21,14 @@ from __future__ import annotations
 import contextlib
 import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from planegate.errors import PlanegateError
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure, joined
-from planegate.probes.canaries.child.sampled import MAX_CALLS
+from planegate.probes.canaries.child.sampled import MAX_CALLS, SETTLED
 from planegate.probes.canaries.plan import (
     LIED,
     SAMPLED,
@@ -40,19 +42,25 @@ from planegate.probes.canaries.wire import Sampled, SampleSpec, child_plugins, s
 from planegate.probes.protocol import Found, HeadRun, ProbeContext
 from planegate.report import ProbeRecord
 from planegate.runner.beside import Beside, closed_on_error
-from planegate.runner.session import RunResult
+from planegate.runner.session import BESIDE, RunResult
 from planegate.runner.spec import Sessions, pytest_args
 
 
 def begin(head: HeadRun) -> Confirming:
     """The head's run's sample judged as far as that run tells, at once; main's confirmation,
-    when one is needed, started in a thread: it runs beside the probes after this one
-    (registry.run_all), and `after_head` takes its result."""
+    when one is needed, started in a thread (or taken from `Early`, which started it while the
+    run went on): it runs beside the probes after this one (registry.run_all), and
+    `after_head` takes its result."""
     planned = head.planned.get(SAMPLED)
     plan = planned.plan if planned is not None else None
     if not isinstance(plan, Plan):
         plan = Plan(why="not planned")
-    return check(head.ctx, head.result, plan, head.checkout)
+    early = plan.early if isinstance(plan.early, Early) else None
+    try:
+        return check(head.ctx, head.result, plan, head.checkout, early)
+    finally:
+        if early is not None:
+            early.close()  # what it started and `check` did not take
 
 
 def after_head(found: Found, confirming: Confirming) -> Found:
@@ -82,7 +90,9 @@ class Confirming:
         self._session: Beside[tuple[RunResult, float]] | None = None
         self._judge: Judge | None = None
 
-    def start(self, ctx: ProbeContext, confirm: SampleSpec, judge: Judge) -> Confirming:
+    def start(self, ctx: ProbeContext, confirm: SampleSpec, nice: int = 0) -> Confirming:
+        """The session on the base's tree, started (`judged_by` says how its result is read);
+        `nice`: it runs beside the head's run, and yields the CPU to it (main's code runs)."""
         started = time.monotonic()
         folders = contextlib.ExitStack()
         with closed_on_error(folders):
@@ -91,10 +101,13 @@ class Confirming:
             )
 
         def work() -> tuple[RunResult, float]:
-            return _on_base(ctx, sessions, confirm), time.monotonic() - started
+            return _on_base(ctx, sessions, confirm, nice), time.monotonic() - started
 
-        self._judge = judge
         self._session = Beside(folders, work, "canaries-on-main")
+        return self
+
+    def judged_by(self, judge: Judge) -> Confirming:
+        self._judge = judge
         return self
 
     def result(self) -> AnswerProbes:
@@ -108,9 +121,61 @@ class Confirming:
             self._session.close()
 
 
-def check(ctx: ProbeContext, head: RunResult, planned: Plan, checkout: str) -> Confirming:
+class Early:
+    """Main's confirmation started while the head's run goes on: the child's `settled` record
+    names the breaks that passed once no break is left to run (`heard`, called in the run's
+    caller thread), and the confirmation `check` would start after the run starts then, on the
+    base's tree, at the niceness of a run beside the scoring run. `check` takes it when the
+    run's closing record asks for the same confirmation (`take`); anything else is closed."""
+
+    def __init__(self, ctx: ProbeContext, spec: SampleSpec) -> None:
+        self._ctx, self._spec = ctx, spec
+        self._started: tuple[Mapping[str, tuple[str, str]], Confirming] | None = None
+        self._failed: str | None = None  # why the early start failed: `check` starts its own
+
+    def heard(self, record: Mapping[str, Any]) -> None:
+        reported = sampled_of({SETTLED: record}, SETTLED) or {}
+        force = {n: (s.path, s.qualname) for n, s in reported.items() if s.path and not s.failed}
+        if not force or self._started is not None or self._failed is not None:
+            return
+        try:
+            confirming = Confirming().start(self._ctx, _confirmation(self._spec, force), BESIDE)
+        except (PlanegateError, OSError) as error:
+            self._failed = str(error)
+            return
+        self._started = (force, confirming)
+
+    def take(self, force: Mapping[str, tuple[str, str]]) -> Confirming | None:
+        """The confirmation started early, if it is the one `force` asks for."""
+        started, self._started = self._started, None
+        if started is None:
+            return None
+        if dict(started[0]) == dict(force):
+            return started[1]
+        started[1].close()
+        return None
+
+    def close(self) -> None:
+        """Wait for a confirmation started early and not taken, and remove its tree."""
+        if self._started is not None:
+            self._started[1].close()
+            self._started = None
+
+
+def _confirmation(spec: SampleSpec, force: Mapping[str, tuple[str, str]]) -> SampleSpec:
+    """The sample's spec for main's run: the tests named, each with the break given."""
+    return replace(spec, tests=tuple(force), breaks=len(force), only={}, force=dict(force))
+
+
+def check(
+    ctx: ProbeContext,
+    head: RunResult,
+    planned: Plan,
+    checkout: str,
+    early: Early | None = None,
+) -> Confirming:
     """What the head's run said of its sample, judged; main's confirmation started when the
-    run's sample needs one (what it cost goes into the record)."""
+    run's sample needs one (what it cost goes into the record), or taken from `early`."""
     spec = planned.spec
     if spec is None:
         return Confirming(_record("not run", 0.0, 0, planned.why))
@@ -147,9 +212,11 @@ def check(ctx: ProbeContext, head: RunResult, planned: Plan, checkout: str) -> C
         return replace(_record(outcome, seconds, len(targets), detail), failures=failures)
 
     force = {t.nodeid: (t.path, t.qualname) for t in survivors}
-    nodeids = tuple(force)
-    confirm = replace(spec, tests=nodeids, breaks=len(nodeids), only={}, force=force)
-    return Confirming().start(ctx, confirm, judged)
+    taken = early.take(force) if early is not None else None
+    if taken is not None:
+        detail += " (main's confirmation began during that run)"
+    confirming = taken or Confirming().start(ctx, _confirmation(spec, force))
+    return confirming.judged_by(judged)
 
 
 def starved(
@@ -188,7 +255,7 @@ def starved(
         return replace(_record("fail", seconds, 0, why), failures=(failure,))
 
     confirm = replace(spec, tests=passed, breaks=len(passed), force={})
-    return Confirming().start(ctx, confirm, judged)
+    return Confirming().start(ctx, confirm).judged_by(judged)
 
 
 def _record(outcome: str, seconds: float, tests: int, detail: str) -> AnswerProbes:
@@ -240,7 +307,7 @@ def _base_sessions(ctx: ProbeContext, tree: Path) -> Sessions:
     return Sessions(tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=trusted)
 
 
-def _on_base(ctx: ProbeContext, sessions: Sessions, confirm: SampleSpec) -> RunResult:
+def _on_base(ctx: ProbeContext, sessions: Sessions, confirm: SampleSpec, nice: int) -> RunResult:
     """The sampled tests on the base's tree, each run as usual and again with a function broken
     there (the one the head's run broke, when `force` names it)."""
     timeout = min(ctx.cfg.pytest_timeout, ctx.cfg.probe_budget)
@@ -249,6 +316,7 @@ def _on_base(ctx: ProbeContext, sessions: Sessions, confirm: SampleSpec) -> RunR
         deselect=frozenset(ctx.frozen),
         timeout=timeout,
         child_plugins=child_plugins(confirm),
+        nice=nice,
     )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from planegate.probes.canaries.child.sampled import KIND, NOT_FOUND
+from planegate.probes.canaries.child.sampled import KIND, NOT_FOUND, SETTLED
 from planegate.runner.session import ChildPlugin
 
 MODULE = "planegate.probes.canaries.child.sampled"  # the child's plugin (its entry: `plugin`)
@@ -45,7 +45,7 @@ def child_plugins(spec: SampleSpec | None) -> tuple[ChildPlugin, ...]:
     placed before the allowed plugins, as the child's own companions are."""
     if spec is None:
         return ()
-    return (ChildPlugin(MODULE, spec.to_json(), before_allowed=True, records=(KIND,)),)
+    return (ChildPlugin(MODULE, spec.to_json(), before_allowed=True, records=(KIND, SETTLED)),)
 
 
 @dataclass(frozen=True)
@@ -62,10 +62,10 @@ class Sampled:
     why: str = ""
 
 
-def sampled_of(extra: Mapping[str, Any]) -> dict[str, Sampled] | None:
-    """nodeid -> what the child reported, from a run's `sampled` record; None when no record
-    of that shape came."""
-    record = extra.get(KIND)
+def sampled_of(extra: Mapping[str, Any], kind: str = KIND) -> dict[str, Sampled] | None:
+    """nodeid -> what the child reported, from a run's `sampled` record (or its `settled`
+    one); None when no record of that shape came."""
+    record = extra.get(kind)
     tests = record.get("tests") if isinstance(record, Mapping) else None
     if not isinstance(tests, Mapping):
         return None

@@ -23,14 +23,13 @@ found by file and qualified name, and records the test's direct calls on main as
 
 from __future__ import annotations
 
-import contextlib
 import random
 import sys
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from types import CodeType, FrameType, FunctionType, ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from planegate.probes.canaries.child import breaks
+from planegate.probes.canaries.child import breaks, shortened
 from planegate.runner.child import frames, versions
 
 if TYPE_CHECKING:
@@ -39,6 +38,9 @@ if TYPE_CHECKING:
     from planegate.runner.child.plugin_api import PluginContext
 
 KIND = "sampled"
+# the entries whose breaks are all run, sent once no break is left to run, while the session
+# goes on: the gate can start main's confirmation of a break that passed before the run ends
+SETTLED = "sampled_settled"
 MAX_CALLS = 64  # direct callees kept per test
 KEPT_DUNDERS = frozenset({"__init__", "__call__"})
 # a coroutine or async generator raises nothing at the call: it would only fail when awaited
@@ -77,6 +79,9 @@ def hooks(
         pending=[],  # broken runs waiting for their place: [item, function, path, entry, before]
         stop=None,  # during a broken run: its session, stopped at the first failed subtest
         stopped=None,  # the session's `shouldfail` before it was set there
+        emit=emit,
+        settled=bool(spec.get("force")),  # a run that confirms (on the base) sends none
+        expected=None,  # the keys of the sampled tests the session holds, once read
     )
 
     @pytest.hookimpl(tryfirst=True)
@@ -188,6 +193,10 @@ def _protocol_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[.
         nodeid = item.nodeid
         if _s.pending and _g(_a, "pytest_runtest_protocol"):
             _run_pending(_s, item)  # broken runs placed before this test
+        if not _s.settled and _settled(_s, item) and _g(_a, "pytest_runtest_protocol"):
+            _s.settled = True
+            done = {n: dict(e) for n, e in _s.done.items() if "function" in e}
+            _s.emit(SETTLED, {"tests": done})
         key = nodeid.split("[", 1)[0]
         if key in _s.taken or (key not in _s.wanted and nodeid not in _s.wanted):
             return None
@@ -254,6 +263,23 @@ def _place(s: SimpleNamespace, item: pytest.Item) -> object:
     return items[index + 1] if index + 1 < len(items) else None
 
 
+def _settled(s: SimpleNamespace, item: pytest.Item) -> bool:
+    """Whether no more breaks can come: every broken run placed has run, and no break is left
+    or every sampled test the session holds has run (`expected`: their keys, read from the
+    session's items once)."""
+    if s.pending:
+        return False
+    if s.left <= 0:
+        return True
+    if s.expected is None:
+        s.expected = {
+            i.nodeid.split("[", 1)[0]
+            for i in item.session.items
+            if i.nodeid in s.wanted or i.nodeid.split("[", 1)[0] in s.wanted
+        }
+    return bool(s.expected <= s.taken)
+
+
 def _run_pending(s: SimpleNamespace, before: pytest.Item | None) -> None:
     """The broken runs placed before `before` (after the last test: None)."""
     due = [p for p in s.pending if p[4] is before or (before is None)]
@@ -288,7 +314,11 @@ def _broken_run(
     function.__code__ = breaks.broken(function)
     s.stop = item.session
     try:
-        with _first_failure_only(item), _first_subtest_only(item), _plain_tracebacks(item):
+        with (
+            shortened.first_failure_only(item),
+            shortened.first_subtest_only(item),
+            shortened.plain_tracebacks(item),
+        ):
             again = s.protocol(item, nextitem=nextitem, log=False)
     finally:
         _resume(s)
@@ -302,56 +332,6 @@ def _broken_run(
     failed = any(r.failed for r in again) or any(seen)
     line = original.co_firstlineno
     return {**entry, "function": [path, qualname_of(original), line], "failed": failed}
-
-
-@contextlib.contextmanager
-def _plain_tracebacks(item: pytest.Item) -> Iterator[None]:
-    """The broken run's failures formatted as Python prints them (`--tb=native`): its reports
-    are kept from the channel, only whether one failed is read, and pytest's own formatting
-    (each frame's source parsed) would cost more than the run itself in a test with many
-    subtests, every one of them failing."""
-    option = item.config.option
-    before = getattr(option, "tbstyle", "auto")
-    option.tbstyle = "native"
-    try:
-        yield
-    finally:
-        option.tbstyle = before
-
-
-@contextlib.contextmanager
-def _first_subtest_only(item: pytest.Item) -> Iterator[None]:
-    """A `unittest.TestCase` test stops at its first failing `subTest` in the broken run, as
-    under unittest's `failfast` (pytest's item is the test's result object): whether one
-    failed is all the run is asked, and every further failing subtest would cost a report."""
-    if getattr(type(item), "failfast", None) is not False:
-        yield
-        return
-    item.failfast = True  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        del item.failfast  # type: ignore[attr-defined]
-
-
-@contextlib.contextmanager
-def _first_failure_only(item: pytest.Item) -> Iterator[None]:
-    """A Hypothesis test stops at its first failing example in the broken run: no shrinking
-    (which can take longer than the test) and nothing saved to the example database."""
-    test = getattr(item, "obj", None)
-    test = getattr(test, "__func__", test)  # a test method: its function holds the settings
-    current = getattr(test, "_hypothesis_internal_use_settings", None)
-    if current is None or type(test) is not FunctionType or "hypothesis" not in sys.modules:
-        yield
-        return
-    from hypothesis import Phase, settings
-
-    quick = settings(current, phases=(Phase.explicit, Phase.generate), database=None)
-    test._hypothesis_internal_use_settings = quick  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        test._hypothesis_internal_use_settings = current  # type: ignore[attr-defined]
 
 
 def _target(
