@@ -10,10 +10,11 @@ lied, or the test does not depend on that function, and the base says which (doc
    tests that passes is traced, and up to `pytest.sampled_canaries` of them run once more with
    a function they called directly broken (`child/sampled.py`). No session of its own.
 3. A test that did not fail with its function broken runs on the base's tree with the same
-   function broken (one small session, only then, started as soon as the head's run is over
-   and running beside the other probes: `begin`): failing there, or not calling that function
-   there, the patch's run lied (PG125); passing there too, main's test does not depend on it
-   (PG126, a warning). A run that sent no record of its sample is PG127.
+   function broken (one small session, only then, started once the child's `settled` record
+   says its breaks are done while the run goes on (`Early`), else as soon as the head's run
+   is over, and running beside the other probes: `begin`): failing there, or not calling that
+   function there, the patch's run lied (PG125); passing there too, main's test does not
+   depend on it (PG126, a warning). A run that sent no record of its sample is PG127.
 """
 
 from __future__ import annotations
@@ -124,12 +125,19 @@ class Confirming:
 class Early:
     """Main's confirmation started while the head's run goes on: the child's `settled` record
     names the breaks that passed once no break is left to run (`heard`, called in the run's
-    caller thread), and the confirmation `check` would start after the run starts then, on the
-    base's tree, at the niceness of a run beside the scoring run. `check` takes it when the
-    run's closing record asks for the same confirmation (`take`); anything else is closed."""
+    caller thread), and the confirmation `check` would start after the run starts then
+    (`start`: on the base's tree, at the niceness of a run beside the scoring run, by
+    default). `check` takes it when the run's closing record asks for the same confirmation
+    (`take`); anything else is closed."""
 
-    def __init__(self, ctx: ProbeContext, spec: SampleSpec) -> None:
-        self._ctx, self._spec = ctx, spec
+    def __init__(
+        self,
+        ctx: ProbeContext,
+        spec: SampleSpec,
+        start: Callable[[SampleSpec], Confirming] | None = None,
+    ) -> None:
+        self._spec = spec
+        self._start = start or (lambda confirm: Confirming().start(ctx, confirm, BESIDE))
         self._started: tuple[Mapping[str, tuple[str, str]], Confirming] | None = None
         self._failed: str | None = None  # why the early start failed: `check` starts its own
 
@@ -139,7 +147,7 @@ class Early:
         if not force or self._started is not None or self._failed is not None:
             return
         try:
-            confirming = Confirming().start(self._ctx, _confirmation(self._spec, force), BESIDE)
+            confirming = self._start(_confirmation(self._spec, force))
         except (PlanegateError, OSError) as error:
             self._failed = str(error)
             return
