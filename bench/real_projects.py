@@ -50,6 +50,7 @@ from pathlib import Path
 from bench_gate import warm_rewrite_caches  # plain pytest's baseline, as a developer has it
 
 CACHE = Path(__file__).resolve().parent.parent / ".bench-cache"
+INTERNAL = 70  # planegate's exit code for an unexpected failure
 GOAL = 1.3  # the gate with main's digest over plain pytest, on every real project
 
 
@@ -227,7 +228,13 @@ def _git(repo: Path, *args: str) -> None:
 
 
 def _planegate(repo: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
-    return _run([sys.executable, "-m", "planegate", *args], repo)
+    """A planegate command in `repo`; an internal error (exit 70) prints its traceback."""
+    done, seconds = _run([sys.executable, "-m", "planegate", *args, "--debug"], repo)
+    if done.returncode == INTERNAL:
+        print(
+            f"planegate {' '.join(args)} exited {INTERNAL}:\n{done.stderr[-4000:]}", file=sys.stderr
+        )
+    return done, seconds
 
 
 def unpack(sdist: Path, into: Path) -> Path:

@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from planegate import syntax
+
 
 # ---------------------------------------------------------------- precise
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class _Trees:
             if source in self._kept:
                 return self._kept[source]
         try:
-            tree: ast.Module | None = ast.parse(source)
+            tree: ast.Module | None = syntax.parse(source)
         except (SyntaxError, ValueError):
             tree = None
         if len(source) > self.budget:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 import re
 
+from planegate import syntax
+
 MAX_FILE_BYTES = 1024 * 1024
 MAX_TOKENS = 300_000
 # Words and single punctuation characters: at least one per token the parser sees (it counts
@@ -47,6 +49,6 @@ def parse(source: str, max_bytes: int = MAX_FILE_BYTES) -> ast.Module | None:
     if refusal(source, max_bytes) is not None:
         return None
     try:
-        return ast.parse(source)
+        return syntax.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None

@@ -16,6 +16,7 @@ LAYERS: dict[str, int] = {
     "rules": 0,
     "progress": 0,
     "sourcesize": 0,
+    "syntax": 0,
     "vocabulary": 0,
     "loading": 0,
     "untrusted": 0,
@@ -190,6 +191,8 @@ SAME_LAYER_EDGES: set[tuple[str, str]] = {
     ("wire", "collectable"),  # the digest's test functions, checked without the validator
     ("collectable", "pyimports"),  # the test functions, through the trees already parsed
     ("collectable", "sourcesize"),
+    ("sourcesize", "syntax"),  # one parse at a time: the gate parses on several threads
+    ("pyimports", "syntax"),
     ("config", "repo"),  # the configuration is read from a commit
     ("gitfacts", "config"),
     ("gitfacts", "repo"),

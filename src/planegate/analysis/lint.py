@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from planegate import syntax
 from planegate.analysis.prodscan import dotted, import_aliases
 from planegate.findings import Finding, Severity, Step
 
@@ -62,7 +63,7 @@ class Violation:
 def scan(source: str) -> list[Violation]:
     """Every violation in one property-plane module; a syntax error gives none."""
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError:
         return []
     aliases = import_aliases(tree)

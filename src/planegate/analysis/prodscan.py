@@ -5,8 +5,7 @@ version of a file by AST; only constructs the head adds are reported, so a proje
 already reads `sys._getframe` is not blamed for it on every pull request.
 
 `atexit` handlers are a warning (the gate's result stream closes before they run), and
-`field(compare=False)` fails only on a field its class already compared (docs/runner.md).
-"""
+`field(compare=False)` fails only on a field its class already compared (docs/runner.md)."""
 
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ from functools import cached_property
 
 import pathspec
 
+from planegate import syntax
 from planegate.analysis import reach
 from planegate.analysis.entry_points import pytest11
 from planegate.analysis.hunks import limits
@@ -160,7 +160,7 @@ def _scan(
 ) -> tuple[list[Hit], dict[str, bool]]:
     """The hits, and each class field (`Class.name`) with whether equality compares it. The
     reach review adds its own, except on a line an older rule already stops."""
-    tree = ast.parse(source)
+    tree = syntax.parse(source)
     scanner = _Scanner(import_aliases(tree), _docstrings(tree), data)
     scanner.visit(tree)
     stopped = {hit.line for hit in scanner.hits if hit.severity is Severity.ERROR}

@@ -20,6 +20,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from planegate import syntax
 from planegate.analysis import reach_table as table
 from planegate.analysis.folding import Scope, scope_of
 from planegate.analysis.reach_table import Capability
@@ -265,7 +266,7 @@ class _Review(ast.NodeVisitor):
         if self.depth >= MAX_NESTED:
             return
         try:
-            tree = ast.parse(code)
+            tree = syntax.parse(code)
         except (SyntaxError, ValueError):
             return
         for inner in review(tree, self.own, self.depth + 1):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from planegate import syntax
 from planegate.config.planemap import test_kinds
 
 
@@ -41,7 +42,7 @@ class FunctionIndex:
 
 def index(source: str) -> FunctionIndex:
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError:
         return FunctionIndex(parsed=False)
     given = {(name, line): uses for name, line, uses in test_kinds(source)}

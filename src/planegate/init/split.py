@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from planegate import syntax
 from planegate.init.split_names import (
     alias_binding,
     always_carried,
@@ -81,7 +82,7 @@ def _decorators(node: ast.stmt) -> list[ast.expr]:
 def split_source(source: str, moved: set[str], origin: str) -> Split | str:
     """Move the functions named by `moved` (`test_x`, `TestC::test_y`); a reason if it can't."""
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError as error:
         return f"does not parse (line {error.lineno})"
     plan = _Plan(source.splitlines(keepends=True), tree)
@@ -92,7 +93,7 @@ def split_source(source: str, moved: set[str], origin: str) -> Split | str:
     props = _compose(plan, origin)
     for label, text in (("the remaining file", remaining), ("the property file", props)):
         try:
-            ast.parse(text)
+            syntax.parse(text)
         except SyntaxError as error:
             return f"{label} would not parse (line {error.lineno})"
     return Split(remaining, props)
@@ -292,7 +293,7 @@ def _without(lines: list[str], spans: Iterable[Span]) -> str:
 def _prune_imports(remaining: str, original: ast.Module) -> str:
     """Drop the import names only the moved tests used."""
     try:
-        tree = ast.parse(remaining)
+        tree = syntax.parse(remaining)
     except SyntaxError:
         return remaining  # reported by the caller
     lost = loads_in(original.body) - loads_in(tree.body)

@@ -14,6 +14,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 
+from planegate import syntax
 from planegate.findings import Finding
 from planegate.report import Report
 
@@ -32,7 +33,7 @@ def failure_line(longrepr: str, path: str) -> int | None:
 def def_line(source: str, nodeid: str) -> int | None:
     """The `def` line of the test `path::Class::test[params]` in `source`."""
     try:
-        tree: ast.AST = ast.parse(source)
+        tree: ast.AST = syntax.parse(source)
     except (SyntaxError, ValueError):
         return None
     *classes, name = nodeid.split("::")[1:] or [""]

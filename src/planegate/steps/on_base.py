@@ -9,9 +9,9 @@ the base, in the same environment and mode (DESIGN §4, step planes).
 
 from __future__ import annotations
 
-import ast
 import enum
 
+from planegate import syntax
 from planegate.runner import startup
 from planegate.runner.rerun import Rerun
 from planegate.runner.session import Outcome, RunResult
@@ -48,7 +48,7 @@ def reason(outcome: Outcome) -> str:
         return ""
     if text.startswith("(") and len(text) <= MAX_LITERAL:
         try:
-            parsed = ast.literal_eval(text)
+            parsed = syntax.literal(text)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             parsed = None
         if isinstance(parsed, tuple) and len(parsed) == 3:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from planegate import syntax
 from planegate.analysis.hunks import (
     is_conftest,
     rules_conftest,
@@ -64,8 +65,8 @@ def compare_sources(
         try:
             split = _split_parse(sparse)
             base_tree, head_tree, names = split or (
-                ast.parse(sparse.base),
-                ast.parse(sparse.head),
+                syntax.parse(sparse.base),
+                syntax.parse(sparse.head),
                 None,
             )
         except (SyntaxError, ValueError):
@@ -110,9 +111,9 @@ def _split_parse(
     # As many lines as the header: the parser ends a line at `\r` too, not only at `\r\n`
     blank = "\n" * (header.count("\n") + header.count("\r") - header.count("\r\n"))
     try:
-        shared = ast.parse(header).body
-        base = ast.parse(blank + sparse.base[size:])
-        head = ast.parse(blank + sparse.head[size:])
+        shared = syntax.parse(header).body
+        base = syntax.parse(blank + sparse.base[size:])
+        head = syntax.parse(blank + sparse.head[size:])
     except (SyntaxError, ValueError):
         return None
     names = module_names(shared) if _only_defs(base.body) and _only_defs(head.body) else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from planegate import syntax
 from planegate.analysis.hunks.facts import Skip
 from planegate.analysis.hunks.keys import key, walk
 from planegate.analysis.hunks.marks import SKIP_CALLS, pytestmark_skips, skip_mark
@@ -162,7 +163,7 @@ def _bindings(module: Module) -> tuple[dict[str, Binding], dict[str, Binding]]:
 
 def _literal(node: ast.expr) -> bool:
     try:
-        ast.literal_eval(node)
+        syntax.literal(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False
     return True

@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from planegate import syntax
 from planegate.analysis.hunks.keys import walk
 
 FuncNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -99,7 +100,7 @@ def last_part(name: str | None) -> str:
 def parse_module(
     source: str, *, collectable: bool, helpers: frozenset[str] = frozenset()
 ) -> Module:
-    return module_of(ast.parse(source), collectable=collectable, helpers=helpers)
+    return module_of(syntax.parse(source), collectable=collectable, helpers=helpers)
 
 
 class ModuleNames(NamedTuple):

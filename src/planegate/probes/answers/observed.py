@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from planegate import sourcesize
+from planegate import sourcesize, syntax
 from planegate.analysis.hunks import is_test_file
 from planegate.probes.answers.child.options import copy_nodeid
 from planegate.probes.answers.child.probe_observe import KIND
@@ -91,7 +91,7 @@ def _value(text: Any) -> Any:
     if not isinstance(text, str):
         return _MISSING
     try:
-        return ast.literal_eval(text)
+        return syntax.literal(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return _MISSING
 
@@ -244,7 +244,7 @@ def _literals(test: ast.expr) -> list[Any]:
 
 def _literal(node: ast.expr) -> Any:
     try:
-        return ast.literal_eval(node)
+        return syntax.literal(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return _MISSING
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from planegate import sourcesize
+from planegate import sourcesize, syntax
 
 Canon = tuple[Any, ...]
 MIN_GOLDEN_LINE = 6
@@ -47,7 +47,7 @@ def literal(node: ast.AST | None) -> tuple[bool, Any]:
     if node is None:
         return False, None
     try:
-        return True, ast.literal_eval(node)
+        return True, syntax.literal(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False, None
 
