@@ -32,6 +32,10 @@ class Beside(Generic[T]):
         self._thread = threading.Thread(target=run, name=name, daemon=True)
         self._thread.start()
 
+    def wait(self) -> None:
+        """Wait for the work to end (its folders stay until `close`)."""
+        self._thread.join()
+
     def result(self) -> T:
         """What the work returned (it raises what the work raised), once it has ended."""
         self.close()
