@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from helpers.project import CONFIG
 from helpers.repo_helper import TestRepo
 from planegate.config.from_git import load_config
 from planegate.probes.canaries.child.sampled import KIND, SETTLED
@@ -20,19 +21,6 @@ from planegate.repo.snapshot import snapshot
 from planegate.runner import pytest_ini
 from planegate.runner.spec import Sessions
 
-CONFIG = """\
-version: 1
-owner: "@org/plane-map"
-planes:
-  property:
-    owner: "@org/props"
-    paths: ["tests/prop/"]
-  fixture:
-    owner: "@org/goldens"
-    paths: ["tests/fix/"]
-pytest:
-  plugins: []
-"""
 SAMPLED = "tests/fix/test_a.py::test_swallows"
 HEARD = "heard.txt"  # written into the tree by the caller's thread when the record comes
 # the suite's last test passes only if the caller heard the record while the run went on

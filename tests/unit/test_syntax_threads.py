@@ -9,12 +9,11 @@ makes `ast.parse` itself fail a few times in a hundred rounds on 3.11."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
 import threading
 from collections.abc import Callable, Iterator
-
-import pytest
 
 from planegate import syntax
 
@@ -31,8 +30,8 @@ class _Finalised:
         sum(range(50))
 
 
-@pytest.fixture
-def pressure() -> Iterator[None]:
+@contextlib.contextmanager
+def _pressure() -> Iterator[None]:
     """Threads switched as often as the interpreter allows, collections every few objects."""
     interval, thresholds = sys.getswitchinterval(), gc.get_threshold()
     sys.setswitchinterval(1e-6)
@@ -67,13 +66,13 @@ def _parse_in_threads(
     return errors
 
 
-@pytest.mark.usefixtures("pressure")
 def test_parses_on_four_threads_never_interleave() -> None:
-    assert _parse_in_threads(syntax.parse, 100) == []
+    with _pressure():
+        assert _parse_in_threads(syntax.parse, 100) == []
 
 
-@pytest.mark.usefixtures("pressure")
 def test_literals_are_evaluated_one_at_a_time_too() -> None:
     text = "[" + ", ".join(f"({n}, '{n}')" for n in range(300)) + "]"
-    assert _parse_in_threads(syntax.literal, 100, text) == []
+    with _pressure():
+        assert _parse_in_threads(syntax.literal, 100, text) == []
     assert syntax.literal(text)[299] == (299, "299")
