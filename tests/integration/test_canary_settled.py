@@ -100,3 +100,39 @@ def test_a_run_that_confirms_on_the_base_sends_no_settled_record(tmp_path: Path)
     final = sampled_of(result.extra, KIND)
     assert final is not None and final[SAMPLED].qualname == "add"
     assert not final[SAMPLED].failed  # main's weak test passes with add() broken
+
+
+# a test that leaves a process of its own session behind, holding every descriptor of the
+# child's (the result stream's among them: made inheritable, as code bent on it can) for two
+# minutes
+LEAVES = (
+    "import contextlib\nimport os\nimport subprocess\nimport sys\n\n\n"
+    "def test_leaves_a_sleeper():\n"
+    "    for fd in range(3, 256):\n"
+    "        with contextlib.suppress(OSError):\n"
+    "            os.set_inheritable(fd, True)\n"
+    "    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'],"
+    " close_fds=False, start_new_session=True)\n"
+)
+
+
+def test_a_process_left_behind_does_not_keep_the_callers_thread_waiting(tmp_path: Path) -> None:
+    """The caller's thread waits for a heard record until the stream ends: a process the run
+    leaves behind, with every descriptor below 256 made inheritable and passed on, must not
+    hold the stream open past the child's exit."""
+    repo = TestRepo(tmp_path / "repo")
+    commit = repo.commit("main", {**PROJECT, "tests/fix/test_z.py": LEAVES})
+    git = GitRepo(repo.root)
+    cfg = load_config(git, commit, None, set(git.files(commit)))
+    ini = pytest_ini.base_options(snapshot(git, commit).read)
+    heard: list[Mapping[str, Any]] = []
+    started = time.monotonic()
+    with git.worktree(commit) as tree:
+        # no break settles before the end: the caller's thread waits for the record all run
+        spec = _spec(1)
+        result = Sessions(tree, cfg, ini).run(
+            child_plugins=child_plugins(spec), heard={SETTLED: heard.append}
+        )
+    assert result.closed, result.output[-2000:]
+    assert time.monotonic() - started < 60  # not the sleeper's two minutes
+    assert result.outcome_of("tests/fix/test_z.py::test_leaves_a_sleeper").passed
