@@ -1,7 +1,7 @@
 """The sampled canaries' `settled` record reaches the gate while the run goes on: once no break
 is left to run, the child names the breaks, and the session hands that record to the caller's
 thread (`RunSpec.heard`) before the run ends, so main's confirmation of a break that passed
-can start beside the rest of the run (probes/canaries/run.py's `Early`). The record says what
+can start beside the rest of the run (probes/canaries/early.py's `Early`). The record says what
 the closing record says of those breaks; a run that confirms on the base sends none."""
 
 from __future__ import annotations

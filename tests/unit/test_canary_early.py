@@ -10,7 +10,8 @@ from typing import Any
 
 from planegate.errors import ServiceUnavailable
 from planegate.probes.answers.wire import AnswerProbes
-from planegate.probes.canaries.run import Confirming, Early
+from planegate.probes.canaries.early import Early
+from planegate.probes.canaries.run import Confirming
 from planegate.probes.canaries.wire import SampleSpec
 
 A, B, C = "tests/test_a.py::test_a", "tests/test_b.py::test_b", "tests/test_c.py::test_c"
@@ -53,7 +54,7 @@ def _record(**entries: Any) -> dict[str, Any]:
 
 def test_the_breaks_that_passed_are_confirmed_each_with_its_own_function() -> None:
     starts = _Starts()
-    early = Early(None, SPEC, starts)  # type: ignore[arg-type]  # `starts` stands for the ctx
+    early = Early(SPEC, starts)
     record = {"tests": {A: _entry(), B: _entry(name="sub", failed=True), C: {"why": "x"}}}
     early.heard(record)
     early.heard(record)  # one record per run: a second changes nothing
@@ -66,7 +67,7 @@ def test_the_breaks_that_passed_are_confirmed_each_with_its_own_function() -> No
 
 def test_nothing_starts_when_every_break_failed() -> None:
     starts = _Starts()
-    early = Early(None, SPEC, starts)  # type: ignore[arg-type]
+    early = Early(SPEC, starts)
     early.heard({"tests": {A: _entry(failed=True)}})
     early.heard({"tests": {}})
     assert starts.asked == []
@@ -75,7 +76,7 @@ def test_nothing_starts_when_every_break_failed() -> None:
 
 def test_the_closing_records_confirmation_takes_the_early_one() -> None:
     starts = _Starts()
-    early = Early(None, SPEC, starts)  # type: ignore[arg-type]
+    early = Early(SPEC, starts)
     early.heard({"tests": {A: _entry(), B: _entry(name="sub")}})
     taken = early.take({B: ("calc/core.py", "sub"), A: ("calc/core.py", "add")})
     assert isinstance(taken, _Confirming) and taken.name == "early 1"
@@ -85,13 +86,13 @@ def test_the_closing_records_confirmation_takes_the_early_one() -> None:
 
 def test_a_closing_record_that_asks_otherwise_gets_its_own_confirmation() -> None:
     starts = _Starts()
-    early = Early(None, SPEC, starts)  # type: ignore[arg-type]
+    early = Early(SPEC, starts)
     # the settled record names add(); the closing one names another function for the test
     early.heard({"tests": {A: _entry()}})
     assert early.take({A: ("calc/core.py", "sub")}) is None
     assert starts.log == ["closed early 1"]
     # one more test in the closing record: not the same confirmation either
-    early = Early(None, SPEC, starts)  # type: ignore[arg-type]
+    early = Early(SPEC, starts)
     early.heard({"tests": {A: _entry()}})
     asked = {A: ("calc/core.py", "add"), B: ("calc/core.py", "add")}
     assert early.take(asked) is None
@@ -100,7 +101,7 @@ def test_a_closing_record_that_asks_otherwise_gets_its_own_confirmation() -> Non
 
 def test_an_early_confirmation_never_taken_is_closed_with_the_probe() -> None:
     starts = _Starts()
-    early = Early(None, SPEC, starts)  # type: ignore[arg-type]
+    early = Early(SPEC, starts)
     early.heard({"tests": {A: _entry()}})
     early.close()
     early.close()
@@ -109,7 +110,7 @@ def test_an_early_confirmation_never_taken_is_closed_with_the_probe() -> None:
 
 def test_an_early_start_that_fails_leaves_the_confirmation_to_the_runs_end() -> None:
     starts = _Starts(fails=True)
-    early = Early(None, SPEC, starts)  # type: ignore[arg-type]
+    early = Early(SPEC, starts)
     early.heard({"tests": {A: _entry()}})
     assert len(starts.asked) == 1
     assert early.take({A: ("calc/core.py", "add")}) is None  # `check` starts its own

@@ -11,9 +11,10 @@ the test child names its modules (`child_modules`) and hands the sessions their
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from planegate.findings import Step
 from planegate.gitfacts import GitFacts
@@ -22,6 +23,8 @@ from planegate.probes.answers import wire as answers_wire
 from planegate.probes.canaries import plan as canary_plan
 from planegate.probes.canaries import wire as canary_wire
 from planegate.probes.canaries.child.sampled import SETTLED
+from planegate.probes.canaries.early import Early
+from planegate.probes.canaries.wire import SampleSpec
 from planegate.probes.fixture import wire as fixture_wire
 from planegate.probes.honest import plan as honest_plan
 from planegate.probes.honest import wire as honest_wire
@@ -35,6 +38,10 @@ from planegate.probes.protocol import (
     Reported,
 )
 from planegate.runner import sandbox
+from planegate.runner.session import BESIDE
+
+if TYPE_CHECKING:
+    from planegate.probes.canaries.run import Confirming
 
 # what the probes do after the head's run and in the steps' reports: imported where called
 # (the gate imports them beside the head's test child: gate/pipeline.py's ALONGSIDE)
@@ -138,9 +145,7 @@ class Canaries:
         options: dict[str, Any] = {"child_plugins": canary_wire.child_plugins(planned.spec)}
         if planned.spec is None or sandbox.switched_off():
             return Planned(options, planned)  # unsandboxed, nothing runs beside the patch's run
-        from planegate.probes.canaries import run as canary_run
-
-        early = canary_run.Early(ctx, planned.spec)
+        early = Early(planned.spec, functools.partial(_confirmed_beside, ctx))
         options["heard"] = {SETTLED: early.heard}
         return Planned(options, replace(planned, early=early))
 
@@ -288,11 +293,14 @@ def beside_the_run(plans: Mapping[str, Planned]) -> dict[str, Begun]:
     planned = plans.get(canary_plan.SAMPLED)
     plan = None if planned is None else planned.plan
     early = plan.early if isinstance(plan, canary_plan.Plan) else None
-    if early is None:
-        return {}
+    return {canary_plan.SAMPLED: early} if isinstance(early, Early) else {}
+
+
+def _confirmed_beside(ctx: ProbeContext, confirm: SampleSpec) -> Confirming:
+    """Main's confirmation started beside the head's run (imported then, not before the spec)."""
     from planegate.probes.canaries import run as canary_run
 
-    return {canary_plan.SAMPLED: early} if isinstance(early, canary_run.Early) else {}
+    return canary_run.Confirming().start(ctx, confirm, BESIDE)
 
 
 def head_run_options(plans: Mapping[str, Planned]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ FACTOR = 2  # tests sampled per break: a sampled test may fail or call nothing t
 @dataclass(frozen=True)
 class Plan:
     """The sample asked of the head's run (None when nothing is sampled, `why` says why);
-    `early`: what starts main's confirmation while that run goes on (run.py's `Early`)."""
+    `early`: what starts main's confirmation while that run goes on (early.py's `Early`)."""
 
     spec: SampleSpec | None = None
     why: str = ""

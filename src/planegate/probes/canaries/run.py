@@ -22,14 +22,13 @@ from __future__ import annotations
 import contextlib
 import shlex
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
-from planegate.errors import PlanegateError
 from planegate.probes.answers.wire import AnswerProbes, ProbeFailure, joined
-from planegate.probes.canaries.child.sampled import MAX_CALLS, SETTLED
+from planegate.probes.canaries.child.sampled import MAX_CALLS
+from planegate.probes.canaries.early import Early, confirmation
 from planegate.probes.canaries.plan import (
     LIED,
     SAMPLED,
@@ -43,7 +42,7 @@ from planegate.probes.canaries.wire import Sampled, SampleSpec, child_plugins, s
 from planegate.probes.protocol import Found, HeadRun, ProbeContext
 from planegate.report import ProbeRecord
 from planegate.runner.beside import Beside, closed_on_error
-from planegate.runner.session import BESIDE, RunResult
+from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions, pytest_args
 
 
@@ -56,7 +55,7 @@ def begin(head: HeadRun) -> Confirming:
     plan = planned.plan if planned is not None else None
     if not isinstance(plan, Plan):
         plan = Plan(why="not planned")
-    early = plan.early if isinstance(plan.early, Early) else None
+    early: Early[Confirming] | None = plan.early if isinstance(plan.early, Early) else None
     try:
         return check(head.ctx, head.result, plan, head.checkout, early)
     finally:
@@ -122,65 +121,12 @@ class Confirming:
             self._session.close()
 
 
-class Early:
-    """Main's confirmation started while the head's run goes on: the child's `settled` record
-    names the breaks that passed once no break is left to run (`heard`, called in the run's
-    caller thread), and the confirmation `check` would start after the run starts then
-    (`start`: on the base's tree, at the niceness of a run beside the scoring run, by
-    default). `check` takes it when the run's closing record asks for the same confirmation
-    (`take`); anything else is closed."""
-
-    def __init__(
-        self,
-        ctx: ProbeContext,
-        spec: SampleSpec,
-        start: Callable[[SampleSpec], Confirming] | None = None,
-    ) -> None:
-        self._spec = spec
-        self._start = start or (lambda confirm: Confirming().start(ctx, confirm, BESIDE))
-        self._started: tuple[Mapping[str, tuple[str, str]], Confirming] | None = None
-        self._failed: str | None = None  # why the early start failed: `check` starts its own
-
-    def heard(self, record: Mapping[str, Any]) -> None:
-        reported = sampled_of({SETTLED: record}, SETTLED) or {}
-        force = {n: (s.path, s.qualname) for n, s in reported.items() if s.path and not s.failed}
-        if not force or self._started is not None or self._failed is not None:
-            return
-        try:
-            confirming = self._start(_confirmation(self._spec, force))
-        except (PlanegateError, OSError) as error:
-            self._failed = str(error)
-            return
-        self._started = (force, confirming)
-
-    def take(self, force: Mapping[str, tuple[str, str]]) -> Confirming | None:
-        """The confirmation started early, if it is the one `force` asks for."""
-        started, self._started = self._started, None
-        if started is None:
-            return None
-        if dict(started[0]) == dict(force):
-            return started[1]
-        started[1].close()
-        return None
-
-    def close(self) -> None:
-        """Wait for a confirmation started early and not taken, and remove its tree."""
-        if self._started is not None:
-            self._started[1].close()
-            self._started = None
-
-
-def _confirmation(spec: SampleSpec, force: Mapping[str, tuple[str, str]]) -> SampleSpec:
-    """The sample's spec for main's run: the tests named, each with the break given."""
-    return replace(spec, tests=tuple(force), breaks=len(force), only={}, force=dict(force))
-
-
 def check(
     ctx: ProbeContext,
     head: RunResult,
     planned: Plan,
     checkout: str,
-    early: Early | None = None,
+    early: Early[Confirming] | None = None,
 ) -> Confirming:
     """What the head's run said of its sample, judged; main's confirmation started when the
     run's sample needs one (what it cost goes into the record), or taken from `early`."""
@@ -223,7 +169,7 @@ def check(
     taken = early.take(force) if early is not None else None
     if taken is not None:
         detail += " (main's confirmation began during that run)"
-    confirming = taken or Confirming().start(ctx, _confirmation(spec, force))
+    confirming = taken or Confirming().start(ctx, confirmation(spec, force))
     return confirming.judged_by(judged)
 
 
