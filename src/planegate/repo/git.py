@@ -110,7 +110,10 @@ class GitRepo:
         # The merge writes its objects to a folder of planegate's own, which every read also
         # searches: the repository is only read (the action mounts it read-only).
         self._scratch = tempfile.mkdtemp(prefix="planegate-objects-")
-        weakref.finalize(self, shutil.rmtree, self._scratch, ignore_errors=True)
+        # GitPython's long-lived `cat-file` readers end with the repository object. Left to
+        # the collector in a cycle, the readers' own finalizers may run first and find them
+        # still running; a weakref callback runs before any finalizer of the cycle.
+        weakref.finalize(self, _release, self._repo, self._scratch)
         self._objects = str(Path(self._repo.common_dir, "objects").resolve())
         self._repo.git.update_environment(
             **gitenv.hardened(os.environ),
@@ -364,6 +367,11 @@ class GitRepo:
             return None
         with _translated("git cat-file"):
             return self._repo.odb.stream(entry[0])
+
+
+def _release(repo: git.Repo, scratch: str) -> None:
+    repo.close()
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _changed_paths(
