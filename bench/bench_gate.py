@@ -236,14 +236,21 @@ def fresh_checkout_env() -> dict[str, str]:
     point (Hypothesis: about 90 modules) and caches the result beside the module unless
     `PYTHONDONTWRITEBYTECODE` is set: one plain run without it, in a scratch folder, caches
     them, so the plain baseline never pays that rewriting (as on a developer's machine)."""
+    compile_planegate()
+    warm_rewrite_caches()
+    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def compile_planegate() -> None:
+    """planegate's own bytecode written, as pip's install writes it: with
+    `PYTHONDONTWRITEBYTECODE` set, a module changed since its bytecode was last written is
+    compiled again by every gate and every test child that imports it."""
     import planegate
 
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", str(Path(planegate.__file__).parent)],
         check=True,
     )
-    warm_rewrite_caches()
-    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def warm_rewrite_caches() -> None:

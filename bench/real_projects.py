@@ -47,7 +47,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench_gate import warm_rewrite_caches  # plain pytest's baseline, as a developer has it
+from bench_gate import (  # planegate as installed; plain pytest's baseline as a developer has it
+    compile_planegate,
+    warm_rewrite_caches,
+)
 
 CACHE = Path(__file__).resolve().parent.parent / ".bench-cache"
 INTERNAL = 70  # planegate's exit code for an unexpected failure
@@ -609,6 +612,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = tuple(p for p in PROJECTS if not args.only or p.name in args.only)
     if args.fetch:
         return fetch(args.cache, chosen)
+    compile_planegate()
     warm_rewrite_caches()
     failed = False
     for project in chosen:
