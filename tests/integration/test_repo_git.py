@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.processes import alive
+from helpers.processes import alive, children
 from helpers.repo_helper import TestRepo
 from planegate.errors import ServiceUnavailable, UnknownRevision, UsageError
 from planegate.repo.git import GitRepo, commit_all
@@ -194,30 +194,13 @@ def test_safe_directory_passed_by_the_caller_still_reaches_git(
     assert git._repo.git.config("--get", "core.hooksPath") == "/dev/null"
 
 
-def _git_children() -> set[int]:
-    """This process's children that are git: the adapter's long-lived `cat-file` readers."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat_line = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        parent = int(stat_line.rsplit(")", 1)[-1].split()[1])
-        if parent == os.getpid() and command.startswith(b"git\0"):
-            found.add(int(entry.name))
-    return found
-
-
 def test_a_repository_left_in_a_cycle_ends_its_git_processes_before_any_finalizer(
     repo: TestRepo,
 ) -> None:
     """Left to the collector in a reference cycle, a repository's `git cat-file` readers end
     before any object of the cycle is finalized: otherwise whichever finalizer runs first may be
     the process's own, which warns that it is still running (an error under `-W error`)."""
-    before = _git_children()
+    before = children("git")
     running_at_finalizer: list[int] = []
 
     class FinalizedFirst:  # made first, so the collector finalizes it first
@@ -230,7 +213,7 @@ def test_a_repository_left_in_a_cycle_ends_its_git_processes_before_any_finalize
         first = FinalizedFirst()
         git = GitRepo(repo.root)
         assert git.read("HEAD", "a.txt") == b"two\n"
-        started = _git_children() - before
+        started = children("git") - before
         cycle: dict[str, object] = {"first": first, "git": git}
         cycle["cycle"] = cycle
         del first, git, cycle
