@@ -48,7 +48,9 @@ def test_is_ancestor_of_a_commit_the_clone_does_not_have_is_false(repo: TestRepo
     first = git.resolve("HEAD~1")
     assert git.is_ancestor(first, head) is True
     assert git.is_ancestor(head, first) is False
+    assert git.is_ancestor(head, head) is True  # as git answers: a commit is its own
     assert git.is_ancestor(UNKNOWN, head) is False
+    assert git.is_ancestor(UNKNOWN, UNKNOWN) is False
     assert git.is_ancestor(head, UNKNOWN) is False
     assert git.is_ancestor("not a sha", head) is False
     assert (git.has_commit(head), git.has_commit(UNKNOWN), git.has_commit(head[:12])) == (

@@ -150,6 +150,8 @@ class GitRepo:
         """False too when either commit is unknown to this clone."""
         if not (self.has_commit(ancestor) and self.has_commit(descendant)):
             return False
+        if ancestor.lower() == descendant.lower():
+            return True  # as `git merge-base --is-ancestor` answers, without its process
         with _translated("git merge-base --is-ancestor"):
             return bool(self._repo.is_ancestor(self._commit(ancestor), self._commit(descendant)))
 
