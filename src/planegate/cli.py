@@ -29,6 +29,7 @@ from planegate.commands import (
     verify,
 )
 from planegate.errors import ConfigError, PlanegateError, UsageError
+from planegate.runner import collector
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -431,9 +432,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> NoReturn:
-    """The process's own entry (`planegate`, `python -m planegate`): `main`, then the process
-    ends without the interpreter's teardown when nothing needs it (exiting.py)."""
-    exiting.leave(main())
+    """The process's own entry (`planegate`, `python -m planegate`): `main`, its set-up without
+    the cyclic garbage collector until its first test child has its spec (runner/collector.py),
+    then the process ends without the interpreter's teardown when nothing needs it
+    (exiting.py)."""
+    with collector.off_until_first_spec():
+        code = main()
+    exiting.leave(code)
 
 
 def _sandboxed(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ runs in one tree read of its `tox.ini`."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 from helpers.processes import alive
 from helpers.repo_helper import TestRepo
 from planegate.config.load import parse
-from planegate.runner import launch, parked, session
+from planegate.runner import collector, launch, parked, session
 from planegate.runner.spec import Sessions
 
 TOX = "[testenv]\nsetenv =\n    CALC_MODE = main\n"
@@ -80,11 +81,11 @@ main = __import__('planegate.runner.child.main', fromlist=['prepare'])
 log = {log!r}
 read = main._read_spec
 
-def reading(fd):
+def reading(fd, first):
     with open(log, 'a') as handle:
         handle.write('spec read, pytest %s, hypothesis %s\\n' % (
             'pytest' in sys.modules, 'hypothesis' in sys.modules))
-    return read(fd)
+    return read(fd, first)
 
 main._read_spec = reading
 tree = {tree!r}
@@ -157,6 +158,19 @@ def test_a_run_that_asks_for_a_spare_leaves_a_child_the_next_run_in_its_tree_tak
     ]
     assert first.ahead == 0.0 and second.ahead > 0.0  # the second ran in the child waiting
     assert not alive(spare.proc.pid) and not spare.plan.scratch.exists()
+
+
+def test_the_first_spec_a_test_child_is_sent_turns_the_collector_back_on(tmp_path: Path) -> None:
+    spec = session.RunSpec(tree=_tree(tmp_path), ini_options={}, plugins=(), timeout=300)
+    try:
+        with collector.off_until_first_spec():  # as `planegate`'s own process starts
+            assert not gc.isenabled()
+            result = session.run(spec)
+            assert gc.isenabled()  # the run's records were read with the collector on
+    finally:
+        gc.unfreeze()  # this test process's objects go back to being collected
+        gc.enable()
+    assert result.outcome_of("tests/test_mode.py::test_mode").passed
 
 
 def test_a_spare_nobody_takes_is_killed_and_none_starts_outside_a_gate(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from planegate.repo import opened
-from planegate.runner import contain, sandbox
+from planegate.runner import collector, contain, sandbox
 from planegate.runner import env as child_env
 from planegate.runner.child.disguise import padding
 from planegate.runner.child.main import SCRIPT
@@ -239,7 +239,9 @@ def _script(proc: subprocess.Popen[bytes], script: str) -> None:
 
 
 def send_spec(started: Started, spec: bytes) -> None:
-    """The run's spec to the child (it closes the pipe: the child reads to its end)."""
+    """The run's spec to the child (it closes the pipe: the child reads to its end); the
+    gate's set-up is over then, and the collector back on (`collector.py`)."""
+    collector.resume()
     contain.count_launch()
     started.waited = time.monotonic() - started.at
     with contextlib.suppress(BrokenPipeError), os.fdopen(started.spec_end, "wb") as handle:
