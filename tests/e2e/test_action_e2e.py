@@ -231,6 +231,40 @@ def test_the_fetch_hands_mains_digest_to_phase_1_which_then_runs_no_base(
         assert check["conclusion"] == "success"
 
 
+def test_a_digest_whose_source_disagrees_with_git_fails_the_judge_after_a_run_that_took_it(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run phase takes what main's digest says of main's source and does not check it
+    (it writes no finding); the judge phase checks it against git's and fails the gate."""
+    root, shas = shop
+    made = json.loads(
+        digest_format.to_json(build_digest(gitrepo.GitRepo(root), shas["main"], None))
+    )
+    scoring = sorted(made["source"]["tests"])[0]
+    made["source"]["tests"][scoring] = []  # none of the file's test functions named
+    exchange, main = tmp_path / "exchange", tmp_path / "main"
+    with running() as gh:
+        env = pull_env(gh, tmp_path, root, shas["honest-fix"], shas["main"])
+        gh.add_artifact(head_sha=shas["main"], payload=json.dumps(made).encode())
+        fetch_env = env | {"INPUT_PHASE": "fetch", "PLANEGATE_MAIN_DIGEST": str(main)}
+        assert run_action(monkeypatch, fetch_env) == 0
+        run_env = {k: v for k, v in env.items() if k != "GITHUB_TOKEN"}
+        run_env |= {
+            "INPUT_PHASE": "run",
+            "PLANEGATE_EXCHANGE": str(exchange),
+            "PLANEGATE_MAIN_DIGEST": str(main),
+        }
+        assert run_action(monkeypatch, run_env) == 0
+        judge_env = env | {"INPUT_PHASE": "judge", "PLANEGATE_EXCHANGE": str(exchange)}
+        assert run_action(monkeypatch, judge_env) == 3
+        (check,) = gh.check_runs.values()
+        assert check["conclusion"] == "failure"
+        disagree = [
+            a for a in gh.annotations[next(iter(gh.check_runs))] if a["title"].startswith("PG303")
+        ]
+        assert [a["path"] for a in disagree] == [scoring]
+
+
 def test_a_fetch_without_an_artifact_leaves_phase_1_to_run_the_base(
     shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

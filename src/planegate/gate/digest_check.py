@@ -148,9 +148,11 @@ def worktree_digest_note(ctx: Context) -> str:
     )
 
 
-def check_digest(ctx: Context) -> DigestCheck:
+def check_digest(ctx: Context, *, check_source: bool = True) -> DigestCheck:
     """Main's digest against git: its commit must be the base's tip or an ancestor of it, and
-    its hashes must match git's there; only the tip's own digest vouches for the inventory."""
+    its hashes must match git's there; only the tip's own digest vouches for the inventory.
+    `check_source` False: what it says of main's source is taken but not checked here (the
+    action's run phase: its judge phase checks it and reports what it finds)."""
     given = digest_input(ctx.options)
     base = ctx.base
     if given is None:
@@ -174,7 +176,7 @@ def check_digest(ctx: Context) -> DigestCheck:
         return DigestCheck((finding,), None, source + "; refused, recomputed at the base tip")
     source_check = None
     if commit == base.commit and artifact.source is not None:
-        source_check = source_facts.claim(ctx, artifact.source)
+        source_check = source_facts.claim(ctx, artifact.source, check=check_source)
     if commit == base.commit:  # the base evidence the gate has worked out already
         recomputed = compute_digest(base, ctx.cfg, artifact.inventory, protection=ctx.protection)
     else:

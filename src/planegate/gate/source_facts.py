@@ -42,11 +42,13 @@ def of(snap: Snapshot, cfg: Config, plane_map: PlaneMap, evidence: DefaultEviden
     )
 
 
-def claim(ctx: Context, source: MainSource) -> Alongside[tuple[Finding, ...]] | None:
+def claim(
+    ctx: Context, source: MainSource, *, check: bool = True
+) -> Alongside[tuple[Finding, ...]] | None:
     """The base's source taken from its digest when nothing has read it yet, and the check of
     that against git's, started beside the next test child (None: not taken, nothing to
-    check)."""
-    if not ctx.protected.claim(source):
+    check, or `check` False: a process that writes no finding leaves it to one that does)."""
+    if not ctx.protected.claim(source) or not check:
         return None
     inputs = (ctx.repo.root, ctx.base.commit, ctx.cfg, dict(ctx.frozen), ctx.plane_map)
     owner = ctx.cfg.owner

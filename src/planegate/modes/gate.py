@@ -33,7 +33,8 @@ class GateMode:
         # the head's child starts while the context is built (runner/parked.py)
         with parked.ahead(Path(job.working_directory), environ, job.base or "HEAD"):
             ctx = gate_context(job, fetched_digest(environ), agent=True)
-            digest = check_digest(ctx)
+            # main's source as the digest says it: the judge phase checks that against git's
+            digest = check_digest(ctx, check_source=False)
             execution = execute(
                 ctx, progress, base_inventory=digest.inventory, main=digest.main_run
             )
