@@ -81,11 +81,11 @@ main = __import__('planegate.runner.child.main', fromlist=['prepare'])
 log = {log!r}
 read = main._read_spec
 
-def reading(fd, first):
+def reading(fd):
     with open(log, 'a') as handle:
         handle.write('spec read, pytest %s, hypothesis %s\\n' % (
             'pytest' in sys.modules, 'hypothesis' in sys.modules))
-    return read(fd, first)
+    return read(fd)
 
 main._read_spec = reading
 tree = {tree!r}

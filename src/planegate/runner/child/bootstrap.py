@@ -8,7 +8,6 @@ capabilities) are skipped elsewhere; docs/runner.md says what each one buys.
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib
 import os
 import sys
@@ -108,22 +107,6 @@ def import_ahead() -> bool:
     finally:
         del os.environ[NO_PLUGINS]
     return True
-
-
-def first_of_spec(fd: int) -> bytes | None:
-    """What has come of the run's spec, without waiting; None when nothing has come yet, and
-    then, while the child waits, one full collection: what the harness's import made is then
-    counted as long-lived, so the run's first full collection comes only once the run has
-    made a quarter as many objects again (CPython's rule), not during pytest's collection.
-    Done only while waiting: the collection would otherwise delay the run it is for."""
-    os.set_blocking(fd, False)
-    try:
-        return os.read(fd, 65536)
-    except BlockingIOError:
-        gc.collect()
-        return None
-    finally:
-        os.set_blocking(fd, True)
 
 
 def import_harness(held_back: bool) -> tuple[str, ...]:

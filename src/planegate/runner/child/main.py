@@ -14,8 +14,7 @@ object freed, 0.05 to 0.15 s) is what no test can see any more.
    ahead of it (runner/parked.py) does this while it waits, in a tree still empty; importing
    them runs no code but theirs (Hypothesis's import holds back the `hypothesis` entry points
    of installed distributions: `HYPOTHESIS_NO_PLUGINS`, set for that import only);
-2. reads the run's spec from its own pipe and closes it (while it has not come, one full
-   garbage collection: `bootstrap.first_of_spec`);
+2. reads the run's spec from its own pipe and closes it;
 3. drops privileges that could read another process (`bootstrap.lock_down`);
 4. opens the result channel and installs the audit hook (with read tracing when the run asks
    for it), then runs those entry points, as Hypothesis's import would have: no code of
@@ -70,7 +69,7 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     # pytest first: a child started ahead of its run (runner/parked.py) imports it while it
     # waits for its spec, in a tree still empty
     held_back = bootstrap.import_ahead()
-    spec = _read_spec(spec_fd, bootstrap.first_of_spec(spec_fd))
+    spec = _read_spec(spec_fd)
     if spec.get("nice"):  # a run beside the scoring run yields the CPU to it
         bootstrap.yield_cpu(int(spec["nice"]))
     bootstrap.lock_down(bool(spec.get("drop_caps")))
@@ -112,8 +111,8 @@ def prepare(spec_fd: int) -> tuple[list[str], list[object]]:
     return args, plugins
 
 
-def _read_spec(fd: int, first: bytes | None) -> dict[str, Any]:
-    chunks = [first] if first else []
+def _read_spec(fd: int) -> dict[str, Any]:
+    chunks = []
     while True:
         chunk = os.read(fd, 65536)
         if not chunk:
