@@ -4,6 +4,7 @@ block's end, and a caller's own choice stands."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 from collections.abc import Iterator
 
@@ -12,35 +13,41 @@ import pytest
 from planegate.runner import collector
 
 
-@pytest.fixture(autouse=True)
+@contextlib.contextmanager
 def collector_on() -> Iterator[None]:
+    """The test process's collector on, and as it was after the test: on, nothing frozen."""
     gc.enable()
-    yield
-    gc.unfreeze()  # this test process's objects go back to being collected
-    gc.enable()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.enable()
 
 
 def test_the_block_turns_it_off_and_the_first_spec_back_on() -> None:
-    with collector.off_until_first_spec():
+    with collector_on():
+        with collector.off_until_first_spec():
+            assert not gc.isenabled()
+            collector.resume()
+            assert gc.isenabled() and gc.get_freeze_count() > 0  # the set-up's objects frozen
+            gc.disable()  # someone else's choice after the spec: the block's end leaves it
         assert not gc.isenabled()
-        collector.resume()
-        assert gc.isenabled() and gc.get_freeze_count() > 0  # the set-up's objects frozen
-        gc.disable()  # someone else's choice after the spec: the block's end leaves it
-    assert not gc.isenabled()
 
 
 def test_a_block_that_sends_no_spec_turns_it_back_on_even_when_it_fails() -> None:
-    with pytest.raises(RuntimeError), collector.off_until_first_spec():
-        assert not gc.isenabled()
-        raise RuntimeError("the set-up failed")
-    assert gc.isenabled() and gc.get_freeze_count() == 0  # nothing frozen without a spec
+    with collector_on():
+        with pytest.raises(RuntimeError), collector.off_until_first_spec():
+            assert not gc.isenabled()
+            raise RuntimeError("the set-up failed")
+        assert gc.isenabled() and gc.get_freeze_count() == 0  # nothing frozen without a spec
 
 
 def test_a_collector_the_caller_turned_off_stays_off() -> None:
-    gc.disable()
-    with collector.off_until_first_spec():
-        collector.resume()  # not the block's to turn on
+    with collector_on():
+        gc.disable()
+        with collector.off_until_first_spec():
+            collector.resume()  # not the block's to turn on
+            assert not gc.isenabled()
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+        collector.resume()
         assert not gc.isenabled()
-    assert not gc.isenabled() and gc.get_freeze_count() == 0
-    collector.resume()
-    assert not gc.isenabled()
