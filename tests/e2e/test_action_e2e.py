@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers.fake_github import FakeGitHub, running
-from helpers.github_support import action_env, demo_shop, read_outputs, run_action
+from helpers.github_support import action_env, demo_shop, phase_envs, read_outputs, run_action
 from helpers.repo_helper import TestRepo
 from planegate.gate.digest_check import build_digest
 from planegate.repo import digest_format
@@ -206,26 +206,19 @@ def test_the_fetch_hands_mains_digest_to_phase_1_which_then_runs_no_base(
         env = pull_env(gh, tmp_path, root, shas["honest-fix"], shas["main"])
         payload = digest_format.to_json(made).encode()
         artifact = gh.add_artifact(head_sha=shas["main"], payload=payload)
-        fetch_env = env | {"INPUT_PHASE": "fetch", "PLANEGATE_MAIN_DIGEST": str(main)}
+        fetch_env, run_env, judge_env = phase_envs(env, main, exchange)
         assert run_action(monkeypatch, fetch_env) == 0
         assert not gh.check_runs  # the fetch posts nothing
         assert (main / digest_format.FILE_NAME).read_bytes() == payload
         said = (main / digest_format.SOURCE_NAME).read_text("utf-8")
         assert said.startswith(f"artifact planegate-digest #{artifact} from push run ")
 
-        run_env = {k: v for k, v in env.items() if k != "GITHUB_TOKEN"}
-        run_env |= {
-            "INPUT_PHASE": "run",
-            "PLANEGATE_EXCHANGE": str(exchange),
-            "PLANEGATE_MAIN_DIGEST": str(main),
-        }
         requests = len(gh.log)
         assert run_action(monkeypatch, run_env) == 0
         assert len(gh.log) == requests  # the run phase never talks to GitHub
         ran = (exchange / "run.json").read_text("utf-8")
         assert "main's run in the digest: " in ran  # the base's outcomes came from the digest
 
-        judge_env = env | {"INPUT_PHASE": "judge", "PLANEGATE_EXCHANGE": str(exchange)}
         assert run_action(monkeypatch, judge_env) == 0
         (check,) = gh.check_runs.values()
         assert check["conclusion"] == "success"
@@ -246,16 +239,9 @@ def test_a_digest_whose_source_disagrees_with_git_fails_the_judge_after_a_run_th
     with running() as gh:
         env = pull_env(gh, tmp_path, root, shas["honest-fix"], shas["main"])
         gh.add_artifact(head_sha=shas["main"], payload=json.dumps(made).encode())
-        fetch_env = env | {"INPUT_PHASE": "fetch", "PLANEGATE_MAIN_DIGEST": str(main)}
+        fetch_env, run_env, judge_env = phase_envs(env, main, exchange)
         assert run_action(monkeypatch, fetch_env) == 0
-        run_env = {k: v for k, v in env.items() if k != "GITHUB_TOKEN"}
-        run_env |= {
-            "INPUT_PHASE": "run",
-            "PLANEGATE_EXCHANGE": str(exchange),
-            "PLANEGATE_MAIN_DIGEST": str(main),
-        }
         assert run_action(monkeypatch, run_env) == 0
-        judge_env = env | {"INPUT_PHASE": "judge", "PLANEGATE_EXCHANGE": str(exchange)}
         assert run_action(monkeypatch, judge_env) == 3
         (check,) = gh.check_runs.values()
         assert check["conclusion"] == "failure"

@@ -11,7 +11,7 @@ import pytest
 
 from helpers import junit_suite
 from helpers.fake_github import FakeGitHub, digest_zip, running
-from helpers.github_support import action_env, read_outputs, run_action
+from helpers.github_support import action_env, phase_envs, read_outputs, run_action
 from helpers.repo_helper import TestRepo
 from planegate.gate.junit_gate import FROM_MAIN
 from planegate.repo import digest_format
@@ -55,17 +55,10 @@ def test_digest_mode_then_a_gate_that_runs_no_base(
         pull["GITHUB_SHA"] = head
         gh.add_artifact(head_sha=main, payload=(out / digest_format.FILE_NAME).read_bytes())
         fetched, exchange = tmp_path / "main", tmp_path / "exchange"
-        fetch_env = pull | {"INPUT_PHASE": "fetch", "PLANEGATE_MAIN_DIGEST": str(fetched)}
+        fetch_env, run_env, judge_env = phase_envs(pull, fetched, exchange)
         assert run_action(monkeypatch, fetch_env) == 0
-        run_env = {k: v for k, v in pull.items() if k != "GITHUB_TOKEN"}
-        run_env |= {
-            "INPUT_PHASE": "run",
-            "PLANEGATE_EXCHANGE": str(exchange),
-            "PLANEGATE_MAIN_DIGEST": str(fetched),
-        }
         assert run_action(monkeypatch, run_env) == 0
         assert FROM_MAIN in (exchange / "run.json").read_text("utf-8")
-        judge_env = pull | {"INPUT_PHASE": "judge", "PLANEGATE_EXCHANGE": str(exchange)}
         assert run_action(monkeypatch, judge_env) == 0
         (check,) = gh.check_runs.values()
         assert check["conclusion"] == "success"

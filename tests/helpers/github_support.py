@@ -125,3 +125,20 @@ def run_action(monkeypatch: pytest.MonkeyPatch, env: Mapping[str, str]) -> int:
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     return main(["action", "-q"])
+
+
+def phase_envs(
+    env: Mapping[str, str], main: Path, exchange: Path
+) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """The environments of the action's three phases for one pull request's `env`: the fetch
+    of main's digest into `main`, the run phase (no token) and the judge, which share
+    `exchange`."""
+    fetch = {**env, "INPUT_PHASE": "fetch", "PLANEGATE_MAIN_DIGEST": str(main)}
+    run = {k: v for k, v in env.items() if k != "GITHUB_TOKEN"}
+    run |= {
+        "INPUT_PHASE": "run",
+        "PLANEGATE_EXCHANGE": str(exchange),
+        "PLANEGATE_MAIN_DIGEST": str(main),
+    }
+    judge = {**env, "INPUT_PHASE": "judge", "PLANEGATE_EXCHANGE": str(exchange)}
+    return fetch, run, judge
