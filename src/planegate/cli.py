@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
+import os
 import re
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -432,13 +434,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> NoReturn:
-    """The process's own entry (`planegate`, `python -m planegate`): `main`, its set-up without
-    the cyclic garbage collector until its first test child has its spec (runner/collector.py),
-    then the process ends without the interpreter's teardown when nothing needs it
-    (exiting.py)."""
-    with collector.off_until_first_spec():
+    """The process's own entry (`planegate`, `python -m planegate`): `main` (a command that
+    starts a test child sets up without the cyclic garbage collector until that child has its
+    spec: runner/collector.py), then the process ends without the interpreter's teardown
+    when nothing needs it (exiting.py)."""
+    quiet = _starts_a_test_child(sys.argv[1:], os.environ)
+    with collector.off_until_first_spec() if quiet else contextlib.nullcontext():
         code = main()
     exiting.leave(code)
+
+
+# the commands whose set-up comes before a test child's spec (runner/collector.py); the
+# others never resume the collector, so they keep it on
+TEST_RUNNING = frozenset({"gate", "digest", "init", "sweep", "demo"})
+
+
+def _starts_a_test_child(argv: Sequence[str], environ: Mapping[str, str]) -> bool:
+    """Whether the command starts a test child: the action in its run phase or all of them
+    (`INPUT_PHASE`, as `modes/base.phase_of` reads it; its fetch and judge start none)."""
+    command = _command_word(argv)
+    if command == "action":
+        return (environ.get("INPUT_PHASE") or "all").strip().lower() in ("all", "run")
+    return command in TEST_RUNNING
 
 
 def _sandboxed(args: argparse.Namespace) -> int:

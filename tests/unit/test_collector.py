@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from planegate import cli
 from planegate.runner import collector
 
 
@@ -51,3 +52,13 @@ def test_a_collector_the_caller_turned_off_stays_off() -> None:
         assert not gc.isenabled() and gc.get_freeze_count() == 0
         collector.resume()
         assert not gc.isenabled()
+
+
+def test_only_a_command_that_starts_a_test_child_sets_up_without_it() -> None:
+    assert set(cli.COMMANDS) >= cli.TEST_RUNNING
+    assert cli._starts_a_test_child(["-C", "repo", "gate", "--base", "main"], {})
+    assert not cli._starts_a_test_child(["-C", "gate", "lock"], {})  # `gate`: -C's folder
+    assert cli._starts_a_test_child(["action", "-q"], {})  # INPUT_PHASE unset: all phases
+    assert cli._starts_a_test_child(["action"], {"INPUT_PHASE": " Run"})
+    assert not cli._starts_a_test_child(["action"], {"INPUT_PHASE": "judge"})
+    assert not cli._starts_a_test_child(["action"], {"INPUT_PHASE": "fetch"})

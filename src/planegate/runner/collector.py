@@ -1,13 +1,15 @@
 """A planegate process's set-up without the cyclic garbage collector.
 
-Until its first test child has its spec, a `planegate` process (`cli.entry`) imports itself
+Until its first test child has its spec, a `planegate` process that starts one
+(`cli.entry`: the gate, the digest, init, sweep, the demo, the action's run phase) imports itself
 (some 400 modules, a hundred dataclasses) and reads git: objects that live on, which each
 collection of the young generations walks again (15-20 ms of a gate's set-up of about
 0.35 s, measured in docs/performance.md). Only planegate's own code runs in this process, so
 no test can tell. When the first spec is sent, what the set-up made is frozen (`gc.freeze`:
 no collection walks it again; the few cycles it left are kept, not freed) and the collector
 is back on: from then on the process reads the run's records, and their cycles are freed.
-A command that starts no test child runs to its end with the collector off.
+A command that starts no test child (the action's judge, `lock`, `ledger`, ...) never turns
+it off.
 """
 
 from __future__ import annotations
