@@ -266,6 +266,39 @@ def test_a_patch_touching_every_called_function_is_still_sampled(
     assert record["outcome"] == "pass" and record["tests"] == 3
 
 
+# Test functions of main's source that pytest never collects, outnumbering those it does in
+# each kind the sample takes in turn: an abstract base's methods and functions marked
+# `__test__ = False`
+UNCOLLECTED = (
+    "import abc\nimport unittest\n\nfrom calc.core import add\n\n\nclass Checks(abc.ABC):\n"
+    + "".join(
+        f"    def test_c{n}(self):\n        assert add({n}, 1) == {n + 1}\n\n" for n in range(20)
+    )
+    + "".join(
+        f"\ndef test_f{n}():\n    assert add({n}, 0) == {n}\n\n\ntest_f{n}.__test__ = False\n\n"
+        for n in range(20)
+    )
+    + "\nclass Rows(unittest.TestCase):\n    def test_rows(self):\n"
+    "        self.assertEqual(add(2, 3), 5)\n"
+)
+
+
+def test_the_sample_is_drawn_from_the_tests_mains_run_collected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # main's digest names what its run collected: each of the two sampled slots (one break)
+    # goes to a test that runs, not to one of the forty that exist only in the source
+    one = ALL_SAMPLED.replace("sampled_canaries: 20", "sampled_canaries: 1")
+    project = Project(tmp_path, {"tests/fix/test_uncollected.py": UNCOLLECTED}, one)
+    honest = CORE.replace("return f'n={n}'", "return 'n=' + str(n)")
+    for attempt in ("honest", "honest-again"):
+        code, report = project.gate(capsys, attempt, {"calc/core.py": honest})
+        assert code == 0, errors(report)
+        record = sample_record(report)
+        assert record["outcome"] == "pass" and record["tests"] == 1, record
+        assert record["detail"].endswith("(2 sampled in the head's run)"), record
+
+
 def test_a_unittest_style_suite_is_sampled_and_its_forger_caught(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

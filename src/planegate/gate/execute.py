@@ -78,7 +78,9 @@ def execute(
             watch.time("head run"),
             flipped.started(ctx, main, base_inventory, files) as base_run,
         ):
-            head_run, overlay_notes, found = _run_head(ctx, base_run, within, progress, head_starts)
+            head_run, overlay_notes, found = _run_head(
+                ctx, base_run, within, progress, base_inventory, head_starts
+            )
         if head_run.ahead:
             watch.seconds["head child started ahead"] = head_run.ahead
         shadow, claims = _apart(ctx, progress, watch, within is None or within.shadow)
@@ -264,11 +266,13 @@ def _new_tests(ctx: Context, progress: Progress) -> session.RunResult | None:
 def _run_head(
     ctx: Context,
     base_run: flipped.Pending,
-    within: Within | None = None,
-    progress: Progress = QUIET,
+    within: Within | None,
+    progress: Progress,
+    inventory: Mapping[str, list[str]] | None,
     head_starts: Callable[[], None] | None = None,
 ) -> tuple[session.RunResult, tuple[str, ...], Found]:
-    """The head's run, with what the probes ask of it, then every probe after it."""
+    """The head's run, with what the probes ask of it (`inventory`: main's, where its digest
+    gives it before the run), then every probe after it."""
     deselect = frozenset(ctx.frozen) | (within.elsewhere if within is not None else frozenset())
     # the folder a test child started ahead waits for, if one does (runner/parked.py)
     with ctx.repo.worktree(ctx.head.commit, into=parked.reserved()) as tree:
@@ -276,7 +280,7 @@ def _run_head(
         sessions = Sessions(
             tree, ctx.cfg, ctx.base_ini, ctx.environ, trusted=applied.kept, progress=progress
         )
-        plans = registry.planned(ctx, None if within is None else within.assigned)
+        plans = registry.planned(ctx, None if within is None else within.assigned, inventory)
         options = registry.head_run_options(plans)
         if head_starts is not None:
             head_starts()

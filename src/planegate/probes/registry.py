@@ -12,7 +12,7 @@ the test child names its modules (`child_modules`) and hands the sessions their
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -39,6 +39,7 @@ from planegate.probes.protocol import (
 )
 from planegate.runner import sandbox
 from planegate.runner.session import BESIDE
+from planegate.vocabulary import SCORING_PLANES
 
 if TYPE_CHECKING:
     from planegate.probes.canaries.run import Confirming
@@ -70,7 +71,8 @@ class Probe(Protocol):
         ...
 
     def plan(self, ctx: ProbeContext, assigned: frozenset[str] | None) -> Planned:
-        """Before the head's run (`assigned`: a shard's nodeids): what it asks of that run."""
+        """Before the head's run (`assigned`: the scoring nodeids main's run collected, a
+        shard's own in a shard, where known; None when not): what it asks of that run."""
         ...
 
     def begin(self, head: HeadRun) -> Begun | None:
@@ -277,8 +279,16 @@ class InCode:
 PROBES: tuple[Probe, ...] = (Answers(), Honest(), Fixture(), Canaries(), InCode())
 
 
-def planned(ctx: ProbeContext, assigned: frozenset[str] | None) -> dict[str, Planned]:
-    """Each probe's plan, by name."""
+def planned(
+    ctx: ProbeContext,
+    assigned: frozenset[str] | None,
+    inventory: Mapping[str, Iterable[str]] | None = None,
+) -> dict[str, Planned]:
+    """Each probe's plan, by name. What a probe may sample: a shard's nodeids (`assigned`),
+    else main's scoring ones where its digest names them before the run (`inventory`): a test
+    function of main's source that pytest never collects holds no slot of a sample."""
+    if assigned is None and inventory is not None:
+        assigned = frozenset(n for plane in SCORING_PLANES for n in inventory.get(plane, ()))
     return {probe.name: probe.plan(ctx, assigned) for probe in PROBES}
 
 

@@ -39,8 +39,8 @@ class Plan:
 
 
 def plan(ctx: ProbeContext, assigned: frozenset[str] | None = None) -> Plan:
-    """A random few of main's scoring tests (within `assigned` in a shard) and what may be
-    broken for them."""
+    """A random few of main's scoring tests (within `assigned`: the nodeids main's run
+    collected, where known) and what may be broken for them."""
     if ctx.cfg.sampled_canaries <= 0:
         return Plan(why="off (pytest.sampled_canaries: 0)")
     rng = random.Random(os.urandom(16))
@@ -65,7 +65,8 @@ def candidates(
     """`count` tests of main's scoring files (`path::name`, `path::Class::name`), read from
     main's source, from every kind there is (plain functions, parametrized, Hypothesis,
     `Test*` classes, `unittest.TestCase` subclasses): kinds taken in turn, files in random
-    order. In a shard, only tests of its slice."""
+    order. Within `assigned` when it is known (a shard's slice, or main's whole inventory from
+    its digest): a test of the source that pytest never collects is not chosen."""
     keys = None if assigned is None else {n.split("[", 1)[0] for n in assigned}
     files = list(scoring_files(ctx))
     if keys is not None:
