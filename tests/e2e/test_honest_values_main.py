@@ -161,3 +161,54 @@ def test_mains_lies_are_read_from_its_run_in_the_digest(
     }, found
     assert "from its run in the digest" in honest["detail"]
     assert code == 1
+
+
+# a class built at run time, as boltons' `wrap_trace` builds one: its `__eq__` is a function
+# of the module, found by the functions around it, not by a class statement
+TRACED = (
+    "def traced(value):\n"
+    "    def wrap():\n"
+    "        def compared(self, other):\n"
+    "            return str(self).casefold() == str(other).casefold()\n"
+    "        return compared\n\n"
+    "    kind = type(value)\n"
+    "    attrs = {'__eq__': wrap(), '__hash__': kind.__hash__}\n"
+    "    return type('Traced' + kind.__name__.title(), (kind,), attrs)(value)\n"
+)
+TRACED_TESTS = (
+    "from calc.traced import traced\n\n\n"
+    "def test_traced_keeps_its_value():\n    assert traced('ABC') == 'abc'\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("patch", "lied"),
+    [
+        ({"calc/notes.py": "NOTE = 'traces'\n"}, False),  # another file
+        ({"calc/traced.py": "LEVEL = 1\n\n\n" + TRACED}, False),  # the same file, lines moved
+        (
+            {"calc/traced.py": TRACED.replace(".casefold() == str", ".casefold() == str.strip")},
+            True,
+        ),
+    ],
+    ids=["another-file", "same-file", "the-method"],
+)
+def test_a_method_of_a_class_built_at_run_time_is_mains_until_the_patch_changes_it(
+    project: TestRepo, capsys: pytest.CaptureFixture[str], patch: dict[str, str], lied: bool
+) -> None:
+    project.commit(
+        "traced values", {"calc/traced.py": TRACED, "tests/fix/test_traced.py": TRACED_TESTS}
+    )
+    project.branch("patch")
+    project.commit("a patch", patch)
+
+    code, found = gate(project, capsys)
+
+    rules = {
+        f["rule"]
+        for f in found
+        if f.get("nodeid") == "tests/fix/test_traced.py::test_traced_keeps_its_value"
+    }
+    assert rules == ({"PG145"} if lied else {"PG146"}), found
+    assert "TracedStr.__eq__" in next(f["message"] for f in found if f["rule"] in rules)
+    assert code == (1 if lied else 0), found

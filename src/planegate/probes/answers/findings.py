@@ -100,7 +100,7 @@ def _failure(ctx: GitFacts, failure: ProbeFailure, owner: str) -> Finding:
     match = DELEGATED.search(failure.message) if failure.probe == kinds.STRICT else None
     if match is not None:
         path, line = match["path"], int(match["line"]) if match["line"] else None
-        if not _changed(ctx, match["path"], match["target"], match["method"]):
+        if not method_changed(ctx, match["path"], match["target"], match["method"], line):
             severity = Severity.NOTICE
             what = "the comparison is decided by a method main already has"
     return Finding(
@@ -119,10 +119,68 @@ def _failure(ctx: GitFacts, failure: ProbeFailure, owner: str) -> Finding:
     )
 
 
-def _changed(ctx: GitFacts, path: str, target: str, method: str) -> bool:
-    """Whether `target.method` (a class's qualified name) differs between base and head."""
-    head = method_source(ctx.head.text(path), target, method)
-    return head is None or head != method_source(ctx.base.text(path), target, method)
+def method_changed(
+    ctx: GitFacts, path: str, target: str, method: str, line: int | None = None
+) -> bool:
+    """Whether `target.method` (a class's qualified name) differs between base and head. The
+    method is found by its class chain; in a class built at run time (`type(name, bases,
+    attrs)` from functions of the file) it is the function defined at `line`, found on main
+    by the names of the functions and classes around it. A file the patch left as main has
+    it changes nothing."""
+    head_text, base_text = ctx.head.text(path), ctx.base.text(path)
+    if head_text is not None and head_text == base_text:
+        return False
+    head = method_source(head_text, target, method)
+    if head is None and line is not None:
+        chain = def_chain(head_text, line)
+        head = None if chain is None else def_source(head_text, chain)
+        return head is None or head != def_source(base_text, chain or ())
+    return head is None or head != method_source(base_text, target, method)
+
+
+Defs = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def def_chain(source: str | None, line: int) -> tuple[str, ...] | None:
+    """The names of the functions and classes around the function defined at `line` (its
+    `def`, or its first decorator: a code object's first line), itself last."""
+    module = sourcesize.parse(source) if source is not None else None
+    return None if module is None else _chain_at(module, line, ())
+
+
+def _chain_at(node: ast.AST, line: int, outer: tuple[str, ...]) -> tuple[str, ...] | None:
+    for child in ast.iter_child_nodes(node):
+        chain = (*outer, child.name) if isinstance(child, Defs) else outer
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = child.decorator_list[0].lineno if child.decorator_list else child.lineno
+            if line in (first, child.lineno):
+                return chain
+        found = _chain_at(child, line, chain)
+        if found is not None:
+            return found
+    return None
+
+
+def def_source(source: str | None, chain: tuple[str, ...]) -> str | None:
+    """The dumped AST of the function or class the names lead to (the last of a name, as
+    Python binds it), or None."""
+    node: ast.AST | None = sourcesize.parse(source) if source is not None else None
+    for name in chain:
+        if node is None:
+            return None
+        node = next((d for d in reversed(_defs_in(node)) if d.name == name), None)
+    return None if node is None or not chain else ast.dump(node)
+
+
+def _defs_in(node: ast.AST) -> list[Defs]:
+    """The functions and classes a node's body defines, in compound statements too."""
+    found: list[Defs] = []
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, Defs):
+            found.append(child)
+        elif isinstance(child, ast.stmt):
+            found += _defs_in(child)
+    return found
 
 
 @functools.lru_cache(maxsize=64)

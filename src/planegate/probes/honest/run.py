@@ -106,13 +106,11 @@ def _new_bend(ctx: ProbeContext, lie: Lie) -> bool:
     if lie.kind == ANYTHING:
         return False
     match = answers_findings.DELEGATED.search(lie.how)
-    return match is None or _changed(ctx, match["path"], match["target"], match["method"])
-
-
-def _changed(ctx: ProbeContext, path: str, target: str, method: str) -> bool:
-    head = answers_findings.method_source(ctx.head.text(path), target, method)
-    return head is None or head != answers_findings.method_source(
-        ctx.base.text(path), target, method
+    if match is None:
+        return True
+    line = int(match["line"]) if match["line"] else None
+    return answers_findings.method_changed(
+        ctx, match["path"], match["target"], match["method"], line
     )
 
 
