@@ -90,3 +90,36 @@ def test_mains_finder_fed_by_what_main_has_is_still_mains(
     harness = [f for f in found if f["rule"] in ("PG107", "PG112") and "meta_path" in f["message"]]
     assert harness and all(f["rule"] == "PG112" for f in harness), found
     assert code == 0, found
+
+
+@pytest.mark.parametrize(
+    ("edit", "rule"),
+    [
+        # six's case: every patch to its one module moves the lines of its import finder; the
+        # finder is main's while neither its class nor what the class reads (`ROOT`) changes
+        (lambda text: "# aliases\n" + text + "\n\ndef rows():\n    return TABLE_ROWS\n", "PG112"),
+        (
+            lambda text: text.replace(
+                "        return None\n\n\n", "        return None  # no\n\n\n"
+            ),
+            "PG112",
+        ),
+        (
+            lambda text: text.replace("return None\n\n\n", "return None\n\n    seen = ()\n\n\n"),
+            "PG107",
+        ),
+        (lambda text: text.replace(".resolve().parent.parent", ".resolve().parents[1]"), "PG107"),
+    ],
+    ids=["elsewhere-in-the-file", "a-comment-in-the-class", "the-class", "what-the-class-reads"],
+)
+def test_mains_finder_is_mains_until_the_patch_changes_its_class(
+    aliased: TestRepo, capsys: pytest.CaptureFixture[str], edit: Any, rule: str
+) -> None:
+    aliased.branch("finder-file")
+    aliased.commit("the finder's file", {"calc/aliases.py": edit(ALIASES)})
+
+    code, found = gate(aliased, capsys)
+
+    harness = [f for f in found if f["rule"] in ("PG107", "PG112") and "meta_path" in f["message"]]
+    assert harness and {f["rule"] for f in harness} == {rule}, found
+    assert (code == 0) == (rule == "PG112"), found

@@ -134,3 +134,48 @@ def test_the_pythonpath_option_is_a_package_root(tmp_path: Path) -> None:
     assert code == 1
     assert [f["nodeid"] for f in findings(report, "PG101")] == [ADD]
     assert findings(report, "PG110") == []
+
+
+# six's `six.moves`: a standard module re-exported under the package's own name
+REEXPORT = "import json as _json\nimport sys\n\nsys.modules[__name__ + '.moves_json'] = _json\n"
+REEXPORT_TEST = (
+    "from calc.core import add\nfrom calc.moves_json import dumps\n\n\n"
+    "def test_dumped():\n    assert dumps(add(1, 2)) == '3'\n"
+)
+# the same re-export, of the installed copy of main's package loaded under another name
+SHADOW = (
+    "import importlib.util\nimport sys\nimport sysconfig\n\n"
+    "_spec = importlib.util.spec_from_file_location(\n"
+    "    'shadow', sysconfig.get_paths()['purelib'] + '/calc/core.py'\n)\n"
+    "_shadow = importlib.util.module_from_spec(_spec)\n_spec.loader.exec_module(_shadow)\n"
+    "sys.modules[__name__ + '.core'] = _shadow\n"
+)
+
+
+def test_a_standard_module_the_package_re_exports_is_not_its_code(tmp_path: Path) -> None:
+    repo = src_layout(tmp_path / "repo")
+    files = {"src/calc/__init__.py": REEXPORT, "tests/fix/test_dumped.py": REEXPORT_TEST}
+    repo.commit("moves", files)
+    repo.checkout("bug")
+    repo.git("merge", "-q", "--no-edit", "main")
+    repo.checkout("main")
+    code, report = gate(interpreter(tmp_path / "venv", {}), repo)
+    assert code == 1
+    assert {f["nodeid"] for f in findings(report, "PG101")} == {
+        ADD,
+        "tests/fix/test_dumped.py::test_dumped",
+    }
+    assert findings(report, "PG110") == []
+
+
+def test_an_installed_copy_re_exported_under_the_package_name_is_named(tmp_path: Path) -> None:
+    repo = src_layout(tmp_path / "repo")
+    repo.checkout("bug")
+    repo.commit("the installed add", {"src/calc/__init__.py": SHADOW})
+    repo.checkout("main")
+    python = interpreter(tmp_path / "venv", {"calc/__init__.py": "", "calc/core.py": GOOD})
+    code, report = gate(python, repo)
+    assert code == 5  # the reach review stops it first: an import by path, `sys.modules`
+    (wrong,) = findings(report, "PG110")
+    assert "calc.core from /" in wrong["message"]
+    assert "site-packages/calc/core.py" in wrong["message"]

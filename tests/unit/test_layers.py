@@ -203,6 +203,7 @@ SAME_LAYER_EDGES: set[tuple[str, str]] = {
     ("probes", "analysis"),
     ("probes", "freeze"),  # the fixture probe runs its candidates with the sweep's child plugin
     ("probes", "runner"),
+    ("signs", "analysis"),  # a definition compared between main and the head
     ("signs", "freeze"),  # main's side of the signs runs with the sweep's child plugin
     ("signs", "probes"),
     ("signs", "runner"),

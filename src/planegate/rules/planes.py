@@ -115,9 +115,9 @@ RULES: tuple[Rule, ...] = (
         "harness checks saw a change that main's own run of the same tests shows too, the "
         "same object from the same file (a dependency that appends its import finder to "
         "sys.meta_path): main's behaviour, not the patch's. The same event from a line the "
-        "patch adds, a change main's run does not show, or one whose code (the file defining "
-        "the object put in) or any file that code read during the run the patch changes, is "
-        "PG107.",
+        "patch adds, a change main's run does not show, or one whose code (the definition of "
+        "the object put in, with what it uses of its module) or any file that code read "
+        "during the run the patch changes, is PG107.",
         "Nothing to change in the patch; the code's owner reviews the line if it is new to them.",
     ),
     Rule(

@@ -17,14 +17,15 @@ those sessions); this module holds what they saw and the comparisons, as pure fu
 - A harness change is main's when the base's session shows the same change, compared by what
   changed, the inserted object's class and the file and line defining it (a module of the
   tree named like a dependency has another file), and nothing that fed it changed: neither
-  the file defining that class nor any file production code read with it on the stack
-  (`fed_by_patch`): PG112, a warning; otherwise PG107.
+  the definition of that class (with what it uses of its module: `lines.MainsLines`) nor
+  any file production code read with it on the stack (`fed_by_patch`): PG112, a warning;
+  otherwise PG107.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from planegate.runner.session import Tamper
@@ -112,10 +113,19 @@ def mains_read(path: str, head: Mapping[str, Reads], signs: MainsSigns) -> bool:
     return bool(keys) and all(path in signs.prod_reads.get(key, ()) for key in keys)
 
 
-def mains_harness(tamper: Tamper, signs: MainsSigns) -> bool:
-    """Whether a harness change of the head's run is one the base's session showed too."""
+def mains_harness(
+    tamper: Tamper, signs: MainsSigns, base_line: Callable[[str, int], int | None] | None = None
+) -> bool:
+    """Whether a harness change of the head's run is one the base's session showed too: the
+    same change, by an object of the same class, defined at the same line of main's file
+    (`base_line`: a head line's number on the base, where the patch moved lines)."""
     sign = harness_sign(tamper)
-    return sign is not None and signs.traced and sign in signs.harness
+    if sign is None or not signs.traced:
+        return False
+    line = base_line(sign.path, sign.line) if base_line and sign.path and sign.line else None
+    return sign in signs.harness or (
+        line is not None and Tamper(sign.event, sign.path, line) in signs.harness
+    )
 
 
 def fed_by_patch(path: str, reads: Mapping[str, Reads], changed: Iterable[str]) -> tuple[str, ...]:

@@ -101,11 +101,15 @@ def tamper_finding(
     """PG107, or PG112 when main's own code shows it: a harness change the integrity checks
     saw (no line of the tree made it; the file and line are those of the inserted object) is
     main's when the base's session shows the same change and nothing that fed it changed
-    (`fed`: what the patch changed of the code at a path and of what it read); any other
-    sign is main's when a line main already had, unchanged, raised it."""
+    (`fed`: what the patch changed of the code at a path and of what it read; of the file
+    defining the object, only the function or class around that object counts, so a patch
+    elsewhere in the file feeds nothing); any other sign is main's when a line main already
+    had, unchanged, raised it."""
     if harness_sign(t) is not None:
-        main_s = mains_harness(t, signs)
+        main_s = mains_harness(t, signs, mains.base_line)
         changed = fed(t.path) if main_s and t.path else ()
+        if t.path in changed and not mains.definition_changed(t.path, t.line):
+            changed = tuple(path for path in changed if path != t.path)
         on_main = ", as on main" if main_s else ""
         if changed:
             main_s = False

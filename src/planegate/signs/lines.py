@@ -1,11 +1,13 @@
 """Whether a line of the tree that ran is main's own: the same text on the base's tip and not
-in a hunk the patch adds or changes (difflib over the two versions of the file); and, for such
-a line, its number on the base."""
+in a hunk the patch adds or changes (difflib over the two versions of the file); for such a
+line, its number on the base; and whether the definition around a function is main's."""
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
+
+from planegate.analysis.definitions import def_chain, with_what_it_uses
 
 
 def patch_lines(base: str | None, head: str | None) -> frozenset[int]:
@@ -38,7 +40,8 @@ def base_lines(base: str | None, head: str | None) -> dict[int, int]:
 
 
 class MainsLines:
-    """`is_mains(path, line)`, each file diffed once; `base_line(path, line)`."""
+    """`is_mains(path, line)`, each file diffed once; `base_line(path, line)`;
+    `definition_changed(path, line)`."""
 
     def __init__(self, base: Callable[[str], str | None], head: Callable[[str], str | None]):
         self._base, self._head = base, head
@@ -58,3 +61,14 @@ class MainsLines:
             self._changed[path] = None if head is None else patch_lines(self._base(path), head)
         changed = self._changed[path]
         return changed is not None and line > 0 and line not in changed
+
+    def definition_changed(self, path: str, line: int) -> bool:
+        """Whether the patch changed the top-level function or class around the function
+        defined at the head's `line`, or a top-level statement of its module it uses, in
+        turn (True when there is none: code built at run time)."""
+        head = self._head(path)
+        chain = def_chain(head, line) if line > 0 else None
+        if not chain:
+            return True
+        found = with_what_it_uses(head, chain[0])
+        return found is None or found != with_what_it_uses(self._base(path), chain[0])

@@ -12,6 +12,7 @@ import functools
 import re
 
 from planegate import sourcesize, untrusted
+from planegate.analysis.definitions import def_chain, def_source
 from planegate.config.planemap import file_of
 from planegate.findings import Finding, Severity, Step
 from planegate.gitfacts import GitFacts
@@ -136,51 +137,6 @@ def method_changed(
         head = None if chain is None else def_source(head_text, chain)
         return head is None or head != def_source(base_text, chain or ())
     return head is None or head != method_source(base_text, target, method)
-
-
-Defs = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-
-
-def def_chain(source: str | None, line: int) -> tuple[str, ...] | None:
-    """The names of the functions and classes around the function defined at `line` (its
-    `def`, or its first decorator: a code object's first line), itself last."""
-    module = sourcesize.parse(source) if source is not None else None
-    return None if module is None else _chain_at(module, line, ())
-
-
-def _chain_at(node: ast.AST, line: int, outer: tuple[str, ...]) -> tuple[str, ...] | None:
-    for child in ast.iter_child_nodes(node):
-        chain = (*outer, child.name) if isinstance(child, Defs) else outer
-        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-            first = child.decorator_list[0].lineno if child.decorator_list else child.lineno
-            if line in (first, child.lineno):
-                return chain
-        found = _chain_at(child, line, chain)
-        if found is not None:
-            return found
-    return None
-
-
-def def_source(source: str | None, chain: tuple[str, ...]) -> str | None:
-    """The dumped AST of the function or class the names lead to (the last of a name, as
-    Python binds it), or None."""
-    node: ast.AST | None = sourcesize.parse(source) if source is not None else None
-    for name in chain:
-        if node is None:
-            return None
-        node = next((d for d in reversed(_defs_in(node)) if d.name == name), None)
-    return None if node is None or not chain else ast.dump(node)
-
-
-def _defs_in(node: ast.AST) -> list[Defs]:
-    """The functions and classes a node's body defines, in compound statements too."""
-    found: list[Defs] = []
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, Defs):
-            found.append(child)
-        elif isinstance(child, ast.stmt):
-            found += _defs_in(child)
-    return found
 
 
 @functools.lru_cache(maxsize=64)

@@ -6,6 +6,14 @@ provide, fixed before any project code runs) that was imported, with its file re
 tree, or absolute when it lies outside the tree. A module the parent sees with an absolute
 path was not the patch's code: an installed copy, or a path the tests or the code under test
 put first.
+
+A standard or installed module the project re-exports under its own name is not one of its
+modules (six's `six.moves.http_client` is the standard `http.client`): an entry whose module
+calls itself by a name outside the project's, from a file under one of the folders `sys.path`
+held before any code of the tree ran, with no folder or file of the project's names on the
+way there, is left out. An installed copy of the project stays in the record whatever name
+it was loaded under (`site-packages/pkg/core.py` passes through a folder named `pkg`), and so
+does a copy put anywhere else.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ def hooks(
 
     names = tree_roots.project_names(roots)
     real = os.path.realpath(tree)
+    folders = library_folders(sys.path, real)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(
@@ -42,26 +51,55 @@ def hooks(
         _m: Any = modules,
         _n: frozenset[str] = names,
         _t: str = real,
+        _f: tuple[str, ...] = folders,
     ) -> None:
         if _g(_a, "pytest_sessionfinish"):
-            _e(KIND, {"modules": _m(_n, _t)})
+            _e(KIND, {"modules": _m(_n, _t, _f)})
 
     return {"pytest_sessionfinish": pytest_sessionfinish}
 
 
-def modules(names: frozenset[str], tree: str) -> dict[str, str]:
+def library_folders(sys_path: Sequence[str], tree: str) -> tuple[str, ...]:
+    """The folders on `sys_path` outside the tree (the standard library, site-packages, the
+    project's site), real paths, longest first."""
+    found = set()
+    for entry in sys_path:
+        if type(entry) is str and os.path.isabs(entry):
+            real = os.path.realpath(entry)
+            if real != tree and not real.startswith(tree + os.sep):
+                found.add(real)
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def modules(names: frozenset[str], tree: str, folders: Sequence[str] = ()) -> dict[str, str]:
     """module -> file of every imported module under one of `names`: relative to `tree` when
-    it lies in it, else absolute. Only built-in types' own attributes are read."""
+    it lies in it, else absolute; a re-exported standard or installed module is left out
+    (`folders`: see `library_folders`). Only built-in types' own attributes are read."""
     found = {}
     for name, module in list(sys.modules.items()):
         if not isinstance(name, str) or name.split(".", 1)[0] not in names:
             continue
         if not isinstance(module, ModuleType):
             continue
-        path = _MODULE_DICT.__get__(module).get("__file__")
-        if type(path) is str and path:
+        space = _MODULE_DICT.__get__(module)
+        path = space.get("__file__")
+        if type(path) is str and path and not _reexported(space, name, path, names, folders):
             found[name] = _where(path, tree)
     return found
+
+
+def _reexported(
+    space: Mapping[str, Any], name: str, path: str, names: frozenset[str], folders: Sequence[str]
+) -> bool:
+    own = space.get("__name__")
+    if type(own) is not str or own == name or own.split(".", 1)[0] in names:
+        return False
+    real = os.path.realpath(path)
+    folder = next((f for f in folders if real.startswith(f + os.sep)), None)
+    if folder is None:
+        return False
+    parts = real[len(folder) + 1 :].split(os.sep)
+    return not any(part.split(".", 1)[0] in names for part in parts)
 
 
 def _where(path: str, tree: str) -> str:
