@@ -144,3 +144,18 @@ def test_the_digest_file_is_never_locked_as_data(
     manifest = json.loads((shop.root / "tests/fixtures.lock.json").read_text())
     assert sorted(manifest["files"]) == ["tests/total.json"]
     assert shop.git("status", "--porcelain") == ""
+
+
+def test_a_digest_whose_main_cannot_collect_here_says_why_and_what_follows(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # main's tests import what this environment lacks: pytest stops at collection, and main's
+    # run tells nothing a gate could use
+    project.commit("needs", {"tests/fix/test_needs.py": "import not_installed_here\n"})
+    assert main(["-C", str(project.root), "digest"]) == 0
+    out, err = capsys.readouterr()
+    assert "main's run not recorded (gates run the base's side themselves)" in out
+    assert (
+        "main's run is not recorded: pytest stopped at collection errors, so no test ran: "
+        "tests/fix/test_needs.py: ModuleNotFoundError: No module named 'not_installed_here'"
+    ) in err

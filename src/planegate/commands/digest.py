@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
         return exitcodes.PASS
     counts = ", ".join(f"{len(ids)} {plane}" for plane, ids in result.inventory.items())
     ran = "" if result.run is None else f", {len(result.run.not_passed)} not passing on main"
+    if result.run is None and not args.collect_only:  # progress said why, unless quiet
+        ran = ", main's run not recorded (gates run the base's side themselves)"
     print(
         f"planegate: digest of {commit[:12]}: {len(result.files)} protected files, root "
         f"{result.root[:16]}, {counts}{ran} -> {out}"

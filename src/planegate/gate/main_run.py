@@ -26,6 +26,7 @@ from planegate.progress import Progress
 from planegate.repo.digest_format import LieKey, MainRun
 from planegate.repo.git import GitRepo
 from planegate.repo.snapshot import Snapshot
+from planegate.runner import startup
 from planegate.runner.session import RunResult
 from planegate.runner.spec import Sessions
 from planegate.runner.traced import TraceSpec
@@ -84,12 +85,29 @@ def run_main(
             raise nothing_collected(snap.commit, result)
         inventory = plane_map.inventory(result.collected)
         if not result.closed or result.canary_problem:
-            why = result.canary_problem or "the run did not close"
-            return Ran(inventory, None, f"main's run is not recorded: {why}")
+            return Ran(inventory, None, f"main's run is not recorded: {_unclosed(result)}")
         progress.step("main's run", "the fixture probe on main's tree")
         signs = signs_record.probe_on_main(sessions, snap, plane_map, result)
     summary = summarise(result, plane_map, fingerprint())
     return Ran(inventory, replace(summary, signs=signs, lies=mains_lies(result)))
+
+
+def _unclosed(result: RunResult) -> str:
+    """Why main's run tells nothing: pytest's own collection error names what to fix here."""
+    if result.canary_problem:
+        return result.canary_problem
+    if not startup.interrupted_by_collection(result):
+        return "the run did not close"
+    nodeid, message = result.collect_errors[0]
+    last = message.strip().splitlines()[-1] if message.strip() else "a collection error"
+    last = last[1:].strip() if last.startswith("E ") else last  # pytest's error marker
+    more = f" (and {len(result.collect_errors) - 1} more)" if len(result.collect_errors) > 1 else ""
+    return (
+        f"pytest stopped at collection errors, so no test ran: {nodeid or 'collection'}: "
+        f"{last}{more}; until main's tests collect in this "
+        "environment (install what they import, or leave the file out with pytest's "
+        "--ignore), every gate runs the base's side itself and stops at the same error"
+    )
 
 
 def mains_lies(result: RunResult) -> tuple[LieKey, ...] | None:
