@@ -179,3 +179,32 @@ def test_an_installed_copy_re_exported_under_the_package_name_is_named(tmp_path:
     (wrong,) = findings(report, "PG110")
     assert "calc.core from /" in wrong["message"]
     assert "site-packages/calc/core.py" in wrong["message"]
+
+
+def test_a_project_the_harness_imports_itself_is_named_so(tmp_path: Path) -> None:
+    # pytest imports iniconfig before any test: a project of that name is never the code
+    # its tests import in the child, as under plain pytest without an editable install
+    repo = TestRepo(tmp_path / "repo")
+    repo.commit(
+        "main",
+        {
+            "planegate.yml": CONFIG,
+            "pytest.ini": "[pytest]\ntestpaths = tests\n",
+            "src/iniconfig/__init__.py": "def value():\n    return 1\n",
+            "tests/fix/test_value.py": (
+                "import iniconfig\n\n\ndef test_named():\n"
+                "    assert iniconfig.__name__ == 'iniconfig'\n"
+            ),
+        },
+    )
+    repo.branch("bug")
+    repo.commit("bug", {"src/iniconfig/__init__.py": "def value():\n    return 2\n"})
+    repo.checkout("main")
+    code, report = gate(Path(sys.executable), repo)
+    assert code == 1
+    (named,) = findings(report, "PG110")
+    assert "iniconfig from /" in named["message"]
+    assert (
+        "the test harness itself imported iniconfig before any code of the tree"
+        in (named["message"])
+    )

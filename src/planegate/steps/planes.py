@@ -227,12 +227,21 @@ def provenance_findings(head_run: RunResult, owner: str) -> list[Finding]:
         return []
     shown = "; ".join(f"{name} from {path}" for name, path in outside[:5])
     more = f" (and {len(outside) - 5} more)" if len(outside) > 5 else ""
+    preloaded = provenance.harness_of(head_run.extra) & {name for name, _ in outside}
+    harness = sorted({name.split(".", 1)[0] for name in preloaded})
+    why = (
+        f"the test harness itself imported {', '.join(harness[:3])} before any code of the "
+        "tree ran (pytest or an allowed plugin depends on it), so no run in its process "
+        "imports the tree's copy (docs/runner.md, package roots); "
+        if harness
+        else ""
+    )
     return [
         Finding(
             "PG110",
             Step.PLANES,
             Severity.ERROR,
-            untrusted.one_line(f"the code under test is not the patch's: {shown}{more}"),
+            untrusted.one_line(f"the code under test is not the patch's: {why}{shown}{more}"),
             owner=owner,
         )
     ]

@@ -41,6 +41,9 @@ def hooks(
     names = tree_roots.project_names(roots)
     real = os.path.realpath(tree)
     folders = library_folders(sys.path, real)
+    # what the harness imported of the project's names before any code of the tree: pytest's
+    # own dependencies (pluggy, iniconfig) gated as projects are already the installed copy
+    harness = sorted(n for n in list(sys.modules) if type(n) is str and n.split(".")[0] in names)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(
@@ -52,9 +55,10 @@ def hooks(
         _n: frozenset[str] = names,
         _t: str = real,
         _f: tuple[str, ...] = folders,
+        _h: tuple[str, ...] = tuple(harness),
     ) -> None:
         if _g(_a, "pytest_sessionfinish"):
-            _e(KIND, {"modules": _m(_n, _t, _f)})
+            _e(KIND, {"modules": _m(_n, _t, _f), "harness": list(_h)})
 
     return {"pytest_sessionfinish": pytest_sessionfinish}
 
@@ -117,6 +121,13 @@ def imports_of(extra: Mapping[str, Any]) -> dict[str, str]:
     if not isinstance(found, Mapping):
         return {}
     return {str(name): str(path) for name, path in found.items()}
+
+
+def harness_of(extra: Mapping[str, Any]) -> frozenset[str]:
+    """The project's modules the harness had imported before any code of the tree ran."""
+    record = extra.get(KIND) or {}
+    found = record.get("harness") if isinstance(record, Mapping) else None
+    return frozenset(str(name) for name in found) if isinstance(found, list) else frozenset()
 
 
 def foreign(found: Mapping[str, str]) -> list[tuple[str, str]]:
