@@ -457,6 +457,7 @@ def cheat_flows(project: Project, repo: Path, digest: Path, outcome: Outcome) ->
     _git(repo, "checkout", "-q", "-b", "cheat-conftest", "honest")
     for path, text in CHEATS.items():
         (repo / path).write_text(text, "utf-8")
+        _git(repo, "add", "--force", path)  # semver's .gitignore ignores every root `*.py`
     _commit_as(repo, AGENT, "make the suite pass")
     exits.append(_gate_exit(repo, digest, "cheat-conftest")[0])
     _git(repo, "checkout", "-q", "-b", "cheat-emptied", "honest")

@@ -421,3 +421,45 @@ def test_real_project_bench_names_the_missing_cache_and_how_to_fill_it(tmp_path:
         f"== attrs: SKIPPED: {tmp_path}/attrs-26.1.0.tar.gz is not in the cache; fill it with "
         "`python bench/real_projects.py --fetch` (needs the package index)\n"
     )
+
+
+DOCTESTED = '''def total(items):
+    """The sum of the prices.
+
+    >>> total([1, 2])
+    3
+    """
+    return sum(items)
+'''
+
+
+def test_a_modules_doctests_are_left_out_so_the_module_stays_the_patchs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # with --doctest-modules a production module's doctests are collected; their expected
+    # values live in the file a patch changes, so init leaves the module out of the gate's
+    # run instead of listing them (which would protect the module: PG301 on every patch)
+    repo = TestRepo(tmp_path / "doctested")
+    pyproject = PYPROJECT + 'testpaths = ["shop", "tests"]\naddopts = ["--doctest-modules"]\n'
+    test = "from shop.price import total\n\n\ndef test_total():\n    assert total([2, 3]) == 5\n"
+    repo.commit(
+        "doctests",
+        {
+            "pyproject.toml": pyproject,
+            "shop/__init__.py": "",
+            "shop/price.py": DOCTESTED,
+            "tests/test_price.py": test,
+        },
+    )
+    code, _, err = init(repo, capsys, "--write")
+    assert code == 0, err
+    proposed = config.parse((repo.root / "planegate.yml").read_text(), "planegate.yml")
+    assert proposed.pytest_args == ("--ignore=shop/price.py",)
+    assert proposed.planes["fixture"].paths == ("tests/test_price.py",)
+    assert proposed.planes["fixture"].nodeids == ()
+    assert "shop/price.py: 1 collected items that are not test functions" in err
+    assert main(["-C", str(repo.root), "lock", "-q"]) == 0
+    repo.commit("planegate: planes and locks")
+    repo.branch("honest")
+    repo.commit("a comment", {"shop/price.py": "# prices in cents\n" + DOCTESTED})
+    assert main(["-C", str(repo.root), "gate", "--base", "main", "-q"]) == 0

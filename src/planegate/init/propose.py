@@ -16,10 +16,12 @@ from typing import Any
 
 import yaml
 
+from planegate.analysis.hunks import is_test_file
 from planegate.config.planemap import test_kinds
 from planegate.init.propose_ast import index, split_nodeid
 
 PROPERTY, FIXTURE, NODEIDS = "property", "fixture", "nodeids"
+LEFT_OUT = "left out"  # a production module's doctests: the gate's run ignores the file
 
 
 @dataclass(frozen=True)
@@ -70,11 +72,19 @@ def plan_file(path: str, items: list[CollectedItem], source: str | None) -> File
     props = tuple(n for n, given in kinds.items() if given)
     examples = tuple(n for n, given in kinds.items() if not given)
     count = _count(len(items), items)
+    if not any(item.function for item in items) and _production_module(path):
+        reason = (
+            f"{count} collected items that are not test functions (doctests?) in a module "
+            f"that is not a test file: left out of the gate's run (`--ignore={path}` in "
+            "pytest.args), since their expected values live in the file a patch changes; to "
+            "make them evidence, drop that argument and list their nodeids (the file is then "
+            "protected as a whole)"
+        )
+        return FilePlan(path, LEFT_OUT, (), (), reason, False)
     if not any(item.function for item in items):
         reason = (
             f"{count} collected items that are not test functions (doctests?): listed per "
-            "nodeid, which makes the file evidence by default (protected); to keep it "
-            "editable, leave it out of the gate's run (`--ignore` in pytest.args)"
+            "nodeid, which makes the file evidence by default (protected)"
         )
         return FilePlan(path, NODEIDS, (), examples, reason, False)
     if props and examples:
@@ -92,6 +102,11 @@ def plan_file(path: str, items: list[CollectedItem], source: str | None) -> File
     if props:
         return FilePlan(path, PROPERTY, props, (), f"property ({count} tests use @given)")
     return FilePlan(path, FIXTURE, (), examples, f"fixture ({count} example tests, no @given)")
+
+
+def _production_module(path: str) -> bool:
+    """A Python module that is not a test file (a package's module with doctests)."""
+    return path.endswith(".py") and not is_test_file(path)
 
 
 def _count(total: int, items: list[CollectedItem]) -> str:
@@ -127,9 +142,13 @@ class Proposal:
     notes: list[str] = field(default_factory=list)
     header: list[str] = field(default_factory=list)  # comment lines above the YAML
     renamed: dict[str, str] = field(default_factory=dict)  # nodeids `init --split` moved
+    left_out: list[str] = field(default_factory=list)  # files the gate's run ignores
 
     def add(self, plan: FilePlan) -> None:
-        if plan.mode == PROPERTY:
+        if plan.mode == LEFT_OUT:
+            self.left_out.append(plan.path)
+            self.notes.append(f"{plan.path}: {plan.reason}")
+        elif plan.mode == PROPERTY:
             self.property_paths.append(plan.path)
         elif plan.mode == FIXTURE:
             self.fixture_paths.append(plan.path)
@@ -168,8 +187,10 @@ def render(proposal: Proposal, origin: str = "proposed by `planegate init`") -> 
         },
         "protected": sorted(set(proposal.protected)),
     }
-    if proposal.plugins:
-        data["pytest"] = {"plugins": list(proposal.plugins)}
+    if proposal.plugins or proposal.left_out:
+        data["pytest"] = {"plugins": list(proposal.plugins)} if proposal.plugins else {}
+        if proposal.left_out:
+            data["pytest"]["args"] = [f"--ignore={path}" for path in sorted(proposal.left_out)]
     lines = [
         f"# {origin}; set the owners, and check that planes.fixture.data",
         "# names every golden file the fixture tests read (then run `planegate lock`).",
