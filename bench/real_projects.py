@@ -1,6 +1,6 @@
 """Real suites: `planegate init`, `lock`, `digest` and `gate` on the sdists of real projects.
 
-For each pinned project (attrs, jsonschema, packaging, tomli) the bench unpacks the sdist from
+For each pinned project (the `PROJECTS` table) the bench unpacks the sdist from
 the cache into a temporary git repository, runs `planegate init --write` (with `--split` where
 the table says so), `planegate lock`, commits (where main fails in this environment, sweeps it
 and commits the `env` freezes it proposes, as a maintainer would), writes main's digest, then
@@ -176,6 +176,42 @@ PROJECTS = (
             "from datetime import date\n\nfrom dateutil.relativedelta import relativedelta\n\n\n"
             "def test_a_month_after_january_31_is_the_end_of_february():\n"
             "    assert date(2020, 1, 31) + relativedelta(months=1) == date(2020, 2, 29)\n"
+        ),
+    ),
+    Project(  # 765 tests holding 21,194 subtests: a real subtest-heavy suite
+        "more-itertools",
+        "11.2.1",
+        "more_itertools/recipes.py",
+        claim=(
+            "from more_itertools import chunked\n\n\n"
+            "def test_chunks_of_two():\n    assert list(chunked([1, 2, 3], 2)) == [[1, 2], [3]]\n"
+        ),
+    ),
+    Project(  # one module; main appends its import finder to sys.meta_path, re-exports
+        "six",  # standard modules as six.moves.*
+        "1.17.0",
+        "six.py",
+        tests=".",
+        claim="import six\n\n\ndef test_text_type_is_str():\n    assert six.text_type is str\n",
+    ),
+    Project(  # a class built at run time (wrap_trace) whose __eq__ main's test compares
+        "boltons",
+        "26.2.0",
+        "boltons/iterutils.py",
+        claim=(
+            "from boltons.iterutils import chunked\n\n\n"
+            "def test_chunked_pairs():\n    assert chunked([1, 2, 3], 2) == [[1, 2], [3]]\n"
+        ),
+    ),
+    Project(  # its doctests live in its one production module (--doctest-modules)
+        "parse",
+        "1.22.4",
+        "parse/__init__.py",
+        deps=(("pytest-cov", "pytest_cov"),),
+        plugins=("pytest-cov",),  # its addopts name --cov
+        claim=(
+            "from parse import parse\n\n\n"
+            "def test_an_int_field():\n    assert parse('{:d}', '42')[0] == 42\n"
         ),
     ),
 )
