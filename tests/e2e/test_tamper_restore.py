@@ -123,8 +123,23 @@ def test_each_bug_alone_fails_the_gate(
     assert "PG107" not in errors(report)
 
 
-def test_an_honest_patch_passes(shared: Shared, capsys: pytest.CaptureFixture[str]) -> None:
-    shared.patch("honest", {"calc/core.py": CORE.replace("return a * k", "return k * a")})
+# a deprecation attributed to its caller: the warnings machinery adds `__warningregistry__`
+# to the globals of the test module that called it, a binding no code of the patch wrote
+DEPRECATED = CORE.replace(
+    "def scale(a, k):\n",
+    "def scale(a, k):\n    import warnings\n\n"
+    "    warnings.warn('scale() will take k first', DeprecationWarning, stacklevel=2)\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "core"),
+    [("honest", CORE.replace("return a * k", "return k * a")), ("deprecation", DEPRECATED)],
+)
+def test_an_honest_patch_passes(
+    shared: Shared, capsys: pytest.CaptureFixture[str], name: str, core: str
+) -> None:
+    shared.patch(name, {"calc/core.py": core})
     code, report = shared.gate(capsys)
     assert (code, errors(report)) == (0, set())
 

@@ -10,7 +10,8 @@ A namespace whose tag moved is compared with its snapshot (every key, every valu
 - a test module's binding differs (any value, data included) and the new value's code is not
   main's tests' (a data value: unless the module's own functions assign that name with
   `global`): reported, naming the binding; the harness's own data bindings (flags,
-  caches) change freely, and its code bindings are named by `integrity.check`.
+  caches) change freely, and its code bindings are named by `integrity.check`. A test
+  module's `__warningregistry__` (a plain dict the warnings machinery adds) is not reported.
 Where the tag cannot be read (an interpreter without one, another layout: `usable` is False)
 only the identity checks run; docs/runner.md says so.
 """
@@ -30,6 +31,10 @@ from planegate.runner.child import frames
 
 # what a test module's binding may be rebound to without a report: nothing of the patch's
 _MISSING = object()
+# where the interpreter's warnings machinery keeps, in the globals of the module a warning is
+# attributed to, which warnings it has shown: a test module gains one the first time code it
+# calls warns with that module as the warning's place (a deprecation the patch adds)
+_REGISTRY = "__warningregistry__"
 
 
 def make(audit: SimpleNamespace) -> SimpleNamespace:
@@ -233,7 +238,7 @@ def _test_bindings(
     own: frozenset[str] | None = None
     for key in sorted(set(old) | set(now)):
         before, after = old.get(key, _MISSING), now.get(key, _MISSING)
-        if before is after:
+        if before is after or (key == _REGISTRY and type(after) is dict):
             continue
         kind = frames.origin(v.audit, after)[0] if after is not _MISSING else None
         if kind == frames.TESTS:
