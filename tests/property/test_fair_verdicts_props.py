@@ -38,3 +38,21 @@ def test_a_skip_reason_does_not_depend_on_the_tree_it_ran_in(first: str, why: st
     assert compare(Outcome("t", "xfailed", "E  one"), Outcome("t", "xfailed", "E  two")) is (
         Verdict.MAIN
     )
+
+
+FOLDER = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_", min_size=8, max_size=8)
+
+
+@given(FOLDER, FOLDER, st.text(alphabet="abcdefgh ", min_size=1, max_size=20))
+def test_a_subtests_skip_reason_does_not_depend_on_the_tree_it_ran_in(
+    one: str, two: str, why: str
+) -> None:
+    # a subtest's skip: pytest names its place inside the exported tree, twice
+    def skipped(folder: str) -> Outcome:
+        where = (f"/tmp/tmp{folder}/tree/tests/test_release.py", 258, f"Skipped: {why}")
+        return Outcome("t", "skipped", f"E   subtest (backend='auto'): {where!r}\n{where!r}")
+
+    assert compare(skipped(one), skipped(two)) is Verdict.MAIN
+    assert "/tmp/" not in reason(skipped(one))
+    other = Outcome("t", "skipped", skipped(two).message.replace("Skipped:", "Skipped: no,"))
+    assert compare(skipped(one), other) is Verdict.PATCH

@@ -28,13 +28,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from planegate.repo.tree_paths import without_tree
 from planegate.runner.session import Tamper
 from planegate.runner.traced import Launch, Reads
 
 HARNESS = "harness changed: "
-# an exported tree's folder (repo/git.py `worktree`: tempfile.mkdtemp() + "/tree"): each run
-# has its own, so a path the child names inside it is compared without it
-_TREE = re.compile(r"/(?:[^/\s()]+/)*tmp\w{8}/tree(?=[/\s)]|$)")
 _REPORTED = re.compile(r" \(when (?P<nodeid>.+) reported its \w+\)$")
 _END = " (at the end of the session)"
 _COPY = re.compile(r"@\d+$")
@@ -64,7 +62,7 @@ def harness_sign(tamper: Tamper) -> Tamper | None:
     event, paren, when = tamper.event.rpartition(" (")
     if not paren or not when.endswith(")"):
         event = tamper.event
-    return Tamper(_TREE.sub("<tree>", event), _TREE.sub("<tree>", tamper.path), tamper.line)
+    return Tamper(without_tree(event), without_tree(tamper.path), tamper.line)
 
 
 def harness_anchors(tampering: Iterable[Tamper], selected: Sequence[str]) -> tuple[str, ...]:

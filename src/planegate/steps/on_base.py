@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 
 from planegate import syntax
+from planegate.repo.tree_paths import without_tree
 from planegate.runner import startup
 from planegate.runner.rerun import Rerun
 from planegate.runner.session import Outcome, RunResult
@@ -43,7 +44,7 @@ def compare(head: Outcome, base: Outcome | None) -> Verdict:
 
 def reason(outcome: Outcome) -> str:
     """What a skip or xfail says, without the tree's path (each run has its own tree)."""
-    text = outcome.message.strip()
+    text = without_tree(outcome.message.strip())
     if not text:
         return ""
     if text.startswith("(") and len(text) <= MAX_LITERAL:
