@@ -159,3 +159,19 @@ def test_a_digest_whose_main_cannot_collect_here_says_why_and_what_follows(
         "main's run is not recorded: pytest stopped at collection errors, so no test ran: "
         "tests/fix/test_needs.py: ModuleNotFoundError: No module named 'not_installed_here'"
     ) in err
+
+
+def test_a_module_the_build_writes_and_git_does_not_hold_is_named(
+    project: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # setuptools-scm's version file: in the checkout, ignored by git, imported by the package
+    files = {
+        "calc/__init__.py": "from calc._version import version\n",
+        ".gitignore": "_version.py\n",
+    }
+    project.commit("a generated version", files)
+    (project.root / "calc" / "_version.py").write_text("version = '1.0'\n")
+    assert main(["-C", str(project.root), "digest", "-q"]) == 78
+    err = capsys.readouterr().err
+    assert "No module named 'calc._version'" in err
+    assert "calc/_version.py is in your checkout but not in git (a file your build writes?)" in err

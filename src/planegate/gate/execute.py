@@ -23,6 +23,7 @@ from planegate.probes.fixture import plan as fixture_plan
 from planegate.probes.fixture.wire import ProbeResult
 from planegate.probes.protocol import Begun, Found, HeadRun
 from planegate.progress import QUIET, Progress, Stopwatch
+from planegate.repo import untracked
 from planegate.repo.digest_format import MainRun
 from planegate.repo.git import GitRepo
 from planegate.report import ShadowResult
@@ -215,20 +216,22 @@ def collect_inventory(
     with repo.worktree(commit) as tree:
         result = Sessions(tree, plane_map.config, ini_options).run(collect_only=True)
     if not result.collected:
-        raise nothing_collected(commit, result)
+        raise nothing_collected(commit, result, repo.root)
     return plane_map.inventory(result.collected)
 
 
-def nothing_collected(commit: str, result: session.RunResult) -> ConfigError:
-    """A base that collects no test has no evidence to lock: pytest's own words say why."""
+def nothing_collected(commit: str, result: session.RunResult, root: Path) -> ConfigError:
+    """A base that collects no test has no evidence to lock: pytest's own words say why (and
+    what to do, when the module it misses is a file of the checkout git does not hold)."""
+    message = result.collect_errors[0][1] if result.collect_errors else result.output
     if result.collect_errors:
-        nodeid, message = result.collect_errors[0]
-        why = f"{nodeid or 'collection'}: {startup.pytest_message(message)}"
+        why = f"{result.collect_errors[0][0] or 'collection'}: {startup.pytest_message(message)}"
     else:
-        why = startup.pytest_message(result.output) or f"pytest exited {result.exit_status}"
+        why = startup.pytest_message(message) or f"pytest exited {result.exit_status}"
     return ConfigError(
         f"pytest collected no test at {commit[:12]} with its configuration: {why}",
-        "fix the pytest configuration (pytest.ini, pyproject.toml, planegate.yml pytest.args)",
+        untracked.missing_module_hint(root, message)
+        or "fix the pytest configuration (pytest.ini, pyproject.toml, planegate.yml pytest.args)",
     )
 
 

@@ -82,7 +82,7 @@ def run_main(
             deselect=frozen, trace=TraceSpec(found.test_side, found.roots), child_plugins=honest
         )
         if not result.collected:
-            raise nothing_collected(snap.commit, result)
+            raise nothing_collected(snap.commit, result, repo.root)
         inventory = plane_map.inventory(result.collected)
         if not result.closed or result.canary_problem:
             return Ran(inventory, None, f"main's run is not recorded: {_unclosed(result)}")
