@@ -108,3 +108,19 @@ def test_a_text_over_1_mib_is_read_by_libyaml_alone() -> None:
 def test_misspelled_path_names_the_file_that_exists() -> None:
     error = config.missing_config_error("scoring_map.json", {"scoring_map.yaml"}, "in .")
     assert error.message == "scoring_map.json: no such file in .; scoring_map.yaml exists"
+
+
+def test_a_pattern_or_nodeid_written_from_dot_slash_means_the_roots() -> None:
+    # gitignore's lines never start with `./`, which would match nothing: `./x` is the root's x
+    from planegate.config.planemap import PlaneMap
+
+    text = VALID.replace('"tests/prop/"', '"./tests/prop/"').replace(
+        '      - "tests/golden/"\n',
+        '      - "tests/golden/"\n    nodeids: ["./tests/mixed.py::test_one"]\n'
+        '    admit: ["./regressions/"]\n',
+    )
+    plane_map = PlaneMap(config.parse(text, "planegate.yml"), frozenset())
+    assert plane_map.plane_of("tests/prop/test_a.py::test_a") == "property"
+    assert plane_map.plane_of("tests/mixed.py::test_one") == "fixture"
+    assert plane_map.plane_of_file("regressions/test_claim.py") == "fixture"
+    assert plane_map.plane_of_file("lib/regressions/test_claim.py") is None  # the root's only

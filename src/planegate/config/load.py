@@ -239,6 +239,17 @@ def _strings(section: dict[str, Any], key: str, default: tuple[str, ...] = ()) -
     return default if value is None else tuple(value)
 
 
+def _patterns(section: dict[str, Any], key: str) -> tuple[str, ...]:
+    """Path patterns as written, where `./x` means the root's `x` (`/x` in gitignore's
+    words: a gitignore line never starts with `./`, so it would match nothing)."""
+    return tuple("/" + p[2:] if p.startswith("./") else p for p in _strings(section, key))
+
+
+def _nodeids(section: dict[str, Any], key: str) -> tuple[str, ...]:
+    """Nodeids as written, `./` before the path left out (pytest's nodeids have none)."""
+    return tuple(n.removeprefix("./") for n in _strings(section, key))
+
+
 def _planes(raw_planes: dict[str, Any], map_owner: str) -> dict[Plane, PlaneConfig]:
     planes = {}
     for name in PLANES:
@@ -246,10 +257,10 @@ def _planes(raw_planes: dict[str, Any], map_owner: str) -> dict[Plane, PlaneConf
         planes[name] = PlaneConfig(
             name=name,
             owner=str(section.get("owner", map_owner)),
-            paths=_strings(section, "paths"),
-            nodeids=_strings(section, "nodeids"),
-            data=_strings(section, "data"),
-            admit=_strings(section, "admit"),
+            paths=_patterns(section, "paths"),
+            nodeids=_nodeids(section, "nodeids"),
+            data=_patterns(section, "data"),
+            admit=_patterns(section, "admit"),
         )
     return planes
 
@@ -271,7 +282,7 @@ def _build(data: dict[str, Any], path: str) -> Config:
         planes=_planes(raw_planes, map_owner),
         manifest=str(data.get("manifest", defaults.MANIFEST)),
         ledger=str(data.get("ledger", defaults.LEDGER)),
-        protected=_strings(data, "protected"),
+        protected=_patterns(data, "protected"),
         agent_authors=_strings(agents, "authors", defaults.AGENT_AUTHORS),
         agent_labels=_strings(agents, "labels", defaults.AGENT_LABELS),
         on_human=str(agents.get("on_human", defaults.ON_HUMAN)),
@@ -288,7 +299,7 @@ def _build(data: dict[str, Any], path: str) -> Config:
         max_frozen_fraction=float(freeze.get("max_fraction", defaults.MAX_FROZEN_FRACTION)),
         fixture_probe=bool(fixture.get("probe", defaults.FIXTURE_PROBE)),
         max_file_bytes=int(analysis.get("max_file_bytes", defaults.MAX_FILE_BYTES)),
-        evidence_exclude=_strings(evidence, "exclude"),
+        evidence_exclude=_patterns(evidence, "exclude"),
         sandbox_network=bool(sandbox.get("network", defaults.SANDBOX_NETWORK)),
         runner=str(data.get("runner", defaults.RUNNER)),
         junit=section_of(data, path),
