@@ -152,3 +152,23 @@ def test_a_module_that_links_out_of_the_tree_is_recorded(
     code, report = shared.gate(capsys)
     assert code == 2  # the sandbox hides the temporary folder: the module is not there
     tamper_named(report, "a module that is a symlink out of the tree", "calc/core.py")
+
+
+def test_bytecode_main_has_committed_is_mains_until_the_patch_changes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # inflection's sdist ships docs/__pycache__/conf.cpython-38.pyc, committed on main
+    stray = "docs/__pycache__/conf.cpython-38.pyc"
+    pyc = _bytecode("project = 'calc'\n", tmp_path / "conf.pyc", tmp_path)
+    mains = Shared(tmp_path / "stray", {stray: pyc}, "stray-bytecode")
+    capsys.readouterr()  # what making main's digest printed
+    mains.patch("honest", {"calc/core.py": FIXED.replace("a + b", "b + a")})
+    code, report = mains.gate(capsys)
+    assert (code, errors(report)) == (0, set()), report
+    (own,) = [f for s in report["steps"] for f in s["findings"] if f["path"] == stray]
+    assert own["rule"] == "PG112" and "a file main has as it is" in own["message"]
+    changed = _bytecode("project = 'other'\n", tmp_path / "conf2.pyc", tmp_path)
+    mains.patch("changes-it", {stray: changed})
+    code, report = mains.gate(capsys)
+    assert code == 1
+    tamper_named(report, "compiled code committed without a reviewable source", stray)

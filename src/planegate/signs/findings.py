@@ -103,8 +103,9 @@ def tamper_finding(
     main's when the base's session shows the same change and nothing that fed it changed
     (`fed`: what the patch changed of the code at a path and of what it read; of the file
     defining the object, only the function or class around that object counts, so a patch
-    elsewhere in the file feeds nothing); any other sign is main's when a line main already
-    had, unchanged, raised it."""
+    elsewhere in the file feeds nothing); a sign about a file of the tree (no line) is main's
+    when main has the file and the patch leaves it as it is; any other sign is main's when a
+    line main already had, unchanged, raised it."""
     if harness_sign(t) is not None:
         main_s = mains_harness(t, signs, mains.base_line)
         changed = fed(t.path) if main_s and t.path else ()
@@ -118,6 +119,9 @@ def tamper_finding(
                 + ", ".join(changed)
                 + " (the code that made the change, or a file it read during the run)"
             )
+    elif t.path and not t.line:  # a file of the tree (committed bytecode, a link out)
+        main_s = mains.on_base(t.path) and t.path not in fed(t.path)
+        on_main = ", a file main has as it is" if main_s else ""
     else:
         main_s = bool(t.path and t.line and mains.is_mains(t.path, t.line))
         on_main = ""

@@ -62,6 +62,10 @@ class MainsLines:
         changed = self._changed[path]
         return changed is not None and line > 0 and line not in changed
 
+    def on_base(self, path: str) -> bool:
+        """Whether the base holds a file at `path`."""
+        return self._base(path) is not None
+
     def definition_changed(self, path: str, line: int) -> bool:
         """Whether the patch changed the top-level function or class around the function
         defined at the head's `line`, or a top-level statement of its module it uses, in
