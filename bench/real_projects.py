@@ -497,7 +497,8 @@ def cheat_flows(project: Project, repo: Path, digest: Path, outcome: Outcome) ->
     _commit_as(repo, AGENT, "make the suite pass")
     exits.append(_gate_exit(repo, digest, "cheat-conftest")[0])
     _git(repo, "checkout", "-q", "-b", "cheat-emptied", "honest")
-    emptied = sorted((repo / project.tests).glob("test_*.py"))[0]
+    folder = repo / project.tests
+    emptied = sorted([*folder.glob("test_*.py"), *folder.glob("*_test.py")])[0]
     emptied.write_text("", "utf-8")
     _commit_as(repo, AGENT, "drop a test file's tests")
     exits.append(_gate_exit(repo, digest, "cheat-emptied")[0])

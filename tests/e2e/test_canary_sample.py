@@ -430,3 +430,27 @@ def test_a_broken_run_placed_after_mains_own_rebinding_names_nothing_new(
     assert record["outcome"] == "pass" and record["tests"] >= 5, record
     assert not findings(report, "PG107"), [f["message"] for f in findings(report, "PG107")]
     assert code == 0, errors(report)
+
+
+# a test helper that puts os.name back only when its block ends without an error, as
+# colorama's `osname` does: the broken run fails inside it
+LEAVES_WINDOWS = (
+    "import os\nfrom contextlib import contextmanager\n\nfrom calc.core import add\n\n\n"
+    "@contextmanager\ndef osname(name):\n    before = os.name\n    os.name = name\n"
+    "    yield\n    os.name = before\n\n\n"
+    "def test_add_on_windows():\n    with osname('nt'):\n        assert add(1, 2) == 3\n\n\n"
+    "def test_add_after(tmp_path):  # pathlib makes a WindowsPath where os.name is 'nt'\n"
+    "    assert add(2, 2) == 4\n"
+)
+
+
+def test_what_a_broken_run_leaves_of_the_process_is_put_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # every test sampled: the broken run of the first leaves os.name "nt" behind it; the
+    # session must go on as plain pytest's does (which never runs a broken function)
+    project = Project(tmp_path, {"tests/fix/test_windows.py": LEAVES_WINDOWS}, ALL_SAMPLED)
+    honest = CORE.replace("return f'n={n}'", "return 'n=' + str(n)")
+    code, report = project.gate(capsys, "honest", {"calc/core.py": honest})
+    assert code == 0, [f["message"] for s in report["steps"] for f in s["findings"]]
+    assert sample_record(report)["outcome"] == "pass"

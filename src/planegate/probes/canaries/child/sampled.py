@@ -29,7 +29,7 @@ from collections.abc import Callable, Generator, Mapping
 from types import CodeType, FrameType, FunctionType, ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from planegate.probes.canaries.child import breaks, shortened
+from planegate.probes.canaries.child import breaks, shortened, undone
 from planegate.runner.child import frames, versions
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ def hooks(
         done={},
         pending=[],  # broken runs waiting for their place: [item, function, path, entry, before]
         stop=None,  # during a broken run: its session, stopped at the first failed subtest
+        undo=None,  # during a broken run: the process state it began with (undone.py)
         stopped=None,  # the session's `shouldfail` before it was set there
         emit=emit,
         settled=bool(spec.get("force")),  # a run that confirms (on the base) sends none
@@ -96,6 +97,7 @@ def hooks(
         "pytest_runtest_call": _call_hook(audit, state),
         "pytest_runtest_logreport": _stop_hook(audit, state),
         "pytest_runtest_protocol": _protocol_hook(audit, state),
+        "pytest_runtest_teardown": _undo_hook(state),
         "pytest_sessionfinish": pytest_sessionfinish,
     }
 
@@ -165,6 +167,18 @@ def _stop_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[..., 
             session.shouldfail = "a sampled canary's broken run failed"
 
     return pytest_runtest_logreport
+
+
+def _undo_hook(state: SimpleNamespace) -> Callable[..., Any]:
+    """A broken run's teardown starts with the process as the run found it (`undone.py`)."""
+    import pytest
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_teardown(*, _s: SimpleNamespace = state, _r: Any = undone.restore) -> None:
+        if _s.undo is not None:
+            _r(_s.undo)
+
+    return pytest_runtest_teardown
 
 
 def _resume(s: SimpleNamespace) -> None:
@@ -284,9 +298,12 @@ def _run_pending(s: SimpleNamespace, before: pytest.Item | None) -> None:
     """The broken runs placed before `before` (after the last test: None)."""
     due = [p for p in s.pending if p[4] is before or (before is None)]
     s.pending[:] = [p for p in s.pending if not any(p is d for d in due)]
-    for item, function, path, entry, _ in due:
+    for index, (item, function, path, entry, _) in enumerate(due):
+        # each run's teardown keeps only what the next one set up needs (the next broken run
+        # at the same place, then `before`): pytest's set-up state holds what both share
+        following = due[index + 1][0] if index + 1 < len(due) else before
         try:
-            s.done[item.nodeid] = _broken_run(s, item, before, function, path, entry)
+            s.done[item.nodeid] = _broken_run(s, item, following, function, path, entry)
         except Exception as error:  # the harness's own failure: never the session's end
             s.done[item.nodeid] = {
                 "why": f"the broken run could not be made: {type(error).__name__}"
@@ -315,6 +332,7 @@ def _broken_run(
     s.stop = item.session
     try:
         with (
+            undone.process_state(s),
             shortened.first_failure_only(item),
             shortened.first_subtest_only(item),
             shortened.plain_tracebacks(item),
