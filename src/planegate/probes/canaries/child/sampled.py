@@ -97,7 +97,8 @@ def hooks(
         "pytest_runtest_call": _call_hook(audit, state),
         "pytest_runtest_logreport": _stop_hook(audit, state),
         "pytest_runtest_protocol": _protocol_hook(audit, state),
-        "pytest_runtest_teardown": _undo_hook(state),
+        "pytest_runtest_teardown": _undo_hook(state, "pytest_runtest_teardown"),
+        "pytest_runtest_makereport": _undo_hook(state, "pytest_runtest_makereport"),
         "pytest_sessionfinish": pytest_sessionfinish,
     }
 
@@ -169,16 +170,17 @@ def _stop_hook(audit: SimpleNamespace, state: SimpleNamespace) -> Callable[..., 
     return pytest_runtest_logreport
 
 
-def _undo_hook(state: SimpleNamespace) -> Callable[..., Any]:
-    """A broken run's teardown starts with the process as the run found it (`undone.py`)."""
+def _undo_hook(state: SimpleNamespace, name: str) -> Callable[..., Any]:
+    """In a broken run, each report is built and the teardown starts with the interpreter as
+    the run found it (`undone.py`): pytest's own reporting and teardown run as they would."""
     import pytest
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_teardown(*, _s: SimpleNamespace = state, _r: Any = undone.restore) -> None:
+    def undo(*, _s: SimpleNamespace = state, _r: Any = undone.restore) -> None:
         if _s.undo is not None:
             _r(_s.undo)
 
-    return pytest_runtest_teardown
+    undo.__name__ = name
+    return pytest.hookimpl(tryfirst=True)(undo)
 
 
 def _resume(s: SimpleNamespace) -> None:
@@ -338,6 +340,9 @@ def _broken_run(
             shortened.plain_tracebacks(item),
         ):
             again = s.protocol(item, nextitem=nextitem, log=False)
+    except Exception:  # pytest's own protocol broke off: its set-up state is left as the
+        item.session._setupstate.teardown_exact(nextitem)  # next test's set-up needs it
+        raise
     finally:
         _resume(s)
         s.stop = None

@@ -8,8 +8,9 @@ pathlib makes a `WindowsPath` it cannot use: pytest ended the session (the run's
 record never came: PG103 on an honest patch, one gate in five on colorama). Plain pytest
 never runs a broken function, so the session must not inherit what one did to the
 interpreter's identity (`os.name`, `sys.platform`) or the working directory: each is taken
-before the run and put back when its teardown starts (`restore`, from the plugin's teardown
-hook, so pytest's own teardown of the run runs as it would) and when it ends. The standard
+before the run and put back before each of its reports is built and when its teardown
+starts (`restore`, from the plugin's hooks, so pytest's own reporting and teardown of the
+run work as they would: a report's location is a pathlib path) and when it ends. The standard
 streams and the environment are pytest's to manage during the run (its capture,
 `PYTEST_CURRENT_TEST`) and are left to it.
 """
