@@ -301,6 +301,21 @@ def test_collection_that_cannot_start_is_a_one_line_error(
     assert "--plugin NAME" in err and len(err.strip().splitlines()) == 1
 
 
+def test_an_internal_error_after_collection_is_named_in_the_one_line_error(
+    suite: TestRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # blinker's configuration names pytest-asyncio's option, under `filterwarnings = error`:
+    # without the plugin, pytest ends with an internal error naming the option, printed just
+    # before the session's end, where the gate stops the child
+    options = 'asyncio_mode = "auto"\nfilterwarnings = ["error"]\n'
+    suite.write({"pyproject.toml": PYPROJECT + options})
+    code, out, err = init(suite, capsys, "-q")
+    assert code == 78
+    assert out == ""
+    assert "INTERNALERROR: pytest.PytestConfigWarning: Unknown config option: asyncio_mode" in err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_a_module_that_does_not_import_is_noted_and_left_out(
     suite: TestRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -14,6 +14,7 @@ import _thread
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Callable, Generator
 from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -260,6 +261,7 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
         _all: Any = versions.check_all,
         _flush: Any = reads.flush_all,
         _times: Any = os.times,
+        _streams: tuple[Any, ...] = (sys.__stdout__, sys.__stderr__),
     ) -> None:
         if not _g(_a, "pytest_sessionfinish"):
             return
@@ -269,6 +271,9 @@ def _run_hooks(emit: Emit, audit: SimpleNamespace, checks: SimpleNamespace) -> d
         fields = {"exitstatus": int(exitstatus), "testscollected": session.testscollected}
         spent = _times()  # the gate stops the child at this record: its CPU goes with it
         fields["cpu"] = round(spent[0] + spent[1] + spent[2] + spent[3], 3)
+        for stream in _streams:  # what pytest printed (an INTERNALERROR) is in the log first
+            with contextlib.suppress(Exception):
+                stream.flush()
         _e("end", fields)
 
     return _hooks(locals())
